@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+class QCoreApplication;
+
+// What the user asked for on the command line, parsed once in main().
+struct AppOptions {
+    bool headless = false;
+    QString dbPath;      // empty: QStandardPaths::AppDataLocation/switchboard.db
+    QString configPath;  // JSON configuration to load instead of the database's
+    QString listen;      // HOST:PORT override, empty = from configuration
+    QString logLevel = QStringLiteral("info");
+    QString screenshotDir; // GUI only: save a PNG of every page there, then quit (docs, tests)
+};
+
+// Parses argv. On --help / --version / a usage error it prints and returns false with *exitCode
+// set; otherwise fills *options and returns true.
+bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *exitCode);

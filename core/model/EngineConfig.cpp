@@ -1,0 +1,146 @@
+#include "model/EngineConfig.h"
+
+#include <QSet>
+#include <QUrl>
+
+namespace sb {
+
+BreakerConfig BreakerConfig::relay()
+{
+    return BreakerConfig{}; // the member defaults are the relay preset
+}
+
+BreakerConfig BreakerConfig::launchDay()
+{
+    BreakerConfig c;
+    c.preset = QStringLiteral("launch-day");
+    c.failureRateThreshold = 0.20;
+    c.rateWindow = 5s;
+    c.openDuration = 120s;
+    c.halfOpenMode = HalfOpenMode::TrafficShare;
+    c.halfOpenTrafficShare = 0.05;
+    c.successesToClose = 3;
+    return c;
+}
+
+bool BreakerConfig::fromPreset(QStringView name, BreakerConfig *out)
+{
+    if (name == u"relay") {
+        *out = relay();
+        return true;
+    }
+    if (name == u"launch-day") {
+        *out = launchDay();
+        return true;
+    }
+    return false;
+}
+
+const ProviderConfig *EngineConfig::provider(int id) const
+{
+    for (const auto &p : providers)
+        if (p.id == id)
+            return &p;
+    return nullptr;
+}
+
+const ChannelConfig *EngineConfig::channel(int id) const
+{
+    for (const auto &c : channels)
+        if (c.id == id)
+            return &c;
+    return nullptr;
+}
+
+const RouteConfig *EngineConfig::route(QStringView logicalModel) const
+{
+    for (const auto &r : routes)
+        if (r.logicalModel == logicalModel)
+            return &r;
+    return nullptr;
+}
+
+FailureDomain EngineConfig::domainOf(const ChannelConfig &c) const
+{
+    FailureDomain d;
+    if (const auto *p = provider(c.providerId))
+        d = p->domain;
+    if (!c.account.isEmpty())
+        d.account = c.account;
+    if (!c.region.isEmpty())
+        d.region = c.region;
+    if (!c.egressProxy.isEmpty())
+        d.egressProxy = c.egressProxy;
+    return d;
+}
+
+QStringList EngineConfig::validate() const
+{
+    QStringList problems;
+    QSet<QString> providerNames;
+    QSet<int> providerIds;
+    for (const auto &p : providers) {
+        if (p.name.trimmed().isEmpty())
+            problems << QStringLiteral("A provider has no name; give each provider a unique name.");
+        else if (providerNames.contains(p.name))
+            problems << QStringLiteral("Two providers are named \"%1\"; rename one of them.").arg(p.name);
+        providerNames.insert(p.name);
+        if (providerIds.contains(p.id))
+            problems << QStringLiteral("Provider id %1 is used twice.").arg(p.id);
+        providerIds.insert(p.id);
+        const QUrl url(p.baseUrl);
+        if (!url.isValid() || (url.scheme() != u"http" && url.scheme() != u"https") || url.host().isEmpty())
+            problems << QStringLiteral("Provider \"%1\": base URL \"%2\" is not an http(s) URL.").arg(p.name, p.baseUrl);
+        if (p.primaryTimeout <= 0ms || p.fallbackTimeout <= 0ms || p.connectTimeout <= 0ms)
+            problems << QStringLiteral("Provider \"%1\": timeouts must be positive.").arg(p.name);
+        if (p.requestsPerMinute < 0 || p.tokensPerMinute < 0 || p.burst < 0)
+            problems << QStringLiteral("Provider \"%1\": rate limits cannot be negative.").arg(p.name);
+    }
+    QSet<int> channelIds;
+    for (const auto &c : channels) {
+        if (channelIds.contains(c.id))
+            problems << QStringLiteral("Channel id %1 is used twice.").arg(c.id);
+        channelIds.insert(c.id);
+        if (!provider(c.providerId))
+            problems << QStringLiteral("Channel \"%1\" names provider id %2, which does not exist.").arg(c.name).arg(c.providerId);
+        if (c.upstreamModel.trimmed().isEmpty())
+            problems << QStringLiteral("Channel \"%1\" has no upstream model.").arg(c.name);
+        if (!(c.weight > 0.0))
+            problems << QStringLiteral("Channel \"%1\": weight must be greater than 0.").arg(c.name);
+    }
+    QSet<QString> models;
+    for (const auto &r : routes) {
+        if (r.logicalModel.trimmed().isEmpty())
+            problems << QStringLiteral("A route has no model name.");
+        if (models.contains(r.logicalModel))
+            problems << QStringLiteral("Two routes are named \"%1\".").arg(r.logicalModel);
+        models.insert(r.logicalModel);
+        if (r.channelIds.empty())
+            problems << QStringLiteral("Route \"%1\" has no channels; add at least one (two for failover).").arg(r.logicalModel);
+        for (int id : r.channelIds)
+            if (!channelIds.contains(id))
+                problems << QStringLiteral("Route \"%1\" names channel id %2, which does not exist.").arg(r.logicalModel).arg(id);
+    }
+    for (const auto &r : routes)
+        for (const auto &f : r.fallbackModels)
+            if (!models.contains(f))
+                problems << QStringLiteral("Route \"%1\" falls back to \"%2\", which is not a route.").arg(r.logicalModel, f);
+
+    if (health.errorWeight < 0 || health.latencyWeight < 0 || health.errorWeight + health.latencyWeight <= 0)
+        problems << QStringLiteral("Health score weights must be non-negative and not both zero.");
+    if (health.ejectBelow > health.degradeBelow)
+        problems << QStringLiteral("The ejection threshold must not be above the degradation threshold.");
+    if (breaker.consecutiveFailures < 1 || breaker.successesToClose < 1 || breaker.halfOpenMaxTrials < 1)
+        problems << QStringLiteral("Circuit breaker counts must be at least 1.");
+    if (breaker.failureRateThreshold <= 0 || breaker.failureRateThreshold > 1)
+        problems << QStringLiteral("The circuit breaker's failure rate threshold must be between 0 and 100 %.");
+    if (breaker.halfOpenTrafficShare <= 0 || breaker.halfOpenTrafficShare > 1)
+        problems << QStringLiteral("The half-open traffic share must be between 0 and 100 %.");
+    if (retry.budgetRatio < 0 || retry.budgetMinimum < 0 || retry.maxAttempts < 1)
+        problems << QStringLiteral("Retry settings: budget must be non-negative and at least one attempt allowed.");
+    if (proxy.listenPort < 0 || proxy.listenPort > 65535)
+        problems << QStringLiteral("The listen port must be between 0 and 65535.");
+    return problems;
+}
+
+} // namespace sb

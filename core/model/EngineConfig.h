@@ -1,0 +1,109 @@
+#pragma once
+
+#include "model/ProviderConfig.h"
+#include "model/RouteConfig.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+namespace sb {
+
+using namespace std::chrono_literals;
+
+// Every threshold below is a default from ../shared/MISSION.md (section named in the comment),
+// editable in the console and stored in SQLite. Configs are immutable once built: the running
+// engine holds a std::shared_ptr<const EngineConfig> and a save swaps in a new one.
+
+struct HealthConfig {
+    std::chrono::seconds window = 300s;    // §1: error rate over the last 5 minutes
+    std::chrono::seconds fastWindow = 30s; // §1: fast signal, recent errors over 30 s
+    double errorWeight = 0.70;             // §1: error rate weighs 70 %
+    double latencyWeight = 0.30;           // §1: P95 deviation from baseline weighs 30 %
+    int minVolume = 10;                    // below this many calls the evidence is blended toward "healthy"
+    double degradeBelow = 50.0;            // §1: score < 50 → routing weight reduced
+    double ejectBelow = 30.0;              // §1: score < 30 …
+    std::chrono::seconds ejectAfter = 180s; // §1: … for 3 minutes in a row → leaves the pool
+    double degradedWeightFactor = 0.25;    // how much a degraded channel's weight is cut
+};
+
+enum class HalfOpenMode { TrialCalls, TrafficShare };
+
+struct BreakerConfig {
+    QString preset = QStringLiteral("relay");
+    int consecutiveFailures = 5;            // §3: 5 failures open the circuit
+    double failureRateThreshold = 0.20;     // §4: > 20 % errors …
+    std::chrono::seconds rateWindow = 5s;   // §4: … over a 5-second sliding window
+    int minCallsInWindow = 5;               // do not trip on 1 failure out of 2 calls
+    std::chrono::seconds openDuration = 60s; // §3: 60 s recovery timeout (§4: 2 minutes)
+    double openGrowthFactor = 1.0;          // 1 = fixed; > 1 lengthens repeated trips
+    std::chrono::seconds maxOpenDuration = 600s;
+    HalfOpenMode halfOpenMode = HalfOpenMode::TrialCalls;
+    int halfOpenMaxTrials = 3;              // §3: at most 3 trial calls
+    double halfOpenTrafficShare = 0.05;     // §4: 5 % of traffic to the primary
+    int successesToClose = 3;               // §3/§4: 3 consecutive successes close it
+
+    static BreakerConfig relay();      // §3: 5 failures / 60 s / 3 trials
+    static BreakerConfig launchDay();  // §4: > 20 % over 5 s / 2 min / 5 % share / 3 successes
+    static bool fromPreset(QStringView name, BreakerConfig *out);
+};
+
+struct ProbeConfig {
+    std::chrono::seconds interval = 10s;       // §3: heartbeat every 10 s
+    std::chrono::seconds timeout = 5s;
+    int successesToReadmit = 2;                // §3: "recovery needs successes again"
+};
+
+struct PoolConfig {
+    bool panicMode = true; // when every channel is out, use the least bad one instead of failing
+};
+
+struct RetryConfig {
+    std::chrono::milliseconds baseDelay = 100ms; // §4: delay = min(t_max, t_base·2^n) + random(0, jitter)
+    std::chrono::milliseconds maxDelay = 2s;
+    std::chrono::milliseconds jitter = 100ms;
+    int maxAttempts = 4;                         // first try + 3 more, across channels and tiers
+    double budgetRatio = 0.20;                   // retries in flight ≤ 20 % of requests in flight …
+    int budgetMinimum = 3;                       // … but at least 3 (ARCHITECTURE.md, step 7)
+    std::chrono::milliseconds overallDeadline = 60s;
+    std::chrono::milliseconds streamIdleTimeout = 30s; // inter-token idle timeout
+};
+
+struct ProxyConfig {
+    QString listenHost = QStringLiteral("127.0.0.1");
+    int listenPort = 8400;
+    QString localToken;                      // empty = no auth (allowed on loopback only)
+    qint64 maxBodyBytes = 32LL * 1024 * 1024;
+    qint64 maxHeaderBytes = 64LL * 1024;
+    std::chrono::seconds idleTimeout = 60s;
+    std::chrono::seconds drainTimeout = 10s; // graceful shutdown: in-flight streams get this long
+};
+
+struct EngineConfig {
+    HealthConfig health;
+    BreakerConfig breaker;
+    ProbeConfig probe;
+    PoolConfig pool;
+    RetryConfig retry;
+    ProxyConfig proxy;
+
+    std::vector<ProviderConfig> providers;
+    std::vector<ChannelConfig> channels;
+    std::vector<RouteConfig> routes;
+
+    const ProviderConfig *provider(int id) const;
+    const ChannelConfig *channel(int id) const;
+    const RouteConfig *route(QStringView logicalModel) const;
+    // A channel's failure domain: its own labels where set, else its provider's.
+    FailureDomain domainOf(const ChannelConfig &channel) const;
+
+    // Every problem, as sentences a user can act on; empty when the config is usable.
+    QStringList validate() const;
+};
+
+using EngineConfigPtr = std::shared_ptr<const EngineConfig>;
+
+} // namespace sb

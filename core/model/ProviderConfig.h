@@ -1,0 +1,51 @@
+#pragma once
+
+#include <QString>
+
+#include <chrono>
+#include <vector>
+
+namespace sb {
+
+using namespace std::chrono_literals;
+
+// Labels of the failure domains a channel lives in (MISSION.md §1, "isolation beyond one provider"):
+// failover prefers a channel that shares none of them with the one that just failed.
+struct FailureDomain {
+    QString account;     // billing account / organisation
+    QString region;      // e.g. "us-east"
+    QString egressProxy; // optional HTTP(S) proxy URL the upstream client sends this channel through
+
+    bool sharesAnyWith(const FailureDomain &other) const;
+};
+
+struct ApiKeyConfig {
+    int id = 0;
+    QString label;          // "team key", "backup"
+    QString secret;         // never logged, never shown whole (see common/SecretMask.h)
+    bool enabled = true;
+    QString disabledReason; // set when disabled, e.g. "401 from provider at 12:04"
+};
+
+struct ProviderConfig {
+    int id = 0;
+    QString name;    // unique, e.g. "openai-main"
+    QString dialect; // "openai_compat", "anthropic", "gemini", "dashscope", "ernie"
+    QString baseUrl; // e.g. "https://api.openai.com/v1"
+    bool enabled = true;
+
+    // Split budgets (MISSION.md §1): equal 30 s budgets doubled the wait during incidents.
+    std::chrono::milliseconds connectTimeout = 5s;
+    std::chrono::milliseconds primaryTimeout = 30s;
+    std::chrono::milliseconds fallbackTimeout = 20s;
+
+    // Token bucket per provider (MISSION.md §2, second tier of defence). 0 = unlimited.
+    int requestsPerMinute = 0;
+    int tokensPerMinute = 0;
+    int burst = 0; // extra requests allowed at once above the steady rate; 0 = rpm/6
+
+    FailureDomain domain;
+    std::vector<ApiKeyConfig> keys;
+};
+
+} // namespace sb

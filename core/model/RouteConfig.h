@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace sb {
+
+// One upstream path for a logical model: a provider plus the model name that provider knows.
+struct ChannelConfig {
+    int id = 0;
+    QString name;          // shown everywhere, e.g. "gpt-4o/A"
+    int providerId = 0;
+    QString upstreamModel; // e.g. "gpt-4o-2024-08-06"
+    double weight = 1.0;   // static share for the `weighted` strategy
+    bool enabled = true;
+    // Domain labels override the provider's when set (one provider, two regions).
+    QString account;
+    QString region;
+    QString egressProxy;
+};
+
+enum class RoutingStrategy {
+    Health,     // default: higher health score first (the dual-channel design, MISSION.md §1)
+    Weighted,   // static weight × health
+    Latency,    // power-of-two choices on an EWMA of latency
+    Priority,   // listed order
+    RoundRobin,
+};
+
+const char *toString(RoutingStrategy strategy);
+bool routingStrategyFromString(QStringView text, RoutingStrategy *out);
+
+// A logical model name (what the caller puts in "model") → tiers of channels. Tier 0 is the
+// model's own channels (the A/B pair or more); each fallback model by priority adds its own
+// tier 0 as a further tier (degradation, MISSION.md §2, third tier of defence).
+struct RouteConfig {
+    int id = 0;
+    QString logicalModel; // e.g. "gpt-4o"
+    RoutingStrategy strategy = RoutingStrategy::Health;
+    std::vector<int> channelIds; // tier 0, in priority order
+    QStringList fallbackModels;  // other logical models, by priority
+    bool cacheEnabled = false;
+};
+
+} // namespace sb
