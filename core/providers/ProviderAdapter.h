@@ -1,0 +1,96 @@
+#pragma once
+
+#include "common/HttpHeaders.h"
+#include "model/EngineConfig.h"
+#include "model/Outcome.h"
+#include "stream/SseEvent.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <QUrl>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace sb {
+
+// Token counts as the provider reported them; -1 where it did not.
+struct TokenUsage {
+    int promptTokens = -1;
+    int completionTokens = -1;
+    int totalTokens = -1;
+    bool isKnown() const { return promptTokens >= 0 || completionTokens >= 0; }
+};
+
+// What an adapter needs to address one attempt: the provider, the channel and the key chosen.
+struct AdapterContext {
+    const ProviderConfig *provider = nullptr;
+    const ChannelConfig *channel = nullptr;
+    QString apiKey; // plaintext, only ever placed in a header; never logged
+};
+
+// A fully formed upstream HTTP request, ready for the upstream client.
+struct UpstreamRequest {
+    QByteArray method = "POST";
+    QUrl url;
+    HttpHeaders headers; // includes the provider's auth header and Content-Type
+    QByteArray body;
+    bool stream = false; // the response is an SSE stream
+};
+
+// What translating one upstream stream event produced.
+struct StreamStep {
+    // OpenAI `chat.completion.chunk` JSON payloads, each to be sent as "data: <json>\n\n".
+    std::vector<QByteArray> chunks;
+    // Set when the event is an error (first event of a 200 stream, or mid-stream). The caller decides
+    // the phase: before any chunk reached the client it fails over, after it ends the stream.
+    std::optional<Outcome> error;
+    bool finished = false;          // the upstream said the answer is complete
+    std::optional<TokenUsage> usage; // usage carried by this event, if any
+};
+
+// Per-attempt, stateful translation of one upstream SSE stream into OpenAI chunks.
+class StreamTranslator {
+public:
+    virtual ~StreamTranslator() = default;
+    virtual StreamStep onEvent(const SseEvent &event) = 0;
+    // The upstream connection ended. A stream that ends without its dialect's end marker is a
+    // PROVIDER_DOWN error (a cut stream), never a clean finish.
+    virtual StreamStep onEnd() = 0;
+};
+
+// One provider dialect: request translation, error normalisation and stream translation. Adding a
+// dialect = one folder under core/providers/ + one line in ProviderRegistry.cpp + wire fixtures.
+class ProviderAdapter {
+public:
+    virtual ~ProviderAdapter() = default;
+
+    virtual QString dialect() const = 0;        // "openai_compat", "anthropic", …
+    virtual QString displayName() const = 0;    // "OpenAI-compatible", "Anthropic Messages", …
+    virtual QString defaultBaseUrl() const = 0; // what the provider dialog fills in
+
+    // Translates an OpenAI chat.completions request body (already parsed and validated for shape)
+    // into this dialect. `upstreamModel` replaces the caller's logical model name.
+    virtual UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const = 0;
+    // OpenAI /v1/embeddings; std::nullopt when the dialect has no embeddings endpoint.
+    virtual std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
+                                                            const AdapterContext &context) const = 0;
+    // A light request for heartbeats and "Test connection" (e.g. list models).
+    virtual UpstreamRequest probeRequest(const AdapterContext &context) const = 0;
+
+    // ErrorMap: a complete response (status + headers + body) → Outcome. A 200 whose body carries an
+    // error is that error, never a success.
+    virtual Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const = 0;
+
+    // A complete successful non-stream body → an OpenAI chat.completion object (model set to the
+    // caller's logical model by the caller).
+    virtual QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const = 0;
+    // A complete successful embeddings body → an OpenAI embeddings list object.
+    virtual QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const = 0;
+
+    virtual std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const = 0;
+};
+
+} // namespace sb
