@@ -13,7 +13,9 @@ double Random::uniform01()
 std::uint64_t Random::below(std::uint64_t n)
 {
     // Lemire's multiply-shift: unbiased enough for routing choices and far cheaper than modulo rejection.
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(nextU64()) * n) >> 64);
+    // __extension__: GCC/Clang's 128-bit integer is not ISO C++, and CI builds with -Wpedantic -Werror.
+    __extension__ using U128 = unsigned __int128;
+    return static_cast<std::uint64_t>((static_cast<U128>(nextU64()) * n) >> 64);
 }
 
 std::uint64_t SplitMixRandom::nextU64()

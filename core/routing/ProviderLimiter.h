@@ -1,0 +1,43 @@
+#pragma once
+
+#include "routing/TokenBucket.h"
+
+#include "model/ProviderConfig.h"
+
+#include <mutex>
+
+namespace sb {
+
+// A provider's two buckets: requests per minute and tokens per minute (ProviderConfig requestsPerMinute,
+// tokensPerMinute, burst). One limiter per provider, so exhausting one provider's quota leaves every
+// other provider's limiter untouched. Thread-safe.
+class ProviderLimiter {
+public:
+    // Request bucket: rpm/60 per second, capacity `burst` (0 → rpm/6, at least 1).
+    // Token bucket: tpm/60 per second, capacity the same fraction of a minute as the request burst.
+    // A zero rpm or tpm leaves that bucket unlimited.
+    ProviderLimiter(const Clock &clock, const ProviderConfig &provider);
+
+    // Both buckets must admit. A refusal by the token bucket does not consume a request token (and
+    // vice versa). estimatedTokens <= 0 skips the token bucket.
+    bool tryAdmit(int estimatedTokens);
+    double headroom() const; // min of the two buckets' headroom, in [0, 1]
+    // When tryAdmit(estimatedTokens) could next succeed (zero if now), for a Retry-After to the client.
+    Clock::Duration timeUntilAdmit(int estimatedTokens) const;
+    // Refusals are counted once per tryAdmit, whichever bucket refused.
+    TokenBucket::Stats stats() const;
+
+    int providerId() const { return m_providerId; }
+    const TokenBucket &requestBucket() const { return m_requests; }
+    const TokenBucket &tokenBucket() const { return m_tokens; }
+
+private:
+    const int m_providerId;
+    TokenBucket m_requests;
+    TokenBucket m_tokens;
+    // Serialises check-then-take over the two buckets, so a refusal never leaves one of them charged.
+    mutable std::mutex m_mutex;
+    TokenBucket::Stats m_stats;
+};
+
+} // namespace sb
