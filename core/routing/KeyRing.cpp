@@ -70,7 +70,7 @@ void KeyRing::reportRateLimited(int keyId, std::optional<std::chrono::millisecon
     // Two workers may report the same key; a short Retry-After must not shorten a longer one.
     key->coolingUntil = std::max(key->coolingUntil, until);
     ++m_stats.coolDowns;
-    spdlog::debug("key {} ({}) rate limited, cooling for {:.1f} s", key->config.label.toStdString(),
+    spdlog::debug("API key '{}' ({}) rate limited, cooling for {:.1f} s", key->config.label.toStdString(),
                   maskSecret(key->config.secret).toStdString(), toSeconds(coolDown));
 }
 
@@ -83,7 +83,7 @@ void KeyRing::reportAuthError(int keyId, const QString &reason)
     key->disabled = true;
     key->disabledReason = reason;
     ++m_stats.disables;
-    spdlog::warn("key {} ({}) disabled: {}", key->config.label.toStdString(),
+    spdlog::warn("API key '{}' ({}) disabled: {}", key->config.label.toStdString(),
                  maskSecret(key->config.secret).toStdString(), reason.toStdString());
 }
 

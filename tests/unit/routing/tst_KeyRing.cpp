@@ -1,0 +1,277 @@
+#include "FakeClock.h"
+
+#include "common/Logging.h"
+#include "common/SecretMask.h"
+#include "routing/KeyRing.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+using sb::ApiKeyConfig;
+using sb::KeyRing;
+using sb::test::FakeClock;
+
+namespace {
+std::vector<ApiKeyConfig> keys(int n)
+{
+    std::vector<ApiKeyConfig> out;
+    for (int i = 1; i <= n; ++i) {
+        ApiKeyConfig k;
+        k.id = i;
+        k.label = QStringLiteral("key %1").arg(i);
+        k.secret = QStringLiteral("sk-test-secret-value-%1-ABCD%1").arg(i);
+        out.push_back(k);
+    }
+    return out;
+}
+
+int leaseId(KeyRing &ring)
+{
+    const auto lease = ring.next();
+    return lease ? lease->keyId : -1;
+}
+} // namespace
+
+class tst_KeyRing : public QObject {
+    Q_OBJECT
+private slots:
+    void roundRobinOverActiveKeys()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(3));
+        QCOMPARE(leaseId(ring), 1);
+        QCOMPARE(leaseId(ring), 2);
+        QCOMPARE(leaseId(ring), 3);
+        QCOMPARE(leaseId(ring), 1);
+        const auto lease = ring.next();
+        QVERIFY(lease);
+        QCOMPARE(lease->secret, keys(3)[1].secret);
+        QCOMPARE(ring.stats().leases, 5u);
+        QCOMPARE(ring.totalCount(), 3);
+        QCOMPARE(ring.healthyCount(), 3);
+    }
+
+    void rateLimitRotatesToNextKeyAndRetryAfterKeepsItOut()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(2));
+        QCOMPARE(leaseId(ring), 1);
+        ring.reportRateLimited(1, 7000ms);
+        QCOMPARE(leaseId(ring), 2);   // the next attempt takes another key
+        QCOMPARE(leaseId(ring), 2);   // and key 1 stays out …
+        QCOMPARE(ring.healthyCount(), 1);
+        clock.advance(6999ms);
+        QCOMPARE(leaseId(ring), 2);   // … for the whole Retry-After …
+        QCOMPARE(ring.status()[0].state, KeyRing::KeyState::CoolingDown);
+        clock.advance(1ms);
+        QCOMPARE(leaseId(ring), 1);   // … then it is back in the rotation
+        QCOMPARE(leaseId(ring), 2);
+        QCOMPARE(ring.status()[0].state, KeyRing::KeyState::Active);
+        QCOMPARE(ring.stats().coolDowns, 1u);
+    }
+
+    void defaultCoolDownWithoutRetryAfter()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(2), 12s);
+        ring.reportRateLimited(1, std::nullopt);
+        clock.advance(11999ms);
+        QCOMPARE(ring.healthyCount(), 1);
+        clock.advance(1ms);
+        QCOMPARE(ring.healthyCount(), 2);
+
+        KeyRing standard(clock, keys(1));
+        standard.reportRateLimited(1, std::nullopt);
+        clock.advance(29s);
+        QVERIFY(standard.allCoolingOrDisabled());
+        clock.advance(1s);
+        QVERIFY(!standard.allCoolingOrDisabled());
+    }
+
+    void shorterRetryAfterDoesNotShortenACoolDown()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(1));
+        ring.reportRateLimited(1, 20000ms);
+        ring.reportRateLimited(1, 1000ms);
+        clock.advance(19s);
+        QVERIFY(!ring.next());
+        clock.advance(1s);
+        QCOMPARE(leaseId(ring), 1);
+    }
+
+    void successEndsACoolDown()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(1));
+        ring.reportRateLimited(1, 60000ms);
+        QVERIFY(ring.allCoolingOrDisabled());
+        ring.reportSuccess(1); // a request already in flight on this key came back fine
+        QVERIFY(!ring.allCoolingOrDisabled());
+        QCOMPARE(leaseId(ring), 1);
+    }
+
+    void authErrorDisablesUntilANewKeyRing()
+    {
+        FakeClock clock;
+        const auto config = keys(2);
+        KeyRing ring(clock, config);
+        ring.reportAuthError(1, QStringLiteral("401 from provider"));
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(leaseId(ring), 2);
+        clock.advance(24h);
+        QCOMPARE(leaseId(ring), 2); // time does not heal a bad key
+        ring.reportSuccess(1);
+        ring.reportRateLimited(1, 1ms); // nor does any other report
+        QCOMPARE(leaseId(ring), 2);
+        const auto status = ring.status();
+        QCOMPARE(status[0].state, KeyRing::KeyState::Disabled);
+        QCOMPARE(status[0].disabledReason, QStringLiteral("401 from provider"));
+        QCOMPARE(ring.stats().disables, 1u);
+        QCOMPARE(ring.healthyCount(), 1);
+
+        // Editing the provider builds a new ring from the (edited) config: the key is back.
+        KeyRing edited(clock, config);
+        QCOMPARE(leaseId(edited), 1);
+    }
+
+    void configDisabledKeyIsSkipped()
+    {
+        FakeClock clock;
+        auto config = keys(3);
+        config[1].enabled = false;
+        config[1].disabledReason = QStringLiteral("revoked by the user");
+        KeyRing ring(clock, config);
+        QCOMPARE(leaseId(ring), 1);
+        QCOMPARE(leaseId(ring), 3);
+        QCOMPARE(leaseId(ring), 1);
+        QCOMPARE(ring.status()[1].disabledReason, QStringLiteral("revoked by the user"));
+    }
+
+    void allCoolingMeansRateLimited()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(3));
+        QVERIFY(!ring.allCoolingOrDisabled());
+        QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(0ns));
+        ring.reportRateLimited(1, 9000ms);
+        ring.reportRateLimited(2, 4000ms);
+        QVERIFY(!ring.allCoolingOrDisabled());
+        ring.reportAuthError(3, QStringLiteral("403"));
+        QVERIFY(ring.allCoolingOrDisabled());
+        QVERIFY(!ring.next());
+        QCOMPARE(ring.stats().exhausted, 1u);
+        QCOMPARE(ring.healthyCount(), 0);
+        QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(4s)); // key 2 comes back first
+        clock.advance(1500ms);
+        QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(2500ms));
+        clock.advance(2500ms);
+        QVERIFY(!ring.allCoolingOrDisabled());
+        QCOMPARE(leaseId(ring), 2);
+    }
+
+    void allDisabledHasNoSoonest()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(2));
+        ring.reportAuthError(1, QStringLiteral("401"));
+        ring.reportAuthError(2, QStringLiteral("401"));
+        QVERIFY(ring.allCoolingOrDisabled());
+        QVERIFY(!ring.soonestAvailableIn().has_value());
+    }
+
+    void providerWithoutKeysNeedsNone()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, {});
+        const auto lease = ring.next();
+        QVERIFY(lease);
+        QCOMPARE(lease->keyId, 0);
+        QVERIFY(lease->secret.isEmpty());
+        QVERIFY(!ring.allCoolingOrDisabled());
+        ring.reportRateLimited(0, 5000ms); // no key to cool: harmless
+        QVERIFY(!ring.allCoolingOrDisabled());
+        QCOMPARE(ring.totalCount(), 0);
+    }
+
+    void unknownKeyIdIsIgnored()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(1));
+        ring.reportRateLimited(99, 5000ms);
+        ring.reportAuthError(99, QStringLiteral("x"));
+        QCOMPARE(ring.stats().coolDowns, 0u);
+        QCOMPARE(ring.stats().disables, 0u);
+        QCOMPARE(leaseId(ring), 1);
+    }
+
+    void secretsNeverInStatusOrLogs()
+    {
+        sb::LoggingOptions options;
+        options.toStderr = false;
+        options.level = QStringLiteral("debug");
+        sb::setupLogging(options);
+
+        FakeClock clock;
+        const auto config = keys(2);
+        KeyRing ring(clock, config);
+        ring.reportRateLimited(1, 3000ms);
+        ring.reportAuthError(2, QStringLiteral("401 invalid key"));
+
+        const QString lines = sb::recentLogLines().join(QLatin1Char('\n'));
+        QVERIFY2(lines.contains(QStringLiteral("key 1")), qPrintable(lines)); // the events were logged …
+        QVERIFY(lines.contains(QStringLiteral("key 2")));
+        for (const auto &k : config) {
+            QVERIFY2(!lines.contains(k.secret), "a secret reached the log"); // … without the secrets
+            QVERIFY(lines.contains(sb::maskSecret(k.secret)));
+        }
+        for (const auto &s : ring.status()) {
+            QVERIFY(!s.masked.isEmpty());
+            QVERIFY(!s.masked.contains(QStringLiteral("secret-value")));
+            QCOMPARE(s.masked, sb::maskSecret(config[static_cast<std::size_t>(s.keyId - 1)].secret));
+        }
+    }
+
+    void concurrentLeasesAndReports()
+    {
+        // 4 workers lease and report at once: nothing is lost from the counters, and every lease is a
+        // key that was active (key 3 is disabled before the threads start).
+        FakeClock clock;
+        KeyRing ring(clock, keys(3));
+        ring.reportAuthError(3, QStringLiteral("401"));
+        std::atomic<int> leased{0}, none{0}, wrong{0};
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&, t] {
+                for (int i = 0; i < 20000; ++i) {
+                    const auto lease = ring.next();
+                    if (!lease) {
+                        ++none;
+                    } else {
+                        ++leased;
+                        if (lease->keyId == 3)
+                            ++wrong;
+                        if ((i + t) % 97 == 0)
+                            ring.reportRateLimited(lease->keyId, 1ms);
+                        else
+                            ring.reportSuccess(lease->keyId);
+                    }
+                    if (t == 0 && i % 50 == 0)
+                        clock.advance(1ms);
+                }
+            });
+        for (auto &t : threads)
+            t.join();
+        QCOMPARE(wrong.load(), 0);
+        QCOMPARE(ring.stats().leases, static_cast<std::uint64_t>(leased.load()));
+        QCOMPARE(ring.stats().exhausted, static_cast<std::uint64_t>(none.load()));
+        QCOMPARE(leased.load() + none.load(), 80000);
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_KeyRing)
+#include "tst_KeyRing.moc"
