@@ -59,6 +59,15 @@ public:
     // The upstream connection ended. A stream that ends without its dialect's end marker is a
     // PROVIDER_DOWN error (a cut stream), never a clean finish.
     virtual StreamStep onEnd() = 0;
+
+    // Unix seconds for the "created" field of chunks a translator builds itself (dialects whose
+    // events carry no timestamp). core has no wall clock of its own, so the caller sets this from
+    // Clock::wallMillis() before the first event; pass-through dialects keep the upstream's value.
+    void setCreated(qint64 unixSeconds) { m_created = unixSeconds; }
+    qint64 created() const { return m_created; }
+
+protected:
+    qint64 m_created = 0;
 };
 
 // One provider dialect: request translation, error normalisation and stream translation. Adding a

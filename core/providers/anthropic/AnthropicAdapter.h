@@ -1,0 +1,42 @@
+#pragma once
+
+#include "providers/ProviderAdapter.h"
+
+namespace sb {
+
+// The Anthropic Messages API behind the OpenAI chat-completions surface. Requests: system
+// messages become the top-level "system", tools become tools with input_schema, tool results become
+// tool_result blocks in user turns, max_tokens (required there) defaults to 4096. Responses: content
+// blocks become message content and tool_calls, stop_reason becomes finish_reason.
+class AnthropicAdapter final : public ProviderAdapter {
+public:
+    // Pinned: a newer version may change event shapes under us; moving it is a deliberate change.
+    static constexpr const char *ApiVersion = "2023-06-01";
+    // Anthropic requires max_tokens; OpenAI callers often omit it. 4096 is accepted by every
+    // current Claude model and long enough for ordinary answers.
+    static constexpr int DefaultMaxTokens = 4096;
+
+    QString dialect() const override;
+    QString displayName() const override;
+    QString defaultBaseUrl() const override;
+
+    UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const override;
+    std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
+                                                    const AdapterContext &context) const override;
+    UpstreamRequest probeRequest(const AdapterContext &context) const override;
+
+    Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const override;
+
+    QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
+    QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const override;
+
+    std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const override;
+
+    // The request body alone (what chatRequest sends), for tests and the request log.
+    static QJsonObject translateRequest(const QJsonObject &openAiBody, const QString &upstreamModel);
+    // Shared with the stream translator.
+    static QString finishReason(const QString &stopReason);
+    static TokenUsage usageFromAnthropic(const QJsonObject &usage);
+};
+
+} // namespace sb

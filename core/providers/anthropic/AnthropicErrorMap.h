@@ -1,0 +1,33 @@
+#pragma once
+
+#include "common/HttpHeaders.h"
+#include "model/Outcome.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+
+#include <optional>
+
+namespace sb {
+
+// Error normalisation for the Anthropic Messages API. Errors arrive as
+// {"type":"error","error":{"type":"…","message":"…"}} with an HTTP status, or as an SSE
+// "event: error" inside a 200 stream (overloaded_error mid-stream is common under load):
+//
+//   overloaded_error (also HTTP 529), api_error, 5xx, 408   → PROVIDER_DOWN
+//   rate_limit_error, 429 (retry-after honoured)            → RETRYABLE_RATE_LIMIT
+//   authentication_error 401, permission_error 403,
+//   billing_error 402                                       → AUTH_ERROR (the key/account, not the channel)
+//   invalid_request_error 400, not_found_error 404,
+//   request_too_large 413                                   → NON_RETRYABLE_PARAM_ERROR
+//   200 with type "error", or whose first SSE event is an error → that error
+//   200 that is neither JSON nor SSE                         → PROVIDER_DOWN
+class AnthropicErrorMap {
+public:
+    static Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body);
+    // The error an object carries ({"type":"error","error":{…}}), if any.
+    static std::optional<Outcome> errorInObject(const QJsonObject &object, int httpStatus, const HttpHeaders &headers);
+    static std::optional<OutcomeKind> kindFromType(const QString &errorType);
+};
+
+} // namespace sb

@@ -1,0 +1,164 @@
+#include "providers/anthropic/AnthropicStreamTranslator.h"
+
+#include "providers/anthropic/AnthropicAdapter.h"
+#include "providers/anthropic/AnthropicErrorMap.h"
+#include "providers/common/ProviderText.h"
+
+#include <QJsonArray>
+
+namespace sb {
+
+AnthropicStreamTranslator::AnthropicStreamTranslator(QString clientModel, bool clientWantsUsage)
+    : m_clientModel(std::move(clientModel))
+    , m_clientWantsUsage(clientWantsUsage)
+{
+}
+
+QByteArray AnthropicStreamTranslator::chunk(const QJsonObject &delta, const QJsonValue &finishReason) const
+{
+    return compactJson(QJsonObject{
+        {QStringLiteral("id"), m_id},
+        {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
+        {QStringLiteral("created"), m_created},
+        {QStringLiteral("model"), m_clientModel.isEmpty() ? m_model : m_clientModel},
+        {QStringLiteral("choices"),
+         QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
+                                {QStringLiteral("delta"), delta},
+                                {QStringLiteral("finish_reason"), finishReason}}}},
+    });
+}
+
+QByteArray AnthropicStreamTranslator::usageChunk() const
+{
+    return compactJson(QJsonObject{
+        {QStringLiteral("id"), m_id},
+        {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
+        {QStringLiteral("created"), m_created},
+        {QStringLiteral("model"), m_clientModel.isEmpty() ? m_model : m_clientModel},
+        {QStringLiteral("choices"), QJsonArray()},
+        {QStringLiteral("usage"), usageToOpenAi(m_usage)},
+    });
+}
+
+StreamStep AnthropicStreamTranslator::fail(OutcomeKind kind, const QString &code, const QString &message)
+{
+    m_failed = true;
+    StreamStep step;
+    Outcome error;
+    error.kind = kind;
+    error.httpStatus = 200;
+    error.providerCode = code;
+    error.message = message;
+    step.error = error;
+    return step;
+}
+
+StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
+{
+    StreamStep step;
+    if (m_stopped || m_failed || event.event == "ping")
+        return step;
+    QJsonObject data;
+    if (!parseJsonObject(event.data, &data))
+        return fail(OutcomeKind::ProviderDown, QStringLiteral("malformed_event"),
+                    QStringLiteral("The provider sent a stream event that is not JSON."));
+    // The "type" inside the data is authoritative; the SSE event name is the same word.
+    QString type = data.value(QLatin1String("type")).toString();
+    if (type.isEmpty())
+        type = QString::fromUtf8(event.event);
+
+    if (type == QLatin1String("error")) {
+        m_failed = true;
+        step.error = AnthropicErrorMap::errorInObject(data, 200, HttpHeaders());
+        return step;
+    }
+    if (type == QLatin1String("message_start")) {
+        const QJsonObject message = data.value(QLatin1String("message")).toObject();
+        m_id = message.value(QLatin1String("id")).toString();
+        m_model = message.value(QLatin1String("model")).toString();
+        const TokenUsage start = AnthropicAdapter::usageFromAnthropic(message.value(QLatin1String("usage")).toObject());
+        m_usage.promptTokens = start.promptTokens;
+        m_usage.completionTokens = start.completionTokens;
+        step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                                {QStringLiteral("content"), QString()}}));
+        return step;
+    }
+    if (type == QLatin1String("content_block_start")) {
+        const int index = data.value(QLatin1String("index")).toInt();
+        const QJsonObject block = data.value(QLatin1String("content_block")).toObject();
+        const QString blockType = block.value(QLatin1String("type")).toString();
+        if (blockType == QLatin1String("tool_use")) {
+            const int toolIndex = m_nextToolIndex++;
+            m_toolIndexByBlock.insert(index, toolIndex);
+            const QJsonObject call{
+                {QStringLiteral("index"), toolIndex},
+                {QStringLiteral("id"), block.value(QLatin1String("id")).toString()},
+                {QStringLiteral("type"), QStringLiteral("function")},
+                {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), block.value(QLatin1String("name")).toString()},
+                                                         {QStringLiteral("arguments"), QString()}}}};
+            step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{call}}}));
+        } else if (blockType == QLatin1String("text") && !block.value(QLatin1String("text")).toString().isEmpty()) {
+            step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("content"), block.value(QLatin1String("text")).toString()}}));
+        }
+        return step;
+    }
+    if (type == QLatin1String("content_block_delta")) {
+        const int index = data.value(QLatin1String("index")).toInt();
+        const QJsonObject delta = data.value(QLatin1String("delta")).toObject();
+        const QString deltaType = delta.value(QLatin1String("type")).toString();
+        if (deltaType == QLatin1String("text_delta")) {
+            step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("content"), delta.value(QLatin1String("text")).toString()}}));
+        } else if (deltaType == QLatin1String("input_json_delta")) {
+            const QString partial = delta.value(QLatin1String("partial_json")).toString();
+            const auto tool = m_toolIndexByBlock.constFind(index);
+            if (!partial.isEmpty() && tool != m_toolIndexByBlock.constEnd()) {
+                const QJsonObject call{{QStringLiteral("index"), *tool},
+                                       {QStringLiteral("function"), QJsonObject{{QStringLiteral("arguments"), partial}}}};
+                step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{call}}}));
+            }
+        } else if (deltaType == QLatin1String("thinking_delta")) {
+            step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("reasoning_content"), delta.value(QLatin1String("thinking")).toString()}}));
+        }
+        return step;
+    }
+    if (type == QLatin1String("message_delta")) {
+        const TokenUsage late = AnthropicAdapter::usageFromAnthropic(data.value(QLatin1String("usage")).toObject());
+        if (late.completionTokens >= 0)
+            m_usage.completionTokens = late.completionTokens; // cumulative, so the last one wins
+        if (late.promptTokens > 0)
+            m_usage.promptTokens = late.promptTokens;
+        if (m_usage.promptTokens >= 0 && m_usage.completionTokens >= 0)
+            m_usage.totalTokens = m_usage.promptTokens + m_usage.completionTokens;
+        step.usage = m_usage;
+        const QString stopReason = data.value(QLatin1String("delta")).toObject().value(QLatin1String("stop_reason")).toString();
+        if (!stopReason.isEmpty())
+            step.chunks.push_back(chunk(QJsonObject(), AnthropicAdapter::finishReason(stopReason)));
+        return step;
+    }
+    if (type == QLatin1String("message_stop")) {
+        m_stopped = true;
+        step.finished = true;
+        if (m_usage.isKnown()) {
+            step.usage = m_usage;
+            if (m_clientWantsUsage)
+                step.chunks.push_back(usageChunk());
+        }
+        return step;
+    }
+    return step; // content_block_stop, ping and types added after this was written
+}
+
+StreamStep AnthropicStreamTranslator::onEnd()
+{
+    if (m_failed)
+        return StreamStep();
+    if (m_stopped) {
+        StreamStep step;
+        step.finished = true;
+        return step;
+    }
+    return fail(OutcomeKind::ProviderDown, QStringLiteral("stream_cut"),
+                QStringLiteral("The provider's stream ended before message_stop; the answer is incomplete."));
+}
+
+} // namespace sb

@@ -1,0 +1,80 @@
+#include "providers/common/ProviderText.h"
+
+#include "common/SecretMask.h"
+
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QRegularExpression>
+
+namespace sb {
+
+QString cleanProviderMessage(const QString &raw)
+{
+    // Key shapes providers echo: OpenAI/DeepSeek "sk-…", Anthropic "sk-ant-…", bearer tokens.
+    static const QRegularExpression keyLike(QStringLiteral(R"((?:sk-[A-Za-z0-9_\-*.]{6,}|(?<=Bearer )[A-Za-z0-9_\-.=]{8,}))"));
+    constexpr int MaxLength = 500;
+    QString text = raw.simplified();
+    QString out;
+    qsizetype last = 0;
+    auto it = keyLike.globalMatch(text);
+    while (it.hasNext()) {
+        const auto match = it.next();
+        out += QStringView(text).sliced(last, match.capturedStart() - last);
+        out += maskSecret(match.captured());
+        last = match.capturedEnd();
+    }
+    out += QStringView(text).sliced(last);
+    if (out.size() > MaxLength)
+        out = out.left(MaxLength - 1) + QChar(0x2026);
+    return out;
+}
+
+QUrl joinUrl(const QString &baseUrl, QStringView path)
+{
+    QString base = baseUrl.trimmed();
+    while (base.endsWith(QLatin1Char('/')))
+        base.chop(1);
+    return QUrl(base + path.toString());
+}
+
+TokenUsage usageFromOpenAi(const QJsonObject &usage)
+{
+    TokenUsage out;
+    if (usage.contains(QLatin1String("prompt_tokens")))
+        out.promptTokens = usage.value(QLatin1String("prompt_tokens")).toInt(-1);
+    if (usage.contains(QLatin1String("completion_tokens")))
+        out.completionTokens = usage.value(QLatin1String("completion_tokens")).toInt(-1);
+    if (usage.contains(QLatin1String("total_tokens")))
+        out.totalTokens = usage.value(QLatin1String("total_tokens")).toInt(-1);
+    if (out.totalTokens < 0 && out.promptTokens >= 0 && out.completionTokens >= 0)
+        out.totalTokens = out.promptTokens + out.completionTokens;
+    return out;
+}
+
+QJsonObject usageToOpenAi(const TokenUsage &usage)
+{
+    const int prompt = std::max(usage.promptTokens, 0);
+    const int completion = std::max(usage.completionTokens, 0);
+    return QJsonObject{
+        {QStringLiteral("prompt_tokens"), prompt},
+        {QStringLiteral("completion_tokens"), completion},
+        {QStringLiteral("total_tokens"), usage.totalTokens >= 0 ? usage.totalTokens : prompt + completion},
+    };
+}
+
+QByteArray compactJson(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+bool parseJsonObject(const QByteArray &bytes, QJsonObject *out)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);
+    if (error.error != QJsonParseError::NoError || !doc.isObject())
+        return false;
+    *out = doc.object();
+    return true;
+}
+
+} // namespace sb

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "providers/ProviderAdapter.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringView>
+
+namespace sb {
+
+// Helpers shared by the dialects for the OpenAI-side formats they all produce.
+
+// A provider's error message made safe to log and show: keys echoed back by the provider (some
+// quote the rejected key) are masked with maskSecret, and the text is cut to a readable length.
+QString cleanProviderMessage(const QString &raw);
+
+// "https://host/v1" + "/chat/completions", tolerant of a trailing slash in the configured base.
+QUrl joinUrl(const QString &baseUrl, QStringView path);
+
+// OpenAI "usage" object ↔ TokenUsage.
+TokenUsage usageFromOpenAi(const QJsonObject &usage);
+QJsonObject usageToOpenAi(const TokenUsage &usage);
+
+// A compact JSON serialisation of an object (what goes after "data: ").
+QByteArray compactJson(const QJsonObject &object);
+
+// Parses a JSON object; false when the bytes are not one.
+bool parseJsonObject(const QByteArray &bytes, QJsonObject *out);
+
+} // namespace sb

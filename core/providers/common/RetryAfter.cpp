@@ -1,0 +1,107 @@
+#include "providers/common/RetryAfter.h"
+
+#include <QDateTime>
+#include <QString>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sb {
+
+namespace {
+
+constexpr std::chrono::milliseconds MaxWait = std::chrono::hours(1);
+
+std::chrono::milliseconds clampWait(double millis)
+{
+    if (!(millis > 0)) // also catches NaN
+        return std::chrono::milliseconds(0);
+    return std::min(MaxWait, std::chrono::milliseconds(static_cast<std::int64_t>(std::min(millis, 3.6e6))));
+}
+
+std::optional<double> parseNumber(QByteArrayView text)
+{
+    bool ok = false;
+    const double value = QString::fromLatin1(text.trimmed()).toDouble(&ok);
+    if (!ok || !std::isfinite(value))
+        return std::nullopt;
+    return value;
+}
+
+std::optional<QDateTime> parseHttpDate(const QByteArray &text)
+{
+    // IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") is what RFC 9110 senders must produce; Qt's
+    // RFC 2822 parser reads it.
+    QDateTime when = QDateTime::fromString(QString::fromLatin1(text.trimmed()), Qt::RFC2822Date);
+    if (!when.isValid())
+        return std::nullopt;
+    return when;
+}
+
+} // namespace
+
+std::optional<std::chrono::milliseconds> retryAfterFromHeaders(const HttpHeaders &headers)
+{
+    if (headers.contains("retry-after-ms")) {
+        if (auto ms = parseNumber(headers.value("retry-after-ms")))
+            return clampWait(*ms);
+    }
+    if (!headers.contains("retry-after"))
+        return std::nullopt;
+    const QByteArray value = headers.value("retry-after").trimmed();
+    if (auto seconds = parseNumber(value))
+        return clampWait(*seconds * 1000.0);
+    const auto when = parseHttpDate(value);
+    const auto now = parseHttpDate(headers.value("date"));
+    if (!when || !now)
+        return std::nullopt;
+    return clampWait(double(now->msecsTo(*when)));
+}
+
+std::optional<std::chrono::milliseconds> parseGoDuration(QByteArrayView text)
+{
+    text = text.trimmed();
+    if (text.isEmpty())
+        return std::nullopt;
+    double total = 0;
+    qsizetype i = 0;
+    while (i < text.size()) {
+        const qsizetype start = i;
+        while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.'))
+            ++i;
+        if (i == start)
+            return std::nullopt;
+        const auto number = parseNumber(text.sliced(start, i - start));
+        if (!number)
+            return std::nullopt;
+        const qsizetype unitStart = i;
+        while (i < text.size() && !((text[i] >= '0' && text[i] <= '9') || text[i] == '.'))
+            ++i;
+        const QByteArrayView unit = text.sliced(unitStart, i - unitStart);
+        double scale = 0;
+        if (unit == "h") scale = 3'600'000;
+        else if (unit == "m") scale = 60'000;
+        else if (unit == "s") scale = 1000;
+        else if (unit == "ms") scale = 1;
+        else if (unit == "us" || unit == "\xC2\xB5s") scale = 0.001;
+        else if (unit == "ns") scale = 0.000001;
+        else return std::nullopt;
+        total += *number * scale;
+    }
+    return clampWait(std::ceil(total));
+}
+
+std::optional<std::chrono::milliseconds> rateLimitResetFromHeaders(const HttpHeaders &headers)
+{
+    std::optional<std::chrono::milliseconds> wait;
+    for (const char *kind : {"requests", "tokens"}) {
+        const QByteArray remaining = headers.value(QByteArray("x-ratelimit-remaining-") + kind).trimmed();
+        if (remaining != "0")
+            continue;
+        if (auto reset = parseGoDuration(headers.value(QByteArray("x-ratelimit-reset-") + kind)))
+            wait = wait ? std::max(*wait, *reset) : *reset;
+    }
+    return wait;
+}
+
+} // namespace sb

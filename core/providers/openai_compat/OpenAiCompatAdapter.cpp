@@ -1,0 +1,106 @@
+#include "providers/openai_compat/OpenAiCompatAdapter.h"
+
+#include "providers/common/ProviderText.h"
+#include "providers/openai_compat/OpenAiCompatErrorMap.h"
+#include "providers/openai_compat/OpenAiCompatStreamTranslator.h"
+
+namespace sb {
+
+namespace {
+
+QString baseUrlOf(const AdapterContext &context, const QString &fallback)
+{
+    return context.provider && !context.provider->baseUrl.isEmpty() ? context.provider->baseUrl : fallback;
+}
+
+UpstreamRequest makeRequest(const AdapterContext &context, const QString &base, QStringView path)
+{
+    UpstreamRequest request;
+    request.url = joinUrl(base, path);
+    // Local servers commonly run without a key; sending "Bearer " with nothing would be rejected by some.
+    if (!context.apiKey.isEmpty())
+        request.headers.set("Authorization", "Bearer " + context.apiKey.toUtf8());
+    return request;
+}
+
+QJsonObject withUpstreamModel(QJsonObject body, const AdapterContext &context)
+{
+    if (context.channel && !context.channel->upstreamModel.isEmpty())
+        body.insert(QLatin1String("model"), context.channel->upstreamModel);
+    return body;
+}
+
+bool clientWantsUsage(const QJsonObject &openAiBody)
+{
+    return openAiBody.value(QLatin1String("stream_options")).toObject().value(QLatin1String("include_usage")).toBool(false);
+}
+
+} // namespace
+
+QString OpenAiCompatAdapter::dialect() const { return QStringLiteral("openai_compat"); }
+QString OpenAiCompatAdapter::displayName() const { return QStringLiteral("OpenAI-compatible"); }
+QString OpenAiCompatAdapter::defaultBaseUrl() const { return QStringLiteral("https://api.openai.com/v1"); }
+
+UpstreamRequest OpenAiCompatAdapter::chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const
+{
+    QJsonObject body = withUpstreamModel(openAiBody, context);
+    UpstreamRequest request = makeRequest(context, baseUrlOf(context, defaultBaseUrl()), u"/chat/completions");
+    request.stream = body.value(QLatin1String("stream")).toBool(false);
+    if (request.stream) {
+        QJsonObject options = body.value(QLatin1String("stream_options")).toObject();
+        options.insert(QLatin1String("include_usage"), true);
+        body.insert(QLatin1String("stream_options"), options);
+        request.headers.set("Accept", "text/event-stream");
+    } else {
+        request.headers.set("Accept", "application/json");
+    }
+    request.headers.set("Content-Type", "application/json");
+    request.body = compactJson(body);
+    return request;
+}
+
+std::optional<UpstreamRequest> OpenAiCompatAdapter::embeddingsRequest(const QJsonObject &openAiBody,
+                                                                    const AdapterContext &context) const
+{
+    UpstreamRequest request = makeRequest(context, baseUrlOf(context, defaultBaseUrl()), u"/embeddings");
+    request.headers.set("Content-Type", "application/json");
+    request.headers.set("Accept", "application/json");
+    request.body = compactJson(withUpstreamModel(openAiBody, context));
+    return request;
+}
+
+UpstreamRequest OpenAiCompatAdapter::probeRequest(const AdapterContext &context) const
+{
+    UpstreamRequest request = makeRequest(context, baseUrlOf(context, defaultBaseUrl()), u"/models");
+    request.method = "GET";
+    request.headers.set("Accept", "application/json");
+    return request;
+}
+
+Outcome OpenAiCompatAdapter::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const
+{
+    return OpenAiCompatErrorMap::classify(httpStatus, headers, body);
+}
+
+QJsonObject OpenAiCompatAdapter::chatResponse(const QByteArray &body, TokenUsage *usage) const
+{
+    QJsonObject object;
+    if (!parseJsonObject(body, &object))
+        return QJsonObject();
+    if (usage)
+        *usage = usageFromOpenAi(object.value(QLatin1String("usage")).toObject());
+    return object;
+}
+
+QJsonObject OpenAiCompatAdapter::embeddingsResponse(const QByteArray &body, TokenUsage *usage) const
+{
+    return chatResponse(body, usage); // same envelope rules: pass through, read "usage"
+}
+
+std::unique_ptr<StreamTranslator> OpenAiCompatAdapter::streamTranslator(const QJsonObject &openAiBody) const
+{
+    return std::make_unique<OpenAiCompatStreamTranslator>(openAiBody.value(QLatin1String("model")).toString(),
+                                                          clientWantsUsage(openAiBody));
+}
+
+} // namespace sb

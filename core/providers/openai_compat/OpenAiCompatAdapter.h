@@ -1,0 +1,30 @@
+#pragma once
+
+#include "providers/ProviderAdapter.h"
+
+namespace sb {
+
+// OpenAI chat completions as OpenAI, DeepSeek, Doubao (Volcengine Ark), Qwen compatible mode and
+// local servers (vLLM, Ollama, llama.cpp) speak it. The request passes through with the channel's
+// upstream model; streams always ask for usage (stream_options.include_usage) so cost is known
+// even when the client did not ask, and the translator hides that chunk from such clients.
+class OpenAiCompatAdapter final : public ProviderAdapter {
+public:
+    QString dialect() const override;
+    QString displayName() const override;
+    QString defaultBaseUrl() const override;
+
+    UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const override;
+    std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
+                                                    const AdapterContext &context) const override;
+    UpstreamRequest probeRequest(const AdapterContext &context) const override;
+
+    Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const override;
+
+    QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
+    QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const override;
+
+    std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const override;
+};
+
+} // namespace sb
