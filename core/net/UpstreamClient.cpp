@@ -1,0 +1,307 @@
+#include "net/UpstreamClient.h"
+
+#include "net/CurlGlobal.h"
+
+#include <curl/curl.h>
+#include <spdlog/spdlog.h>
+
+#include <QSocketNotifier>
+#include <QTimerEvent>
+
+namespace sb {
+
+// The notifiers libcurl asked for on one socket. They are children of the client, so a client
+// destroyed while a deleteLater() is pending still frees them.
+struct UpstreamClient::SocketWatch {
+    QSocketNotifier *read = nullptr;
+    QSocketNotifier *write = nullptr;
+
+    void release()
+    {
+        // deleteLater, not delete: we may be inside this very notifier's activated() signal.
+        for (QSocketNotifier *notifier : {read, write}) {
+            if (notifier) {
+                notifier->setEnabled(false);
+                notifier->deleteLater();
+            }
+        }
+    }
+};
+
+UpstreamClient::UpstreamClient(QObject *parent) : QObject(parent), m_curlTimer(new QTimer(this))
+{
+    m_curlTimer->setSingleShot(true);
+    m_curlTimer->setTimerType(Qt::PreciseTimer);
+    connect(m_curlTimer, &QTimer::timeout, this, [this] { socketAction(CURL_SOCKET_TIMEOUT, 0); });
+
+    if (!CurlGlobal::ensureInitialized())
+        return;
+    m_multi = curl_multi_init();
+    if (!m_multi) {
+        spdlog::error("libcurl could not create a multi handle; upstream requests will fail");
+        return;
+    }
+    curl_multi_setopt(m_multi, CURLMOPT_SOCKETFUNCTION, &UpstreamClient::socketCallback);
+    curl_multi_setopt(m_multi, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(m_multi, CURLMOPT_TIMERFUNCTION, &UpstreamClient::timerCallback);
+    curl_multi_setopt(m_multi, CURLMOPT_TIMERDATA, this);
+    curl_multi_setopt(m_multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+}
+
+UpstreamClient::~UpstreamClient()
+{
+    m_curlTimer->stop();
+    for (const auto &[timerId, transferId] : m_idleTimers)
+        killTimer(timerId);
+    m_idleTimers.clear();
+    for (auto &[id, transfer] : m_transfers) {
+        transfer->retired = true;
+        if (m_multi && transfer->easy())
+            curl_multi_remove_handle(m_multi, transfer->easy());
+        ++m_stats.cancelled;
+    }
+    m_transfers.clear(); // frees the easy handles
+    m_stats.active = 0;
+    if (m_multi)
+        curl_multi_cleanup(m_multi); // closes cached connections, telling socketCallback
+    for (auto &[socket, watch] : m_sockets)
+        watch->release();
+    m_sockets.clear();
+}
+
+quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOptions &options,
+                              TransferCallbacks callbacks)
+{
+    const quint64 id = m_nextId++;
+    auto transfer = std::make_shared<UpstreamTransfer>(id, request, options, std::move(callbacks));
+    m_transfers.emplace(id, transfer);
+    ++m_stats.started;
+    ++m_stats.active;
+
+    QString error;
+    bool ok = false;
+    if (!m_multi) {
+        error = QStringLiteral("libcurl is not available; see the log at startup");
+    } else if (transfer->setUp(&error)) {
+        UpstreamTransfer *raw = transfer.get();
+        transfer->setActivityHandler([this, raw] {
+            if (!raw->dirty) {
+                raw->dirty = true;
+                m_dirty.push_back(raw->id());
+            }
+        });
+        spdlog::debug("upstream #{} start {}", id, transfer->describeForLog().toStdString());
+        const CURLMcode code = curl_multi_add_handle(m_multi, transfer->easy());
+        ok = code == CURLM_OK;
+        if (!ok)
+            error = QStringLiteral("libcurl refused the transfer: %1").arg(QString::fromUtf8(curl_multi_strerror(code)));
+    }
+    if (!ok) {
+        // Callers get the id before any callback, so failures are reported from the event loop.
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, error] {
+                const auto it = m_transfers.find(id);
+                if (it != m_transfers.end())
+                    finish(it->second, TransferError::Other, error);
+            },
+            Qt::QueuedConnection);
+    }
+    return id;
+}
+
+void UpstreamClient::cancel(quint64 transferId)
+{
+    const auto it = m_transfers.find(transferId);
+    if (it == m_transfers.end())
+        return;
+    const TransferPtr transfer = it->second; // freed here unless a delivery up the stack holds it
+    retire(*transfer);
+    ++m_stats.cancelled;
+    spdlog::debug("upstream #{} cancelled", transferId);
+}
+
+int UpstreamClient::socketCallback(CURL *, int socket, int what, void *self, void *)
+{
+    static_cast<UpstreamClient *>(self)->watchSocket(socket, what);
+    return 0;
+}
+
+int UpstreamClient::timerCallback(CURLM *, long timeoutMs, void *self)
+{
+    // libcurl forbids calling curl_multi_socket_action from here; a 0 ms timeout runs it from the
+    // event loop right after.
+    QTimer *timer = static_cast<UpstreamClient *>(self)->m_curlTimer;
+    if (timeoutMs < 0)
+        timer->stop();
+    else
+        timer->start(static_cast<int>(std::min<long>(timeoutMs, std::numeric_limits<int>::max())));
+    return 0;
+}
+
+void UpstreamClient::watchSocket(int socket, int what)
+{
+    if (what == CURL_POLL_REMOVE) {
+        const auto it = m_sockets.find(socket);
+        if (it != m_sockets.end()) {
+            it->second->release();
+            m_sockets.erase(it);
+        }
+        return;
+    }
+    auto &watch = m_sockets[socket];
+    if (!watch)
+        watch = std::make_unique<SocketWatch>();
+    const auto update = [this, socket](QSocketNotifier *&notifier, QSocketNotifier::Type type, bool wanted, int event) {
+        if (!notifier) {
+            if (!wanted)
+                return;
+            notifier = new QSocketNotifier(socket, type, this);
+            connect(notifier, &QSocketNotifier::activated, this, [this, socket, event] { socketAction(socket, event); });
+        }
+        notifier->setEnabled(wanted);
+    };
+    update(watch->read, QSocketNotifier::Read, (what & CURL_POLL_IN) != 0, CURL_CSELECT_IN);
+    update(watch->write, QSocketNotifier::Write, (what & CURL_POLL_OUT) != 0, CURL_CSELECT_OUT);
+}
+
+void UpstreamClient::socketAction(int socket, int events)
+{
+    if (!m_multi)
+        return;
+    int running = 0;
+    curl_multi_socket_action(m_multi, socket, events, &running);
+    // libcurl is off the stack from here on: callers' callbacks may start and cancel freely.
+    deliverPending();
+    collectFinished();
+}
+
+void UpstreamClient::deliverPending()
+{
+    while (!m_dirty.empty()) {
+        const std::vector<quint64> ids = std::exchange(m_dirty, {});
+        for (const quint64 id : ids) {
+            const auto it = m_transfers.find(id);
+            if (it == m_transfers.end())
+                continue; // cancelled by an earlier callback
+            it->second->dirty = false;
+            deliver(it->second);
+        }
+    }
+}
+
+void UpstreamClient::deliver(TransferPtr transfer)
+{
+    // `transfer` is held by value: a callback that cancels it must not free the callback it runs in.
+    int status = 0;
+    HttpHeaders headers;
+    if (transfer->takeHeaders(&status, &headers)) {
+        armIdleTimer(*transfer);
+        if (transfer->callbacks().onHeaders)
+            transfer->callbacks().onHeaders(status, headers);
+        if (transfer->retired)
+            return;
+    }
+    const QByteArray data = transfer->takeData();
+    if (!data.isEmpty()) {
+        m_stats.bytesReceived += static_cast<quint64>(data.size());
+        armIdleTimer(*transfer);
+        if (transfer->callbacks().onData)
+            transfer->callbacks().onData(QByteArrayView(data));
+    }
+}
+
+void UpstreamClient::collectFinished()
+{
+    int queued = 0;
+    // One message at a time: a callback may cancel another finished transfer, and
+    // curl_multi_remove_handle then drops its message from the queue.
+    while (CURLMsg *message = curl_multi_info_read(m_multi, &queued)) {
+        if (message->msg != CURLMSG_DONE)
+            continue;
+        const CURLcode result = message->data.result;
+        UpstreamTransfer *raw = nullptr;
+        curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &raw);
+        if (!raw)
+            continue;
+        const auto it = m_transfers.find(raw->id());
+        if (it == m_transfers.end())
+            continue;
+        const TransferPtr transfer = it->second;
+        transfer->dirty = false;
+        deliver(transfer); // whatever arrived with the end of the transfer
+        if (transfer->retired)
+            continue;
+        long connects = 0;
+        curl_easy_getinfo(transfer->easy(), CURLINFO_NUM_CONNECTS, &connects);
+        m_stats.connectionsOpened += static_cast<quint64>(std::max(0L, connects));
+        if (connects == 0 && result == CURLE_OK)
+            ++m_stats.connectionsReused;
+        const auto [error, text] = transfer->classify(result);
+        finish(transfer, error, text);
+    }
+}
+
+void UpstreamClient::finish(TransferPtr transfer, TransferError error, const QString &message)
+{
+    retire(*transfer);
+    if (error == TransferError::None) {
+        ++m_stats.completed;
+        spdlog::debug("upstream #{} done: HTTP {}, {} bytes", transfer->id(), transfer->status(),
+                      transfer->bytesReceived());
+    } else {
+        ++m_stats.failed;
+        spdlog::debug("upstream #{} failed ({}): {}", transfer->id(), transferErrorName(error).toStdString(),
+                      message.toStdString());
+    }
+    if (transfer->callbacks().onComplete)
+        transfer->callbacks().onComplete(error, message);
+}
+
+void UpstreamClient::retire(UpstreamTransfer &transfer)
+{
+    if (transfer.retired)
+        return;
+    transfer.retired = true;
+    if (transfer.idleTimerId) {
+        killTimer(transfer.idleTimerId);
+        m_idleTimers.erase(transfer.idleTimerId);
+        transfer.idleTimerId = 0;
+    }
+    // Removing a transfer mid-response closes its HTTP/1.1 connection (it cannot be reused) and
+    // resets an HTTP/2 stream; the upstream sees the abort at once.
+    if (m_multi && transfer.easy())
+        curl_multi_remove_handle(m_multi, transfer.easy());
+    m_transfers.erase(transfer.id());
+    --m_stats.active;
+}
+
+void UpstreamClient::armIdleTimer(UpstreamTransfer &transfer)
+{
+    const auto timeout = transfer.options().idleTimeout;
+    if (timeout.count() <= 0 || transfer.retired)
+        return;
+    if (transfer.idleTimerId) {
+        killTimer(transfer.idleTimerId);
+        m_idleTimers.erase(transfer.idleTimerId);
+    }
+    transfer.idleTimerId = startTimer(timeout, Qt::PreciseTimer);
+    m_idleTimers.emplace(transfer.idleTimerId, transfer.id());
+}
+
+void UpstreamClient::timerEvent(QTimerEvent *event)
+{
+    const auto timer = m_idleTimers.find(event->timerId());
+    if (timer == m_idleTimers.end()) {
+        QObject::timerEvent(event);
+        return;
+    }
+    const auto it = m_transfers.find(timer->second);
+    if (it == m_transfers.end())
+        return;
+    const auto idle = it->second->options().idleTimeout.count();
+    finish(it->second, TransferError::Timeout,
+           QStringLiteral("The upstream sent nothing for %1 ms in the middle of the response").arg(idle));
+}
+
+} // namespace sb

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "net/UpstreamTransfer.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+typedef void CURLM; // as curl/curl.h declares it
+
+namespace sb {
+
+// HTTP client for upstream providers: one libcurl multi handle driven by the owning worker
+// thread's Qt event loop (CURLMOPT_SOCKETFUNCTION → QSocketNotifier, CURLMOPT_TIMERFUNCTION →
+// QTimer), never blocking. The multi handle keeps the connection cache, so consecutive requests to
+// one provider reuse connections, and HTTP/2 servers multiplex. Unlike QNetworkAccessManager there
+// is no 6-connections-per-host cap.
+//
+// One per worker thread; it lives on that thread and is not thread-safe. Callbacks run on that
+// thread from the event loop, never from inside libcurl, so they may call start() and cancel()
+// (even on their own transfer). Do not delete the client from inside one of its callbacks.
+class UpstreamClient : public QObject {
+    Q_OBJECT
+public:
+    struct Stats {
+        quint64 started = 0;
+        quint64 completed = 0;         // onComplete(None): any HTTP status
+        quint64 failed = 0;            // onComplete(error)
+        quint64 cancelled = 0;         // cancel() on a live transfer, or the client destroyed under it
+        quint64 active = 0;
+        quint64 bytesReceived = 0;     // body bytes
+        quint64 connectionsOpened = 0; // new connections finished transfers needed (CURLINFO_NUM_CONNECTS)
+        quint64 connectionsReused = 0; // finished transfers that needed no new connection
+    };
+
+    explicit UpstreamClient(QObject *parent = nullptr);
+    ~UpstreamClient() override; // aborts what is still running, without callbacks
+
+    // Starts a transfer and returns its id (never 0). Every outcome, even an invalid URL, arrives
+    // later through onComplete, never from inside start().
+    quint64 start(const UpstreamRequest &request, const TransferOptions &options, TransferCallbacks callbacks);
+    // Aborts at once: the easy handle is freed, an HTTP/1.1 connection is closed (an h2 stream is
+    // reset) and no callback follows. Unknown or finished ids are ignored.
+    void cancel(quint64 transferId);
+
+    Stats stats() const { return m_stats; }
+    bool isActive(quint64 transferId) const { return m_transfers.count(transferId) != 0; }
+
+protected:
+    void timerEvent(QTimerEvent *event) override;
+
+private:
+    struct SocketWatch;
+    using TransferPtr = std::shared_ptr<UpstreamTransfer>;
+
+    static int socketCallback(CURL *easy, int socket, int what, void *self, void *socketp);
+    static int timerCallback(CURLM *multi, long timeoutMs, void *self);
+    void watchSocket(int socket, int what);
+    void socketAction(int socket, int events);
+    void deliverPending();
+    void deliver(TransferPtr transfer);
+    void collectFinished();
+    void finish(TransferPtr transfer, TransferError error, const QString &message);
+    void retire(UpstreamTransfer &transfer);
+    void armIdleTimer(UpstreamTransfer &transfer);
+
+    CURLM *m_multi = nullptr;
+    QTimer *m_curlTimer = nullptr; // a child, so it follows the client to its worker thread
+    std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
+    std::unordered_map<quint64, TransferPtr> m_transfers;
+    std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id
+    std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data
+    quint64 m_nextId = 1;
+    Stats m_stats;
+};
+
+} // namespace sb

@@ -1,0 +1,289 @@
+#include "net/UpstreamTransfer.h"
+
+#include "common/SecretMask.h"
+
+#include <curl/curl.h>
+
+#include <QStringList>
+#include <QUrlQuery>
+
+static_assert(CURL_ERROR_SIZE == 256, "m_errorBuffer is sized for CURL_ERROR_SIZE");
+
+namespace sb {
+
+namespace {
+
+// Header and query names whose values are credentials. Broad on purpose: a false positive only
+// hides a harmless value from a log line.
+bool isSecretName(QByteArrayView name)
+{
+    const QByteArray lower = name.toByteArray().toLower();
+    for (const char *word : {"auth", "key", "token", "secret", "cookie", "signature", "password"}) {
+        if (lower.contains(word))
+            return true;
+    }
+    return false;
+}
+
+QString maskHeaderValue(const QByteArray &value)
+{
+    // Keep the scheme ("Bearer ") readable; it tells which auth style went out.
+    const qsizetype space = value.indexOf(' ');
+    if (space > 0 && space < 16)
+        return QString::fromLatin1(value.left(space + 1)) + maskSecret(QString::fromLatin1(value.mid(space + 1)));
+    return maskSecret(QString::fromLatin1(value));
+}
+
+QUrl redactedUrl(QUrl url)
+{
+    url.setUserInfo(QString());
+    if (url.hasQuery()) {
+        QUrlQuery query(url);
+        auto items = query.queryItems(QUrl::FullyDecoded);
+        for (auto &item : items) {
+            if (isSecretName(item.first.toUtf8()))
+                item.second = maskSecret(item.second);
+        }
+        query.setQueryItems(items);
+        url.setQuery(query);
+    }
+    return url;
+}
+
+} // namespace
+
+QString transferErrorName(TransferError error)
+{
+    switch (error) {
+    case TransferError::None: return QStringLiteral("none");
+    case TransferError::ConnectFailed: return QStringLiteral("connect_failed");
+    case TransferError::Timeout: return QStringLiteral("timeout");
+    case TransferError::Reset: return QStringLiteral("reset");
+    case TransferError::Cancelled: return QStringLiteral("cancelled");
+    case TransferError::TooLarge: return QStringLiteral("too_large");
+    case TransferError::Other: return QStringLiteral("other");
+    }
+    return QStringLiteral("other");
+}
+
+UpstreamTransfer::UpstreamTransfer(quint64 id, const UpstreamRequest &request, const TransferOptions &options,
+                                   TransferCallbacks callbacks)
+    : m_id(id), m_request(request), m_options(options), m_callbacks(std::move(callbacks))
+{
+}
+
+UpstreamTransfer::~UpstreamTransfer()
+{
+    if (m_easy)
+        curl_easy_cleanup(m_easy);
+    curl_slist_free_all(m_headerList);
+}
+
+bool UpstreamTransfer::setUp(QString *error)
+{
+    const QString scheme = m_request.url.scheme().toLower();
+    if (!m_request.url.isValid() || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))) {
+        *error = QStringLiteral("The upstream URL \"%1\" is not an http or https URL; check the channel's base URL.")
+                     .arg(redactedUrl(m_request.url).toString());
+        return false;
+    }
+    m_easy = curl_easy_init();
+    if (!m_easy) {
+        *error = QStringLiteral("libcurl could not create a transfer (out of memory?)");
+        return false;
+    }
+
+    m_url = m_request.url.toEncoded();
+    CURL *e = m_easy;
+    curl_easy_setopt(e, CURLOPT_PRIVATE, this);
+    curl_easy_setopt(e, CURLOPT_URL, m_url.constData());
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, m_errorBuffer);
+    // Verbose output would print the Authorization header; keep it off whatever the environment says.
+    curl_easy_setopt(e, CURLOPT_VERBOSE, 0L);
+    // Worker threads must never receive SIGALRM/SIGPIPE from libcurl.
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    // Long-lived streams through NATs and proxies: keep-alive probes find dead peers.
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
+    // Bytes pass through as the provider sent them: no Accept-Encoding of our own, no decoding.
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, static_cast<char *>(nullptr));
+    curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connectTimeout.count()));
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(m_options.totalTimeout.count()));
+    if (m_options.allowHttp2) {
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+        // Concurrent requests to an h2 server share its one connection instead of racing to open
+        // more. Only over TLS: on plain http libcurl 7.88 never learns the connection cannot
+        // multiplex, and every new transfer would queue behind the first one until it ends.
+        if (scheme == QLatin1String("https"))
+            curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    } else {
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+    }
+    if (!m_options.proxyUrl.isEmpty()) {
+        m_proxy = m_options.proxyUrl.toUtf8();
+        curl_easy_setopt(e, CURLOPT_PROXY, m_proxy.constData());
+        // A channel's own egress applies to every host it talks to; the environment's no_proxy
+        // list belongs to the environment's proxy.
+        curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+    }
+    curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+
+    const QByteArray method = m_request.method.toUpper();
+    if (method == "GET" && m_request.body.isEmpty()) {
+        curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    } else if (method == "HEAD") {
+        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+    } else {
+        // The body lives in m_request for as long as the easy handle does.
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(m_request.body.size()));
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, m_request.body.constData());
+        if (method != "POST")
+            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, m_request.method.constData());
+    }
+
+    bool hasContentType = false;
+    for (const auto &[name, value] : m_request.headers.fields()) {
+        hasContentType = hasContentType || name.compare("content-type", Qt::CaseInsensitive) == 0;
+        // "Name;" is libcurl's spelling of a header with an empty value ("Name:" would delete it).
+        const QByteArray line = value.isEmpty() ? name + ';' : name + ": " + value;
+        m_headerList = curl_slist_append(m_headerList, line.constData());
+    }
+    // Suppress what libcurl would add on its own: the 1 s "Expect: 100-continue" wait for large
+    // bodies, and a form Content-Type on bodies the caller did not label.
+    m_headerList = curl_slist_append(m_headerList, "Expect:");
+    if (!hasContentType)
+        m_headerList = curl_slist_append(m_headerList, "Content-Type:");
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, m_headerList);
+
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &UpstreamTransfer::headerCallback);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, this);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &UpstreamTransfer::writeCallback);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, this);
+    return true;
+}
+
+std::size_t UpstreamTransfer::headerCallback(char *data, std::size_t size, std::size_t count, void *self)
+{
+    const std::size_t bytes = size * count;
+    static_cast<UpstreamTransfer *>(self)->onHeaderLine(QByteArrayView(data, static_cast<qsizetype>(bytes)));
+    return bytes;
+}
+
+void UpstreamTransfer::onHeaderLine(QByteArrayView line)
+{
+    if (m_headersComplete)
+        return; // trailers of a chunked or h2 response: not part of the headers the caller saw
+    line = line.trimmed();
+    if (line.startsWith("HTTP/")) {
+        // A new status line starts a new header block: after a 1xx interim response, say.
+        m_headers = HttpHeaders();
+        const QByteArray statusLine = line.toByteArray();
+        const QList<QByteArray> parts = statusLine.split(' ');
+        m_status = parts.size() >= 2 ? parts.at(1).toInt() : 0;
+        return;
+    }
+    if (line.isEmpty()) {
+        if (m_status >= 200) {
+            m_headersComplete = true;
+            if (m_onActivity)
+                m_onActivity();
+        }
+        return;
+    }
+    const qsizetype colon = line.indexOf(':');
+    if (colon <= 0)
+        return;
+    m_headers.add(line.first(colon).trimmed().toByteArray(), line.sliced(colon + 1).trimmed().toByteArray());
+}
+
+std::size_t UpstreamTransfer::writeCallback(char *data, std::size_t size, std::size_t count, void *self)
+{
+    auto *transfer = static_cast<UpstreamTransfer *>(self);
+    const std::size_t bytes = size * count;
+    transfer->m_received += static_cast<qint64>(bytes);
+    if (transfer->m_options.maxResponseBytes > 0 && transfer->m_received > transfer->m_options.maxResponseBytes) {
+        transfer->m_tooLarge = true;
+        return 0; // libcurl ends the transfer with CURLE_WRITE_ERROR
+    }
+    transfer->m_pending.append(data, static_cast<qsizetype>(bytes));
+    if (transfer->m_onActivity)
+        transfer->m_onActivity();
+    return bytes;
+}
+
+bool UpstreamTransfer::takeHeaders(int *status, HttpHeaders *headers)
+{
+    if (!m_headersComplete || m_headersTaken)
+        return false;
+    m_headersTaken = true;
+    *status = m_status;
+    *headers = m_headers;
+    return true;
+}
+
+QByteArray UpstreamTransfer::takeData()
+{
+    return std::exchange(m_pending, QByteArray());
+}
+
+std::pair<TransferError, QString> UpstreamTransfer::classify(int curlCode) const
+{
+    const auto code = static_cast<CURLcode>(curlCode);
+    if (code == CURLE_OK)
+        return {TransferError::None, QString()};
+    QString detail = QString::fromUtf8(m_errorBuffer).trimmed();
+    if (detail.isEmpty())
+        detail = QString::fromUtf8(curl_easy_strerror(code));
+    if (m_tooLarge) {
+        return {TransferError::TooLarge,
+                QStringLiteral("The upstream response is larger than the %1-byte limit").arg(m_options.maxResponseBytes)};
+    }
+    switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+        return {TransferError::ConnectFailed, detail};
+    case CURLE_OPERATION_TIMEDOUT: {
+        // Timed out before the connection was up: the request never left, which makes it safe to
+        // retry elsewhere whatever it was.
+        curl_off_t connectMicros = 0;
+        curl_easy_getinfo(m_easy, CURLINFO_CONNECT_TIME_T, &connectMicros);
+        return {connectMicros == 0 ? TransferError::ConnectFailed : TransferError::Timeout, detail};
+    }
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+        return {TransferError::Reset, QStringLiteral("The upstream connection broke: %1").arg(detail)};
+    case CURLE_FILESIZE_EXCEEDED:
+        return {TransferError::TooLarge, detail};
+    default:
+        return {TransferError::Other, detail};
+    }
+}
+
+QString UpstreamTransfer::describeForLog() const
+{
+    QStringList headers;
+    for (const auto &[name, value] : m_request.headers.fields()) {
+        const QString shown = isSecretName(name) ? maskHeaderValue(value) : QString::fromLatin1(value);
+        headers << QString::fromLatin1(name) + QStringLiteral(": ") + shown;
+    }
+    QString line = QString::fromLatin1(m_request.method) + QLatin1Char(' ') + redactedUrl(m_request.url).toString();
+    if (!m_options.proxyUrl.isEmpty())
+        line += QStringLiteral(" via ") + redactedUrl(QUrl(m_options.proxyUrl)).toString();
+    return line + QStringLiteral(" [") + headers.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+} // namespace sb

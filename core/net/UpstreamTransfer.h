@@ -1,0 +1,121 @@
+#pragma once
+
+#include "common/HttpHeaders.h"
+#include "providers/ProviderAdapter.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QString>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+typedef void CURL; // as curl/curl.h declares it; keeps libcurl's header out of every includer
+struct curl_slist;
+
+namespace sb {
+
+// How one upstream attempt may behave. The router fills it from the channel's config and the
+// attempt's share of the request deadline.
+struct TransferOptions {
+    std::chrono::milliseconds connectTimeout{5000}; // TCP + TLS (+ proxy) handshake; libcurl's own default is 300 s
+    std::chrono::milliseconds totalTimeout{30000};  // the primary channel's attempt budget (MISSION §1); 0 = none
+    // Inter-token idle timeout: armed when the response headers arrive and re-armed by every body
+    // chunk; time to the first byte is the totalTimeout's business. 0 = off.
+    std::chrono::milliseconds idleTimeout{0};
+    QString proxyUrl;           // per-channel egress HTTP proxy; empty = the environment's (http_proxy, no_proxy…)
+    bool allowHttp2 = true;     // h2 over TLS when the server offers it (ALPN); plain http stays HTTP/1.1
+    qint64 maxResponseBytes = 0; // larger bodies fail with TooLarge; 0 = no limit
+};
+
+enum class TransferError {
+    None,          // the exchange completed; any HTTP status, 5xx included, is the caller's to judge
+    ConnectFailed, // nothing was sent: refused, unresolvable, TLS handshake failed, connect timeout
+    Timeout,       // totalTimeout or idleTimeout ran out after the request went out
+    Reset,         // the connection broke mid-response (RST, early close, HTTP/2 stream error)
+    Cancelled,     // only in Stats; cancel() itself never calls back
+    TooLarge,      // the body passed maxResponseBytes
+    Other,
+};
+
+// "connect_failed", "timeout", …: stable names for logs, events and history rows.
+QString transferErrorName(TransferError error);
+
+struct TransferCallbacks {
+    // Once, when the final status line and headers are complete (1xx interim responses are skipped).
+    std::function<void(int status, const HttpHeaders &headers)> onHeaders;
+    // Each piece of the body as it arrives, undecoded (no Content-Encoding processing).
+    std::function<void(QByteArrayView chunk)> onData;
+    // Exactly once per transfer, never after cancel().
+    std::function<void(TransferError error, const QString &message)> onComplete;
+};
+
+// One upstream attempt: its libcurl easy handle, the request it sends and the response state
+// libcurl's callbacks fill in. libcurl's callbacks only record; UpstreamClient delivers to the
+// caller after curl_multi_socket_action has returned, so a caller may cancel or start transfers
+// from its callbacks without re-entering libcurl.
+class UpstreamTransfer {
+public:
+    UpstreamTransfer(quint64 id, const UpstreamRequest &request, const TransferOptions &options,
+                     TransferCallbacks callbacks);
+    ~UpstreamTransfer(); // the easy handle must already be out of its multi handle
+    UpstreamTransfer(const UpstreamTransfer &) = delete;
+    UpstreamTransfer &operator=(const UpstreamTransfer &) = delete;
+
+    // Creates and configures the easy handle; false with a reason when the request cannot be sent.
+    bool setUp(QString *error);
+
+    quint64 id() const { return m_id; }
+    CURL *easy() const { return m_easy; }
+    const TransferOptions &options() const { return m_options; }
+    const TransferCallbacks &callbacks() const { return m_callbacks; }
+    qint64 bytesReceived() const { return m_received; }
+    int status() const { return m_status; }
+
+    // Called from inside libcurl whenever something became deliverable (headers or body bytes).
+    void setActivityHandler(std::function<void()> handler) { m_onActivity = std::move(handler); }
+
+    // True exactly once, when the final headers are complete and not yet handed out.
+    bool takeHeaders(int *status, HttpHeaders *headers);
+    QByteArray takeData();
+
+    // libcurl's result for this transfer → what the router needs to know, with a sentence for logs.
+    std::pair<TransferError, QString> classify(int curlCode) const;
+
+    // "POST https://host/v1/chat/completions [Authorization: Bearer sk-…a1F3, …]": secrets masked.
+    QString describeForLog() const;
+
+    // Bookkeeping owned by UpstreamClient.
+    bool dirty = false;
+    bool retired = false; // removed from the multi handle; nothing may be delivered any more
+    int idleTimerId = 0;
+
+private:
+    static std::size_t headerCallback(char *data, std::size_t size, std::size_t count, void *self);
+    static std::size_t writeCallback(char *data, std::size_t size, std::size_t count, void *self);
+    void onHeaderLine(QByteArrayView line);
+
+    const quint64 m_id;
+    UpstreamRequest m_request;
+    const TransferOptions m_options;
+    const TransferCallbacks m_callbacks;
+    std::function<void()> m_onActivity;
+
+    CURL *m_easy = nullptr;
+    struct curl_slist *m_headerList = nullptr;
+    QByteArray m_url;
+    QByteArray m_proxy;
+    char m_errorBuffer[256] = {}; // CURL_ERROR_SIZE
+
+    int m_status = 0;
+    HttpHeaders m_headers;
+    bool m_headersComplete = false;
+    bool m_headersTaken = false;
+    QByteArray m_pending;
+    qint64 m_received = 0;
+    bool m_tooLarge = false;
+};
+
+} // namespace sb

@@ -1,0 +1,648 @@
+#include "common/Logging.h"
+#include "net/CurlGlobal.h"
+#include "net/UpstreamClient.h"
+
+#include <QElapsedTimer>
+#include <QPointer>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QtTest>
+
+#include <sys/socket.h>
+
+#include <functional>
+#include <memory>
+
+using namespace std::chrono_literals;
+using sb::HttpHeaders;
+using sb::TransferCallbacks;
+using sb::TransferError;
+using sb::TransferOptions;
+using sb::UpstreamClient;
+using sb::UpstreamRequest;
+
+namespace {
+
+// A loopback HTTP/1.1 server with canned answers: it parses each request (head + Content-Length
+// body, several per keep-alive connection) and hands it to the test's handler, which writes
+// whatever bytes the case needs, now or later.
+class CannedServer : public QObject {
+public:
+    struct Request {
+        QByteArray method;
+        QByteArray target;
+        HttpHeaders headers;
+        QByteArray body;
+    };
+    using Handler = std::function<void(QTcpSocket *socket, const Request &request)>;
+
+    explicit CannedServer(Handler handler = {}) : m_handler(std::move(handler))
+    {
+        m_server.setListenBacklogSize(1024); // 200 simultaneous connects must not overflow the queue
+        listening = m_server.listen(QHostAddress::LocalHost, 0);
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                ++accepts;
+                sockets.append(socket);
+                connect(socket, &QTcpSocket::disconnected, this, [this] { ++closes; });
+                connect(socket, &QTcpSocket::readyRead, this, [this, socket] { onReadyRead(socket); });
+            }
+        });
+    }
+
+    void setHandler(Handler handler) { m_handler = std::move(handler); }
+    QUrl url(const QString &path) const
+    {
+        return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_server.serverPort()).arg(path));
+    }
+    quint16 port() const { return m_server.serverPort(); }
+
+    bool listening = false;
+    int accepts = 0;
+    int closes = 0;
+    QList<Request> requests;
+    QList<QPointer<QTcpSocket>> sockets;
+
+private:
+    void onReadyRead(QTcpSocket *socket)
+    {
+        QByteArray &buffer = m_buffers[socket];
+        buffer += socket->readAll();
+        for (;;) {
+            const qsizetype headEnd = buffer.indexOf("\r\n\r\n");
+            if (headEnd < 0)
+                return;
+            const QList<QByteArray> lines = buffer.left(headEnd).split('\n');
+            Request request;
+            const QList<QByteArray> requestLine = lines.first().trimmed().split(' ');
+            request.method = requestLine.value(0);
+            request.target = requestLine.value(1);
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const qsizetype colon = lines[i].indexOf(':');
+                if (colon > 0)
+                    request.headers.add(lines[i].left(colon).trimmed(), lines[i].mid(colon + 1).trimmed());
+            }
+            const qsizetype length = request.headers.value("Content-Length").toLongLong();
+            if (buffer.size() < headEnd + 4 + length)
+                return;
+            request.body = buffer.mid(headEnd + 4, length);
+            buffer.remove(0, headEnd + 4 + length);
+            requests.append(request);
+            if (m_handler)
+                m_handler(socket, request);
+        }
+    }
+
+    QTcpServer m_server;
+    Handler m_handler;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+QByteArray response(int status, const QByteArray &body, const QByteArray &extraHeaders = {})
+{
+    return "HTTP/1.1 " + QByteArray::number(status) + " Canned\r\nContent-Length: " + QByteArray::number(body.size()) +
+           "\r\n" + extraHeaders + "\r\n" + body;
+}
+
+const QByteArray kStreamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+
+QByteArray chunk(const QByteArray &data)
+{
+    return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
+}
+
+// Sends RST instead of FIN when the socket closes.
+void resetConnection(QTcpSocket *socket)
+{
+    const linger hardClose{1, 0};
+    ::setsockopt(static_cast<int>(socket->socketDescriptor()), SOL_SOCKET, SO_LINGER, &hardClose, sizeof hardClose);
+    socket->abort();
+}
+
+// Everything the client reported for one transfer.
+struct Recorder {
+    int headerCalls = 0;
+    int status = -1;
+    HttpHeaders headers;
+    int dataCalls = 0;
+    QByteArray body;
+    int completes = 0;
+    TransferError error = TransferError::None;
+    QString message;
+    std::function<void()> afterData; // runs inside onData
+
+    TransferCallbacks callbacks()
+    {
+        TransferCallbacks c;
+        c.onHeaders = [this](int s, const HttpHeaders &h) {
+            ++headerCalls;
+            status = s;
+            headers = h;
+        };
+        c.onData = [this](QByteArrayView data) {
+            ++dataCalls;
+            body += data.toByteArray();
+            if (afterData)
+                afterData();
+        };
+        c.onComplete = [this](TransferError e, const QString &m) {
+            ++completes;
+            error = e;
+            message = m;
+        };
+        return c;
+    }
+    int calls() const { return headerCalls + dataCalls + completes; }
+};
+
+UpstreamRequest post(const QUrl &url, const QByteArray &body = R"({"model":"m"})")
+{
+    UpstreamRequest request;
+    request.method = "POST";
+    request.url = url;
+    request.body = body;
+    request.headers.add("Content-Type", "application/json");
+    return request;
+}
+
+UpstreamRequest get(const QUrl &url)
+{
+    UpstreamRequest request;
+    request.method = "GET";
+    request.url = url;
+    return request;
+}
+
+quint16 closedPort()
+{
+    QTcpServer server;
+    if (!server.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    const quint16 port = server.serverPort();
+    server.close();
+    return port;
+}
+
+} // namespace
+
+class tst_UpstreamClient : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        // The machine's proxy settings must not send loopback test traffic elsewhere.
+        for (const char *name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+                                 "no_proxy", "NO_PROXY"})
+            qunsetenv(name);
+        QVERIFY(sb::CurlGlobal::ensureInitialized());
+        qInfo("%s, HTTP/2 %s", qPrintable(sb::CurlGlobal::versionString()),
+              sb::CurlGlobal::supportsHttp2() ? "available" : "missing");
+    }
+
+    void nonStreamResponseArrivesWhole()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(response(200, R"({"id":"x","choices":[]})", "Content-Type: application/json\r\n"));
+        });
+        QVERIFY(server.listening);
+        UpstreamClient client;
+        Recorder rec;
+        UpstreamRequest request = post(server.url("/v1/chat/completions"), R"({"model":"gpt-4o"})");
+        request.headers.add("Authorization", "Bearer sk-test-1234567890");
+        const quint64 id = client.start(request, {}, rec.callbacks());
+        QVERIFY(id != 0);
+        QVERIFY(client.isActive(id));
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::None);
+        QCOMPARE(rec.headerCalls, 1);
+        QCOMPARE(rec.status, 200);
+        QCOMPARE(rec.headers.value("content-type"), QByteArray("application/json"));
+        QCOMPARE(rec.body, QByteArray(R"({"id":"x","choices":[]})"));
+        QVERIFY(!client.isActive(id));
+
+        QCOMPARE(server.requests.size(), 1);
+        const auto &seen = server.requests.first();
+        QCOMPARE(seen.method, QByteArray("POST"));
+        QCOMPARE(seen.target, QByteArray("/v1/chat/completions"));
+        QCOMPARE(seen.body, QByteArray(R"({"model":"gpt-4o"})"));
+        QCOMPARE(seen.headers.value("Authorization"), QByteArray("Bearer sk-test-1234567890"));
+        QCOMPARE(seen.headers.value("Content-Type"), QByteArray("application/json"));
+        QVERIFY(!seen.headers.contains("Expect"));
+        QVERIFY(!seen.headers.contains("Accept-Encoding")); // bytes pass through undecoded
+
+        const auto stats = client.stats();
+        QCOMPARE(stats.started, 1u);
+        QCOMPARE(stats.completed, 1u);
+        QCOMPARE(stats.failed, 0u);
+        QCOMPARE(stats.active, 0u);
+        QCOMPARE(stats.bytesReceived, quint64(rec.body.size()));
+        QCOMPARE(stats.connectionsOpened, 1u);
+    }
+
+    void streamedPiecesArriveBeforeTheServerFinishes()
+    {
+        QPointer<QTcpSocket> peer;
+        CannedServer server([&](QTcpSocket *socket, const CannedServer::Request &) {
+            peer = socket;
+            socket->write(kStreamHead + chunk("data: one\n\n"));
+        });
+        UpstreamClient client;
+        Recorder rec;
+        UpstreamRequest request = post(server.url("/v1/chat/completions"));
+        request.stream = true;
+        client.start(request, {}, rec.callbacks());
+
+        QTRY_COMPARE_WITH_TIMEOUT(rec.body, QByteArray("data: one\n\n"), 10000);
+        QCOMPARE(rec.headerCalls, 1);
+        QCOMPARE(rec.status, 200);
+        QCOMPARE(rec.completes, 0); // the server has not finished: this is streaming, not buffering
+
+        QVERIFY(peer);
+        peer->write(chunk("data: two\n\n") + chunk("data: [DONE]\n\n") + "0\r\n\r\n");
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::None);
+        QCOMPARE(rec.body, QByteArray("data: one\n\ndata: two\n\ndata: [DONE]\n\n"));
+        QVERIFY(rec.dataCalls >= 2);
+    }
+
+    void rateLimitStatusAndHeadersAreDelivered()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(response(429, R"({"error":{"code":"rate_limit"}})",
+                                   "Retry-After: 7\r\nX-RateLimit-Remaining-Requests: 0\r\n"));
+        });
+        UpstreamClient client;
+        Recorder rec;
+        client.start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        // An HTTP error status is a completed exchange; judging it is the ErrorMap's job.
+        QCOMPARE(rec.error, TransferError::None);
+        QCOMPARE(rec.status, 429);
+        QCOMPARE(rec.headers.value("retry-after"), QByteArray("7"));
+        QCOMPARE(rec.headers.value("x-ratelimit-remaining-requests"), QByteArray("0"));
+        QCOMPARE(rec.body, QByteArray(R"({"error":{"code":"rate_limit"}})"));
+    }
+
+    void refusedConnectionIsConnectFailed()
+    {
+        const quint16 port = closedPort();
+        QVERIFY(port != 0);
+        UpstreamClient client;
+        Recorder rec;
+        client.start(post(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(port))), {},
+                     rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::ConnectFailed);
+        QVERIFY2(!rec.message.isEmpty(), "the message says what went wrong");
+        QCOMPARE(rec.headerCalls, 0);
+        QCOMPARE(client.stats().failed, 1u);
+        QCOMPARE(client.stats().active, 0u);
+    }
+
+    void silentServerTimesOutWithinTotalTimeout()
+    {
+        CannedServer server; // accepts, reads, never answers
+        UpstreamClient client;
+        Recorder rec;
+        TransferOptions options;
+        options.totalTimeout = 300ms;
+        QElapsedTimer elapsed;
+        elapsed.start();
+        client.start(post(server.url("/v1/chat/completions")), options, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::Timeout);
+        QVERIFY2(elapsed.elapsed() >= 250, "the timeout must not fire before the budget is spent");
+        QCOMPARE(server.requests.size(), 1); // the request did go out: Timeout, not ConnectFailed
+        QVERIFY(!rec.message.isEmpty());
+    }
+
+    void idleTimeoutEndsAStalledStream()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(kStreamHead + chunk("data: one\n\n")); // then nothing, connection open
+        });
+        UpstreamClient client;
+        Recorder rec;
+        TransferOptions options;
+        options.totalTimeout = 60s;
+        options.idleTimeout = 300ms;
+        client.start(post(server.url("/v1/chat/completions")), options, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::Timeout);
+        QVERIFY2(rec.message.contains(QLatin1String("300 ms")), qPrintable(rec.message));
+        QCOMPARE(rec.body, QByteArray("data: one\n\n"));
+        QTRY_COMPARE_WITH_TIMEOUT(server.closes, 1, 5000); // the stalled connection is dropped, not leaked
+        QCOMPARE(client.stats().active, 0u);
+    }
+
+    void idleTimeoutIsRearmedByEveryChunk()
+    {
+        // Six chunks 100 ms apart: 600 ms in all, but never 1 s without a byte.
+        QPointer<QTcpSocket> peer;
+        QTimer pacer;
+        int sent = 0;
+        CannedServer server([&](QTcpSocket *socket, const CannedServer::Request &) {
+            peer = socket;
+            socket->write(kStreamHead);
+            pacer.start(100);
+        });
+        connect(&pacer, &QTimer::timeout, this, [&] {
+            if (!peer)
+                return;
+            ++sent;
+            peer->write(chunk("data: " + QByteArray::number(sent) + "\n\n"));
+            if (sent == 6) {
+                peer->write("0\r\n\r\n");
+                pacer.stop();
+            }
+        });
+        UpstreamClient client;
+        Recorder rec;
+        TransferOptions options;
+        options.idleTimeout = 1s;
+        client.start(post(server.url("/v1/chat/completions")), options, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 15000);
+        QCOMPARE(rec.error, TransferError::None);
+        QVERIFY(rec.body.endsWith("data: 6\n\n"));
+    }
+
+    void brokenConnectionMidBodyIsReported_data()
+    {
+        QTest::addColumn<bool>("hardReset");
+        QTest::newRow("RST") << true;
+        QTest::newRow("early FIN") << false;
+    }
+
+    void brokenConnectionMidBodyIsReported()
+    {
+        QFETCH(bool, hardReset);
+        QPointer<QTcpSocket> peer;
+        CannedServer server([&](QTcpSocket *socket, const CannedServer::Request &) {
+            peer = socket;
+            socket->write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789");
+            socket->flush();
+        });
+        UpstreamClient client;
+        Recorder rec;
+        client.start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.body, QByteArray("0123456789"), 10000);
+        QVERIFY(peer);
+        if (hardReset)
+            resetConnection(peer);
+        else
+            peer->disconnectFromHost();
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::Reset);
+        QVERIFY2(rec.message.contains(QLatin1String("broke")), qPrintable(rec.message));
+    }
+
+    void cancelMidStreamClosesTheConnectionAndSilencesCallbacks()
+    {
+        QPointer<QTcpSocket> peer;
+        CannedServer server([&](QTcpSocket *socket, const CannedServer::Request &) {
+            peer = socket;
+            socket->write(kStreamHead + chunk("data: one\n\n"));
+        });
+        UpstreamClient client;
+        Recorder rec;
+        const quint64 id = client.start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.dataCalls, 1, 10000);
+        QVERIFY(peer);
+        // More data and the end of the stream are on their way when the caller gives up.
+        peer->write(chunk("data: two\n\n") + "0\r\n\r\n");
+        peer->flush();
+        const int callsBefore = rec.calls();
+        client.cancel(id);
+        QVERIFY(!client.isActive(id));
+        QTRY_COMPARE_WITH_TIMEOUT(server.closes, 1, 5000); // the upstream sees the abort
+        QCOMPARE(rec.calls(), callsBefore);                  // and the caller hears nothing more
+        QCOMPARE(rec.completes, 0);
+        client.cancel(id); // twice is harmless
+        const auto stats = client.stats();
+        QCOMPARE(stats.cancelled, 1u);
+        QCOMPARE(stats.active, 0u);
+        QCOMPARE(stats.completed + stats.failed, 0u);
+    }
+
+    void cancelFromInsideOnDataIsSafe()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(kStreamHead + chunk("data: one\n\n"));
+            socket->flush();
+            socket->write(chunk("data: two\n\n") + "0\r\n\r\n");
+        });
+        UpstreamClient client;
+        Recorder rec;
+        quint64 id = 0;
+        rec.afterData = [&] { client.cancel(id); };
+        id = client.start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(server.closes, 1, 10000);
+        QCOMPARE(rec.dataCalls, 1);
+        QCOMPARE(rec.completes, 0);
+        QCOMPARE(client.stats().cancelled, 1u);
+        QCOMPARE(client.stats().active, 0u);
+
+        // The client stays usable afterwards.
+        Recorder next;
+        server.setHandler([](QTcpSocket *socket, const CannedServer::Request &) { socket->write(response(200, "ok")); });
+        client.start(get(server.url("/v1/models")), {}, next.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(next.completes, 1, 10000);
+        QCOMPARE(next.body, QByteArray("ok"));
+    }
+
+    void cancelFromInsideOnHeadersIsSafe()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(response(200, "body that must not be delivered"));
+        });
+        UpstreamClient client;
+        Recorder rec;
+        quint64 id = 0;
+        TransferCallbacks callbacks = rec.callbacks();
+        const auto recordHeaders = callbacks.onHeaders;
+        callbacks.onHeaders = [&](int status, const HttpHeaders &headers) {
+            recordHeaders(status, headers);
+            client.cancel(id);
+        };
+        id = client.start(get(server.url("/v1/models")), {}, callbacks);
+        QTRY_COMPARE_WITH_TIMEOUT(rec.headerCalls, 1, 10000);
+        QCOMPARE(rec.dataCalls, 0);
+        QCOMPARE(rec.completes, 0);
+        QCOMPARE(client.stats().active, 0u);
+    }
+
+    void sequentialRequestsReuseOneConnection()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &request) {
+            socket->write(response(200, "answer to " + request.target));
+        });
+        UpstreamClient client;
+        QList<QByteArray> bodies;
+        int finished = 0;
+        // Each request starts from the previous one's onComplete, as a retry loop would.
+        std::function<void()> next = [&] {
+            auto body = std::make_shared<QByteArray>();
+            TransferCallbacks callbacks;
+            callbacks.onData = [body](QByteArrayView data) { *body += data.toByteArray(); };
+            callbacks.onComplete = [&, body](TransferError error, const QString &) {
+                QCOMPARE(error, TransferError::None);
+                bodies.append(*body);
+                if (++finished < 20)
+                    next();
+            };
+            client.start(get(server.url(QStringLiteral("/r%1").arg(finished))), {}, callbacks);
+        };
+        next();
+        QTRY_COMPARE_WITH_TIMEOUT(finished, 20, 20000);
+        QCOMPARE(bodies.size(), 20);
+        QCOMPARE(bodies.at(19), QByteArray("answer to /r19"));
+        QCOMPARE(server.accepts, 1);
+        QCOMPARE(client.stats().connectionsOpened, 1u);
+        QCOMPARE(client.stats().connectionsReused, 19u);
+    }
+
+    void twoHundredConcurrentTransfersToOneServer()
+    {
+        // The server answers nobody until it holds all 200 requests at once: a client capped at a
+        // few connections per host (QNetworkAccessManager: 6) would wait here forever.
+        constexpr int kCount = 200;
+        QList<QPointer<QTcpSocket>> waiting;
+        CannedServer server([&](QTcpSocket *socket, const CannedServer::Request &) {
+            waiting.append(socket);
+            if (waiting.size() == kCount) {
+                for (const auto &peer : waiting) {
+                    if (peer)
+                        peer->write(response(200, "ok"));
+                }
+            }
+        });
+        UpstreamClient client;
+        int ok = 0;
+        int done = 0;
+        for (int i = 0; i < kCount; ++i) {
+            TransferCallbacks callbacks;
+            auto status = std::make_shared<int>(0);
+            callbacks.onHeaders = [status](int s, const HttpHeaders &) { *status = s; };
+            callbacks.onComplete = [&, status](TransferError error, const QString &) {
+                ++done;
+                if (error == TransferError::None && *status == 200)
+                    ++ok;
+            };
+            TransferOptions options;
+            options.connectTimeout = 20s;
+            options.totalTimeout = 60s;
+            client.start(post(server.url(QStringLiteral("/v1/chat/completions"))), options, callbacks);
+        }
+        QCOMPARE(client.stats().active, quint64(kCount));
+        QTRY_COMPARE_WITH_TIMEOUT(done, kCount, 90000);
+        QCOMPARE(ok, kCount);
+        QCOMPARE(server.accepts, kCount);
+        QCOMPARE(client.stats().completed, quint64(kCount));
+        QCOMPARE(client.stats().active, 0u);
+    }
+
+    void egressProxyCarriesTheRequest()
+    {
+        // A forward proxy for plain http receives the absolute URI; the target itself is closed, so
+        // an answer can only have come through the proxy.
+        const quint16 target = closedPort();
+        QVERIFY(target != 0);
+        CannedServer proxy([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(response(200, "via proxy"));
+        });
+        UpstreamClient client;
+        Recorder rec;
+        TransferOptions options;
+        options.proxyUrl = QStringLiteral("http://127.0.0.1:%1").arg(proxy.port());
+        const QUrl url(QStringLiteral("http://127.0.0.1:%1/v1/models").arg(target));
+        client.start(get(url), options, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::None);
+        QCOMPARE(rec.body, QByteArray("via proxy"));
+        QCOMPARE(proxy.requests.size(), 1);
+        QCOMPARE(proxy.requests.first().target, url.toEncoded());
+        QCOMPARE(proxy.requests.first().headers.value("Host"), QStringLiteral("127.0.0.1:%1").arg(target).toLatin1());
+    }
+
+    void oversizedBodyIsTooLarge()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(response(200, QByteArray(5000, 'x')));
+        });
+        UpstreamClient client;
+        Recorder rec;
+        TransferOptions options;
+        options.maxResponseBytes = 1000;
+        client.start(get(server.url("/big")), options, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::TooLarge);
+        QVERIFY(rec.body.size() <= 1000);
+        QVERIFY2(rec.message.contains(QLatin1String("1000")), qPrintable(rec.message));
+    }
+
+    void badUrlFailsFromTheEventLoopNotFromStart()
+    {
+        UpstreamClient client;
+        Recorder rec;
+        UpstreamRequest request = get(QUrl(QStringLiteral("ftp://127.0.0.1/file")));
+        const quint64 id = client.start(request, {}, rec.callbacks());
+        QVERIFY(id != 0);
+        QCOMPARE(rec.completes, 0); // the caller holds the id before any callback
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 5000);
+        QCOMPARE(rec.error, TransferError::Other);
+        QVERIFY2(rec.message.contains(QLatin1String("base URL")), qPrintable(rec.message));
+
+        // Cancelled before the failure is delivered: no callback at all.
+        Recorder silent;
+        const quint64 second = client.start(request, {}, silent.callbacks());
+        client.cancel(second);
+        Recorder probe; // one more round trip through the event loop
+        client.start(request, {}, probe.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(probe.completes, 1, 5000);
+        QCOMPARE(silent.calls(), 0);
+    }
+
+    void apiKeysNeverReachTheLog()
+    {
+        sb::LoggingOptions logging;
+        logging.toStderr = false;
+        logging.level = QStringLiteral("debug");
+        sb::setupLogging(logging);
+
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(response(401, R"({"error":"bad key"})"));
+        });
+        UpstreamClient client;
+        Recorder rec;
+        UpstreamRequest request = post(server.url("/v1beta/models/gemini:generateContent?key=AIzaSECRETSECRET9876"));
+        request.headers.add("Authorization", "Bearer sk-SECRETSECRETSECRET1234");
+        request.headers.add("x-api-key", "sk-ant-SECRETSECRET5678");
+        client.start(request, {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(server.requests.first().headers.value("x-api-key"), QByteArray("sk-ant-SECRETSECRET5678"));
+
+        const QString log = sb::recentLogLines(50).join(QLatin1Char('\n'));
+        QVERIFY2(log.contains(QLatin1String("upstream #")), qPrintable(log)); // the request was logged…
+        QVERIFY2(log.contains(QLatin1String("1234")), qPrintable(log));       // …with keys told apart…
+        QVERIFY2(!log.contains(QLatin1String("SECRET")), qPrintable(log));    // …but never usable
+    }
+
+    void destroyingTheClientAbortsEverything()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(kStreamHead + chunk("data: one\n\n"));
+        });
+        auto client = std::make_unique<UpstreamClient>();
+        Recorder recs[3];
+        for (auto &rec : recs)
+            client->start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
+        QTRY_VERIFY_WITH_TIMEOUT(recs[0].dataCalls == 1 && recs[1].dataCalls == 1 && recs[2].dataCalls == 1, 10000);
+        client.reset();
+        QTRY_COMPARE_WITH_TIMEOUT(server.closes, 3, 5000);
+        for (const auto &rec : recs)
+            QCOMPARE(rec.completes, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_UpstreamClient)
+#include "tst_UpstreamClient.moc"
