@@ -53,6 +53,11 @@ Clock::Duration RetryState::attemptTimeout(const ProviderConfig &provider) const
     return std::min(budget, remaining());
 }
 
+bool RetryState::nextAttemptSpendsBudget() const
+{
+    return attempts() >= 2;
+}
+
 Clock::Duration RetryState::remaining() const
 {
     return std::max(Clock::Duration::zero(), m_deadline - m_clock.now());

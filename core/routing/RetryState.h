@@ -32,6 +32,9 @@ public:
     // The current attempt's timeout (call after attemptStarted): the provider's primary budget for the
     // first attempt, its fallback budget afterwards, never past the overall deadline (zero once passed).
     Clock::Duration attemptTimeout(const ProviderConfig &provider) const;
+    // Whether the next attempt must first win RetryBudget::tryStartRetry(): the immediate first failover
+    // does not (ARCHITECTURE.md step 7: fail over at once; further attempts spend the budget).
+    bool nextAttemptSpendsBudget() const;
     Clock::TimePoint deadline() const { return m_deadline; }
     Clock::Duration remaining() const; // until the deadline, zero once passed
 

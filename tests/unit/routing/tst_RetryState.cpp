@@ -69,6 +69,20 @@ private slots:
         QVERIFY(!state.triedChannel(3));
     }
 
+    void onlyRetriesAfterTheFirstFailoverSpendBudget()
+    {
+        FakeClock clock;
+        const RetryPolicy policy(retryConfig());
+        RetryState state(policy, clock, clock.now());
+        QVERIFY(!state.nextAttemptSpendsBudget()); // the first attempt
+        state.attemptStarted(1);
+        QVERIFY(!state.nextAttemptSpendsBudget()); // the immediate failover
+        state.attemptStarted(2);
+        QVERIFY(state.nextAttemptSpendsBudget());
+        state.attemptStarted(1);
+        QVERIFY(state.nextAttemptSpendsBudget());
+    }
+
     void attemptCap()
     {
         FakeClock clock;
