@@ -1,0 +1,146 @@
+#pragma once
+
+#include "common/Random.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace sb::sim {
+
+// A random quantity of a scenario (TTFT in ms, tokens per second, a latency spike). Written in JSON
+// either as a plain number (constant) or as {"dist": "...", ...}; see SCENARIO_FORMAT.md.
+struct Distribution {
+    enum class Kind { Constant, Uniform, Normal, LogNormal, Exponential };
+    Kind kind = Kind::Constant;
+    double a = 0.0; // constant value / min / mean / median / mean
+    double b = 0.0; // - / max / stddev / sigma / -
+    double min = 0.0;
+    double max = std::numeric_limits<double>::infinity();
+
+    static Distribution constant(double value) { return Distribution{Kind::Constant, value, 0.0}; }
+    double sample(Random &random) const;
+    double mean() const;
+};
+
+// What a fault makes one request see. Names are the JSON spellings (SCENARIO_FORMAT.md).
+enum class SimError {
+    None,
+    Http500,
+    Http503,
+    Http429,
+    Http429RetryAfter,
+    BodyRateLimit,   // HTTP 200 whose body (or first SSE event) is a rate-limit error
+    FirstEventError, // HTTP 200 SSE whose first event is an error
+    MidStreamError,  // an error event after half the answer
+    StreamCut,       // the connection ends after half the answer, without the end marker
+    ConnectionReset, // the connection is closed without any response
+    ConnectRefused,  // nothing listens (whole windows only; per request it degrades to a reset)
+    Hang,            // never answers; the client's timeout has to end it
+    SlowTokens,      // answers, with tokens/s cut by the fault's factor
+};
+inline constexpr int SimErrorCount = 13;
+
+const char *toString(SimError error);
+std::optional<SimError> simErrorFromString(QStringView text);
+
+struct ErrorMixEntry {
+    SimError error = SimError::Http500;
+    double weight = 1.0;
+};
+
+struct FaultSpec {
+    enum class Type { Errors, Blackout, Flapping, LatencySpike, SlowTokens };
+    Type type = Type::Errors;
+    double from = 0.0; // scenario seconds since the start
+    double to = std::numeric_limits<double>::infinity();
+    double probability = 1.0;       // errors, latency_spike
+    std::vector<ErrorMixEntry> mix; // errors, blackout, flapping: which error a failing request gets
+    double downSeconds = 10.0;      // flapping: down this long …
+    double upSeconds = 10.0;        // … then up this long, repeating from `from`
+    Distribution extraMs;           // latency_spike: added to TTFT
+    double factor = 10.0;           // slow_tokens: tokens/s divided by this
+    int retryAfterSeconds = 2;      // http_429_retry_after (scenario seconds)
+
+    bool activeAt(double t) const { return t >= from && t < to; }
+};
+
+struct KeySpec {
+    QByteArray secret;
+    int rpm = 0; // requests per (scenario) minute for this key; 0 = unlimited
+};
+
+enum class Language { English, Chinese, Vietnamese, Mixed };
+const char *toString(Language language);
+
+struct ChunkingSpec {
+    enum class Mode { Event, Bytes };
+    Mode mode = Mode::Event;
+    int minBytes = 1; // bytes: each write is between minBytes and maxBytes long, cut anywhere
+    int maxBytes = 16;
+};
+
+struct ProviderSpec {
+    QString name;
+    QString dialect; // openai_compat, anthropic, gemini, dashscope, ernie
+    quint16 port = 0; // 0 = any free port on 127.0.0.1
+    QStringList models;
+    std::vector<KeySpec> keys; // empty: any key is accepted
+    Distribution ttftMs = Distribution::constant(200);
+    Distribution tokensPerSecond = Distribution::constant(50);
+    int completionTokens = 24; // tokens per answer
+    Language language = Language::English;
+    ChunkingSpec chunking;
+    std::vector<FaultSpec> faults;
+};
+
+struct ModelWeight {
+    QString model;
+    double weight = 1.0;
+};
+
+struct LoadSpec {
+    enum class Process { Constant, Poisson };
+    double rate = 1.0; // requests per scenario second
+    Process process = Process::Constant;
+    double duration = 60.0; // scenario seconds
+    int concurrency = 64;   // requests in flight at most; arrivals beyond it are dropped and counted
+    double streamRatio = 1.0;
+    std::vector<ModelWeight> models;
+    enum class Target { Proxy, Direct };
+    Target target = Target::Proxy;
+    QString directProvider;  // target direct: the provider the load goes to (default: the first)
+    double timeoutSeconds = 60.0; // client-side, scenario seconds
+};
+
+// What the report measures outages against (time to fallback, time to recovery).
+struct ReportSpec {
+    QStringList primaryChannels; // channel names as x-switchboard-channel reports them
+    std::optional<double> outageFrom; // default: the first blackout of the first provider that has one
+    std::optional<double> outageTo;
+    int settleRequests = 5; // "fully on the fallback" = this many requests in a row never touching a primary
+};
+
+struct Scenario {
+    QString name;
+    QString description;
+    double timeScale = 1.0; // 10 = ten times faster than real time
+    quint64 seed = 1;
+    std::vector<ProviderSpec> providers;
+    LoadSpec load;
+    ReportSpec report;
+
+    const ProviderSpec *provider(const QString &name) const;
+
+    // Parses a scenario; on failure returns std::nullopt and fills `errors` with sentences that say
+    // what to fix.
+    static std::optional<Scenario> fromJson(const QJsonObject &json, QStringList *errors);
+    static std::optional<Scenario> fromFile(const QString &path, QStringList *errors);
+};
+
+} // namespace sb::sim
