@@ -1,0 +1,138 @@
+#pragma once
+
+#include "net/HttpHandler.h"
+#include "net/HttpRequest.h"
+#include "net/HttpServerLimits.h"
+
+#include <llhttp.h>
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <deque>
+#include <memory>
+#include <optional>
+
+class QTcpSocket;
+
+namespace sb {
+
+class ResponseWriter;
+struct ServerCounters;
+
+// One client connection on a worker thread: reads and parses requests with llhttp, hands them to
+// the handler one at a time in arrival order (pipelined requests wait their turn), writes the
+// responses, and enforces the limits and timeouts. Deletes itself (deleteLater) once closed.
+class HttpConnection : public QObject {
+    Q_OBJECT
+public:
+    HttpConnection(qintptr descriptor, quint64 id, int workerIndex, const HttpServerLimits &limits,
+                   HttpHandler *handler, ServerCounters &counters, QObject *parent = nullptr);
+    ~HttpConnection() override;
+
+    bool isOpen() const { return !m_tornDown; }
+    quint64 id() const { return m_id; }
+    // Graceful shutdown: an idle connection closes now, a busy one after its current response.
+    void startDrain();
+    // Cuts the connection now (shutdown deadline); an unfinished response's onClosed callbacks run.
+    void abort();
+
+signals:
+    void closed(sb::HttpConnection *connection);
+
+private:
+    friend class ResponseWriter;
+    enum class Phase { None, Idle, Headers, Body, Closing, Linger };
+    struct Pending {
+        HttpRequest request;
+        int errorStatus = 0; // non-zero: answer this error and close instead of calling the handler
+        QString errorMessage;
+        QString errorCode;
+    };
+    struct ParseFailure {
+        int status;
+        QString message;
+        QString code;
+    };
+
+    // llhttp callbacks; parser->data is the connection.
+    static int onMessageBegin(llhttp_t *parser);
+    static int onUrl(llhttp_t *parser, const char *at, size_t length);
+    static int onHeaderField(llhttp_t *parser, const char *at, size_t length);
+    static int onHeaderFieldComplete(llhttp_t *parser);
+    static int onHeaderValue(llhttp_t *parser, const char *at, size_t length);
+    static int onHeaderValueComplete(llhttp_t *parser);
+    static int onHeadersComplete(llhttp_t *parser);
+    static int onBody(llhttp_t *parser, const char *at, size_t length);
+    static int onMessageComplete(llhttp_t *parser);
+    static const llhttp_settings_t &parserSettings();
+
+    int headersComplete();
+    int fail(int status, const QString &message, const QString &code);
+    bool addHeaderBytes(qint64 bytes);
+
+    void onReadyRead();
+    void onBytesWritten();
+    void onTimeout();
+    void parseInput();
+    void failParse(const ParseFailure &failure);
+    void pump();
+    void dispatch(Pending pending);
+    void updateTimer();
+    void setPhase(Phase phase);
+    void maybeSendContinue();
+
+    // Used by ResponseWriter.
+    bool writeResponseBytes(quint64 sequence, const QByteArray &bytes);
+    bool closesAfterResponse(quint64 sequence, bool needsClose);
+    void responseComplete(quint64 sequence, int status);
+    void responseAbandoned(quint64 sequence);
+    qint64 bufferedBytes() const;
+
+    void writeRaw(const QByteArray &bytes);
+    void closeGracefully();
+    void startLinger();
+    void teardown(bool clientGone);
+
+    QTcpSocket *m_socket;
+    const quint64 m_id;
+    const int m_workerIndex;
+    const HttpServerLimits m_limits;
+    HttpHandler *m_handler;
+    ServerCounters &m_counters;
+    QHostAddress m_peer;
+
+    llhttp_t m_parser;
+    QByteArray m_input;
+    HttpRequest m_current;
+    QByteArray m_field;
+    QByteArray m_value;
+    qint64 m_headerBytes = 0;
+    int m_headerCount = 0;
+    bool m_inMessage = false;
+    bool m_headersDone = false;
+    bool m_stopParsing = false;
+    bool m_continuePending = false;
+    std::optional<ParseFailure> m_failure;
+
+    std::deque<Pending> m_queue;
+    bool m_responseActive = false;
+    bool m_activeStarted = false;
+    bool m_activeKeepAlive = true;
+    bool m_closeAfterResponse = false;
+    quint64 m_activeSequence = 0;
+    quint64 m_nextSequence = 0;
+    std::weak_ptr<ResponseWriter> m_activeWriter;
+
+    QTimer m_timer;
+    Phase m_phase = Phase::None;
+    bool m_draining = false;
+    bool m_closing = false;
+    bool m_lingering = false;
+    bool m_tornDown = false;
+    bool m_pumping = false;
+    bool m_pumpAgain = false;
+};
+
+} // namespace sb

@@ -1,0 +1,245 @@
+#include "net/ResponseWriter.h"
+
+#include "net/HttpConnection.h"
+
+#include <QDebug>
+
+namespace sb {
+
+namespace {
+
+QByteArray reasonPhrase(int status)
+{
+    switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 417: return "Expectation Failed";
+    case 422: return "Unprocessable Content";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 499: return "Client Closed Request";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    default: return status < 300 ? "OK" : status < 400 ? "Redirect" : status < 500 ? "Client Error" : "Server Error";
+    }
+}
+
+bool isFramingHeader(const QByteArray &name)
+{
+    return name.compare("Content-Length", Qt::CaseInsensitive) == 0
+           || name.compare("Transfer-Encoding", Qt::CaseInsensitive) == 0
+           || name.compare("Connection", Qt::CaseInsensitive) == 0
+           || name.compare("Keep-Alive", Qt::CaseInsensitive) == 0;
+}
+
+} // namespace
+
+ResponseWriter::ResponseWriter(HttpConnection *connection, quint64 sequence, bool headRequest, int httpMinor)
+    : m_connection(connection)
+    , m_sequence(sequence)
+    , m_headRequest(headRequest)
+    , m_httpMinor(httpMinor)
+{
+}
+
+ResponseWriter::~ResponseWriter()
+{
+    if ((m_state == State::Pending || m_state == State::Streaming) && m_connection) {
+        // Deferred: this destructor may run inside the connection's own call stack.
+        QPointer<HttpConnection> connection = m_connection;
+        const quint64 sequence = m_sequence;
+        QMetaObject::invokeMethod(
+            connection.data(),
+            [connection, sequence] {
+                if (connection)
+                    connection->responseAbandoned(sequence);
+            },
+            Qt::QueuedConnection);
+    }
+}
+
+QByteArray ResponseWriter::head(int status, const HttpHeaders &headers, const QByteArray &framing)
+{
+    QByteArray out;
+    out.reserve(256);
+    out += "HTTP/1.1 ";
+    out += QByteArray::number(status);
+    out += ' ';
+    out += reasonPhrase(status);
+    out += "\r\n";
+    for (const auto &[name, value] : headers.fields()) {
+        if (isFramingHeader(name))
+            continue;
+        out += name;
+        out += ": ";
+        out += value;
+        out += "\r\n";
+    }
+    out += framing;
+    // A close-delimited stream (HTTP/1.0 client) forces the connection closed after it.
+    const bool needsClose = m_state == State::Pending && framing.isEmpty() && !m_headRequest && status != 204
+                            && status != 304 && status >= 200;
+    if (m_connection && m_connection->closesAfterResponse(m_sequence, needsClose))
+        out += "Connection: close\r\n";
+    else if (m_httpMinor == 0)
+        out += "Connection: keep-alive\r\n";
+    out += "\r\n";
+    return out;
+}
+
+void ResponseWriter::push(const QByteArray &bytes)
+{
+    if (!m_connection)
+        return;
+    if (m_connection->writeResponseBytes(m_sequence, bytes))
+        m_bytesSent += bytes.size();
+}
+
+void ResponseWriter::send(int status, const HttpHeaders &headers, const QByteArray &body)
+{
+    if (m_state != State::Pending) {
+        if (m_state != State::Closed)
+            qWarning("sb::ResponseWriter::send called on a response already started");
+        return;
+    }
+    auto keepAlive = shared_from_this();
+    m_status = status;
+    const bool bodyless = status < 200 || status == 204 || status == 304;
+    QByteArray framing;
+    if (!bodyless)
+        framing = "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+    QByteArray out = head(status, headers, framing);
+    if (!bodyless && !m_headRequest)
+        out += body;
+    m_state = State::Streaming; // until complete(): a close in between must still run onClosed
+    push(out);
+    complete();
+}
+
+void ResponseWriter::startStream(int status, const HttpHeaders &headers)
+{
+    if (m_state != State::Pending) {
+        if (m_state != State::Closed)
+            qWarning("sb::ResponseWriter::startStream called on a response already started");
+        return;
+    }
+    auto keepAlive = shared_from_this();
+    m_status = status;
+    // HTTP/1.0 has no chunked encoding: the stream ends when the connection closes.
+    m_chunked = m_httpMinor >= 1;
+    const QByteArray framing = m_chunked ? QByteArray("Transfer-Encoding: chunked\r\n") : QByteArray();
+    const QByteArray out = head(status, headers, framing);
+    m_state = State::Streaming;
+    push(out);
+}
+
+void ResponseWriter::write(const QByteArray &bytes)
+{
+    if (m_state != State::Streaming || bytes.isEmpty() || m_headRequest)
+        return;
+    auto keepAlive = shared_from_this();
+    if (!m_chunked) {
+        push(bytes);
+        return;
+    }
+    QByteArray chunk;
+    chunk.reserve(bytes.size() + 16);
+    chunk += QByteArray::number(bytes.size(), 16);
+    chunk += "\r\n";
+    chunk += bytes;
+    chunk += "\r\n";
+    push(chunk);
+}
+
+void ResponseWriter::finish()
+{
+    if (m_state != State::Streaming)
+        return;
+    auto keepAlive = shared_from_this();
+    if (m_chunked && !m_headRequest)
+        push(QByteArrayLiteral("0\r\n\r\n"));
+    complete();
+}
+
+void ResponseWriter::complete()
+{
+    if (m_state != State::Streaming)
+        return; // the connection closed while writing
+    m_state = State::Finished;
+    m_closedCallbacks.clear();
+    m_drainedCallback = nullptr;
+    if (m_connection)
+        m_connection->responseComplete(m_sequence, m_status);
+}
+
+bool ResponseWriter::isOpen() const
+{
+    return (m_state == State::Pending || m_state == State::Streaming) && m_connection && m_connection->isOpen();
+}
+
+void ResponseWriter::onClosed(std::function<void()> callback)
+{
+    if (!callback)
+        return;
+    if (m_state == State::Closed) {
+        callback();
+        return;
+    }
+    if (m_state == State::Finished)
+        return;
+    m_closedCallbacks.push_back(std::move(callback));
+}
+
+qint64 ResponseWriter::bufferedBytes() const
+{
+    return m_connection ? m_connection->bufferedBytes() : 0;
+}
+
+void ResponseWriter::onDrained(qint64 lowWatermark, std::function<void()> callback)
+{
+    m_lowWatermark = lowWatermark;
+    m_drainedCallback = std::move(callback);
+}
+
+void ResponseWriter::connectionClosed()
+{
+    if (m_state != State::Pending && m_state != State::Streaming)
+        return;
+    m_state = State::Closed;
+    m_drainedCallback = nullptr;
+    // Moved out first: a callback may drop the handler's last reference to this writer.
+    auto callbacks = std::move(m_closedCallbacks);
+    m_closedCallbacks.clear();
+    for (auto &callback : callbacks)
+        callback();
+}
+
+void ResponseWriter::bytesDrained(qint64 buffered)
+{
+    if (m_state == State::Streaming && m_drainedCallback && buffered < m_lowWatermark) {
+        auto callback = m_drainedCallback; // may replace itself
+        callback();
+    }
+}
+
+} // namespace sb

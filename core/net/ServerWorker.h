@@ -1,0 +1,52 @@
+#pragma once
+
+#include "net/HttpHandler.h"
+#include "net/HttpServerLimits.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <unordered_set>
+
+namespace sb {
+
+class HttpConnection;
+struct ServerCounters;
+
+// One worker thread's share of the server: the handler made for this thread and the connections
+// the acceptor handed over. Every method runs on the worker thread (HttpServer posts them there).
+class ServerWorker : public QObject {
+    Q_OBJECT
+public:
+    ServerWorker(int index, const HttpServerLimits &limits, std::shared_ptr<ServerCounters> counters);
+    ~ServerWorker() override;
+
+    void start(const HttpHandlerFactory &factory);
+    void adoptDescriptor(qintptr descriptor);
+    // Graceful shutdown: idle connections close now, busy ones after their response; `done` runs
+    // (on this thread) when none is left, at the latest at the deadline when the rest are cut.
+    void beginDrain(std::chrono::milliseconds deadline, std::function<void()> done);
+    // Cuts what is left and destroys the handler; the worker can then be deleted from any thread.
+    void stop();
+
+    int index() const { return m_index; }
+    int connectionCount() const { return static_cast<int>(m_connections.size()); }
+
+private:
+    void connectionClosed(HttpConnection *connection);
+    void finishDrain();
+
+    const int m_index;
+    const HttpServerLimits m_limits;
+    std::shared_ptr<ServerCounters> m_counters;
+    std::unique_ptr<HttpHandler> m_handler;
+    std::unordered_set<HttpConnection *> m_connections;
+    bool m_draining = false;
+    QTimer *m_drainTimer = nullptr;
+    std::function<void()> m_drainDone;
+};
+
+} // namespace sb
