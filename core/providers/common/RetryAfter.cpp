@@ -1,6 +1,8 @@
 #include "providers/common/RetryAfter.h"
 
 #include <QDateTime>
+#include <QLocale>
+#include <QTimeZone>
 #include <QString>
 
 #include <algorithm>
@@ -30,9 +32,14 @@ std::optional<double> parseNumber(QByteArrayView text)
 
 std::optional<QDateTime> parseHttpDate(const QByteArray &text)
 {
-    // IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") is what RFC 9110 senders must produce; Qt's
-    // RFC 2822 parser reads it.
-    QDateTime when = QDateTime::fromString(QString::fromLatin1(text.trimmed()), Qt::RFC2822Date);
+    // IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") is the form RFC 9110 senders must produce;
+    // Qt's RFC 2822 reader covers numeric zones as a fallback.
+    const QString value = QString::fromLatin1(text.trimmed());
+    QDateTime when = QLocale::c().toDateTime(value, QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
+    if (when.isValid())
+        when.setTimeZone(QTimeZone::utc());
+    else
+        when = QDateTime::fromString(value, Qt::RFC2822Date);
     if (!when.isValid())
         return std::nullopt;
     return when;
