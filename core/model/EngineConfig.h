@@ -82,6 +82,13 @@ struct ProxyConfig {
     std::chrono::seconds drainTimeout = 10s; // graceful shutdown: in-flight streams get this long
 };
 
+// What a model costs, for the cost column of the history and the budget (MISSION.md §4).
+struct ModelPrice {
+    QString model;             // upstream model name as a channel names it, e.g. "gpt-4o-mini"
+    double inputUsdPerM = 0.0;  // USD per 1M input (prompt) tokens
+    double outputUsdPerM = 0.0; // USD per 1M output (completion) tokens
+};
+
 struct EngineConfig {
     HealthConfig health;
     BreakerConfig breaker;
@@ -93,6 +100,8 @@ struct EngineConfig {
     std::vector<ProviderConfig> providers;
     std::vector<ChannelConfig> channels;
     std::vector<RouteConfig> routes;
+    std::vector<ModelPrice> prices;
+    bool demo = false; // the seeded demo configuration (points at the simulator); the console labels it
 
     const ProviderConfig *provider(int id) const;
     const ChannelConfig *channel(int id) const;

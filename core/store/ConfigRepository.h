@@ -1,0 +1,74 @@
+#pragma once
+
+#include "model/EngineConfig.h"
+#include "store/Database.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace sb {
+
+class Clock;
+class SecretStore;
+
+// The configuration tables of the database (providers, api_keys, channels, routes, settings,
+// prices): loads an immutable EngineConfig, saves an edited one in one transaction. API key secrets
+// go through the SecretStore; the tables keep only a masked preview. Use from the thread that
+// called open() (Qt SQL connections are per thread); ConfigStore wraps it for the rest of the app.
+class ConfigRepository {
+public:
+    struct SaveResult {
+        EngineConfigPtr config; // what is now stored, as load() would return it; null on failure
+        QStringList errors;     // sentences a user can act on
+        bool ok() const { return config != nullptr; }
+    };
+
+    struct KeyPreview {
+        int keyId = 0;
+        int providerId = 0;
+        QString label;
+        QString maskedPreview; // "sk-…a1F3"
+        bool enabled = true;
+        QString disabledReason;
+    };
+
+    ConfigRepository(QString dbPath, SecretStore &secrets, Clock &clock);
+
+    bool open(QString *error = nullptr);
+    Database &database() { return m_db; }
+
+    // True until a configuration has ever been saved or seeded in this database.
+    bool isEmpty() const;
+    // On first start with an empty database: store DemoConfig (issue 6, §7). Returns true when it
+    // seeded; false when there already was a configuration (or on error, with *error set).
+    bool seedDemoIfEmpty(QString *error = nullptr);
+
+    // The stored configuration with its secrets; null (and *error) when it cannot be read.
+    EngineConfigPtr load(QString *error = nullptr);
+
+    // Validates, then replaces the stored configuration in one transaction and records a
+    // config_change event. Keys whose secret is empty keep the secret already stored under their id
+    // (an import without secrets must not wipe them). Keys and routes with id <= 0 get new ids.
+    SaveResult save(const EngineConfig &config, const QString &reason = QString());
+
+    std::vector<KeyPreview> keyPreviews() const;
+
+    // History retention in days (issue 6, §3; default 30), kept beside the configuration.
+    int historyRetentionDays() const;
+    bool setHistoryRetentionDays(int days, QString *error = nullptr);
+
+    static QString secretRef(int keyId);
+    static QString localTokenRef();
+    static constexpr int DefaultRetentionDays = 30;
+
+private:
+    QString meta(const QString &key, const QString &fallback = QString()) const;
+
+    Database m_db;
+    SecretStore &m_secrets;
+    Clock &m_clock;
+};
+
+} // namespace sb

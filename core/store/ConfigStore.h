@@ -1,0 +1,56 @@
+#pragma once
+
+#include "model/EngineConfig.h"
+#include "store/ConfigRepository.h"
+
+#include <QObject>
+
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace sb {
+
+// The application's handle on the configuration: holds the current immutable snapshot and tells
+// whoever runs the engine when a save replaced it, so edits apply live (the engine swaps its
+// EngineConfigPtr; requests in flight keep the snapshot they started with). Lives on the thread
+// that owns the ConfigRepository (the GUI thread); current() may be called from any thread.
+class ConfigStore : public QObject {
+    Q_OBJECT
+public:
+    using Listener = std::function<void(const EngineConfigPtr &)>;
+
+    explicit ConfigStore(ConfigRepository &repository, QObject *parent = nullptr);
+
+    // Seeds the demo configuration into an empty database, then loads. False (and *error) when the
+    // stored configuration cannot be read.
+    bool initialize(QString *error = nullptr);
+
+    EngineConfigPtr current() const;
+
+    // Saves through the repository; on success current() is the new snapshot, configChanged is
+    // emitted and every listener called (on this thread) before save() returns.
+    ConfigRepository::SaveResult save(const EngineConfig &config, const QString &reason = QString());
+
+    // For code that is not a QObject (the engine's control thread wires itself here).
+    void addListener(Listener listener);
+
+    ConfigRepository &repository() { return m_repository; }
+    bool seededDemo() const { return m_seededDemo; }
+
+signals:
+    void configChanged(sb::EngineConfigPtr config);
+
+private:
+    void publish(const EngineConfigPtr &config);
+
+    ConfigRepository &m_repository;
+    mutable std::mutex m_mutex;
+    EngineConfigPtr m_current;
+    std::vector<Listener> m_listeners;
+    bool m_seededDemo = false;
+};
+
+} // namespace sb
+
+Q_DECLARE_METATYPE(sb::EngineConfigPtr)

@@ -1,0 +1,416 @@
+#include "store/HistoryWriter.h"
+
+#include "common/Clock.h"
+#include "store/Database.h"
+#include "store/HistoryCodec.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+
+#include <spdlog/spdlog.h>
+
+#include <future>
+#include <vector>
+
+namespace sb {
+
+namespace {
+
+constexpr qint64 MinuteMs = 60'000;
+constexpr qint64 DayMs = 86'400'000;
+
+struct Batch {
+    std::vector<EventRecord> events;
+    std::vector<RequestRecord> requests;
+    std::vector<HealthSample> health;
+    std::size_t size() const { return events.size() + requests.size() + health.size(); }
+};
+
+template <class T>
+void take(std::deque<T> &from, std::vector<T> &to, std::size_t *budget)
+{
+    const std::size_t n = std::min(*budget, from.size());
+    to.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        to.push_back(std::move(from.front()));
+        from.pop_front();
+    }
+    *budget -= n;
+}
+
+// The writer thread's connection and its prepared statements.
+class Sink {
+public:
+    explicit Sink(const QString &path) : m_db(path, QStringLiteral("history-writer")) {}
+
+    bool open(QString *error)
+    {
+        if (!m_db.open(error))
+            return false;
+        const QSqlDatabase c = m_db.connection();
+        m_request = QSqlQuery(c);
+        m_event = QSqlQuery(c);
+        m_health = QSqlQuery(c);
+        bool ok = m_request.prepare(QStringLiteral(
+            "INSERT INTO requests (time_ms, request_id, logical_model, channel_id, channel_name, status, outcome, http_status,"
+            " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+        ok = ok && m_event.prepare(QStringLiteral(
+            "INSERT INTO events (time_ms, kind, channel_id, provider_id, key_id, from_state, to_state, message) VALUES (?,?,?,?,?,?,?,?)"));
+        ok = ok && m_health.prepare(QStringLiteral(
+            "INSERT INTO health_samples (time_ms, channel_id, score, error_rate, fast_error_rate, p95_ms, state) VALUES (?,?,?,?,?,?,?)"));
+        if (!ok && error)
+            *error = QStringLiteral("Cannot prepare the history statements: %1.").arg(m_db.connection().lastError().text());
+        return ok;
+    }
+
+    bool write(const Batch &batch, QString *error)
+    {
+        if (!m_db.exec(QStringLiteral("BEGIN IMMEDIATE"), error))
+            return false;
+        bool ok = true;
+        for (const auto &e : batch.events) {
+            m_event.bindValue(0, e.timeMs);
+            m_event.bindValue(1, QString::fromLatin1(toString(e.kind)));
+            m_event.bindValue(2, e.channelId);
+            m_event.bindValue(3, e.providerId);
+            m_event.bindValue(4, e.keyId);
+            m_event.bindValue(5, Database::text(e.fromState));
+            m_event.bindValue(6, Database::text(e.toState));
+            m_event.bindValue(7, Database::text(e.message));
+            if (!(ok = m_event.exec()))
+                break;
+        }
+        for (std::size_t i = 0; ok && i < batch.requests.size(); ++i) {
+            const RequestRecord &r = batch.requests[i];
+            m_request.bindValue(0, r.timeMs);
+            m_request.bindValue(1, Database::text(r.requestId));
+            m_request.bindValue(2, Database::text(r.logicalModel));
+            m_request.bindValue(3, r.channelId);
+            m_request.bindValue(4, Database::text(r.channelName));
+            m_request.bindValue(5, HistoryCodec::statusName(r.status));
+            m_request.bindValue(6, QString::fromLatin1(toString(r.outcome)));
+            m_request.bindValue(7, r.httpStatus);
+            m_request.bindValue(8, r.ttftMs);
+            m_request.bindValue(9, r.latencyMs);
+            m_request.bindValue(10, r.inputTokens);
+            m_request.bindValue(11, r.outputTokens);
+            m_request.bindValue(12, r.costUsd);
+            m_request.bindValue(13, r.failover);
+            m_request.bindValue(14, r.cacheHit);
+            m_request.bindValue(15, r.streamed);
+            m_request.bindValue(16, Database::text(r.error));
+            m_request.bindValue(17, HistoryCodec::encodeAttempts(r.attempts));
+            ok = m_request.exec();
+        }
+        for (std::size_t i = 0; ok && i < batch.health.size(); ++i) {
+            const HealthSample &h = batch.health[i];
+            m_health.bindValue(0, h.timeMs);
+            m_health.bindValue(1, h.channelId);
+            m_health.bindValue(2, h.score);
+            m_health.bindValue(3, h.errorRate);
+            m_health.bindValue(4, h.fastErrorRate);
+            m_health.bindValue(5, h.p95Ms);
+            m_health.bindValue(6, Database::text(h.state));
+            ok = m_health.exec();
+        }
+        if (!ok) {
+            if (error)
+                *error = m_request.lastError().isValid() ? m_request.lastError().text()
+                       : m_event.lastError().isValid()   ? m_event.lastError().text()
+                                                         : m_health.lastError().text();
+            m_db.exec(QStringLiteral("ROLLBACK"));
+            return false;
+        }
+        if (!m_db.exec(QStringLiteral("COMMIT"), error)) {
+            m_db.exec(QStringLiteral("ROLLBACK"));
+            return false;
+        }
+        return true;
+    }
+
+    // Rollup of old health samples to minutes, then retention; one transaction.
+    bool maintain(qint64 nowMs, qint64 rollupAfterMs, int retentionDays, std::uint64_t *rolledUp, std::uint64_t *purged, QString *error)
+    {
+        // Whole minutes only, so a minute is never rolled up from part of its samples.
+        const qint64 rollupCut = ((nowMs - rollupAfterMs) / MinuteMs) * MinuteMs;
+        const qint64 retentionCut = nowMs - qint64(retentionDays) * DayMs;
+        if (!m_db.exec(QStringLiteral("BEGIN IMMEDIATE"), error))
+            return false;
+        QSqlQuery q(m_db.connection());
+        bool ok = q.prepare(QStringLiteral(
+            "INSERT INTO health_minutes (minute_ms, channel_id, samples, score_avg, score_min, error_rate_avg, fast_error_rate_max,"
+            " p95_max_ms, state)"
+            " SELECT (s.time_ms / 60000) * 60000 AS m, s.channel_id, COUNT(*), AVG(s.score), MIN(s.score), AVG(s.error_rate),"
+            " MAX(s.fast_error_rate), MAX(s.p95_ms),"
+            " (SELECT l.state FROM health_samples l WHERE l.channel_id = s.channel_id AND l.time_ms >= (s.time_ms / 60000) * 60000"
+            "  AND l.time_ms < (s.time_ms / 60000) * 60000 + 60000 ORDER BY l.time_ms DESC LIMIT 1)"
+            " FROM health_samples s WHERE s.time_ms < ? GROUP BY m, s.channel_id"
+            // Late samples for a minute already rolled up merge into it instead of replacing it.
+            " ON CONFLICT (channel_id, minute_ms) DO UPDATE SET"
+            "  score_avg = (score_avg * samples + excluded.score_avg * excluded.samples) / (samples + excluded.samples),"
+            "  error_rate_avg = (error_rate_avg * samples + excluded.error_rate_avg * excluded.samples) / (samples + excluded.samples),"
+            "  samples = samples + excluded.samples,"
+            "  score_min = MIN(score_min, excluded.score_min),"
+            "  fast_error_rate_max = MAX(fast_error_rate_max, excluded.fast_error_rate_max),"
+            "  p95_max_ms = MAX(p95_max_ms, excluded.p95_max_ms),"
+            "  state = excluded.state"));
+        q.addBindValue(rollupCut);
+        ok = ok && q.exec();
+        QSqlQuery del(m_db.connection());
+        if (ok) {
+            ok = del.prepare(QStringLiteral("DELETE FROM health_samples WHERE time_ms < ?"));
+            del.addBindValue(rollupCut);
+            ok = ok && del.exec();
+            *rolledUp += static_cast<std::uint64_t>(std::max(0, del.numRowsAffected()));
+        }
+        for (const char *sql : {"DELETE FROM requests WHERE time_ms < ?", "DELETE FROM events WHERE time_ms < ?",
+                                "DELETE FROM health_samples WHERE time_ms < ?", "DELETE FROM health_minutes WHERE minute_ms < ?"}) {
+            if (!ok)
+                break;
+            ok = del.prepare(QString::fromLatin1(sql));
+            del.addBindValue(retentionCut);
+            ok = ok && del.exec();
+            *purged += static_cast<std::uint64_t>(std::max(0, del.numRowsAffected()));
+        }
+        if (!ok) {
+            if (error)
+                *error = q.lastError().isValid() ? q.lastError().text() : del.lastError().text();
+            m_db.exec(QStringLiteral("ROLLBACK"));
+            return false;
+        }
+        return m_db.exec(QStringLiteral("COMMIT"), error);
+    }
+
+private:
+    Database m_db;
+    QSqlQuery m_request;
+    QSqlQuery m_event;
+    QSqlQuery m_health;
+};
+
+} // namespace
+
+HistoryWriter::HistoryWriter(QString dbPath, Clock &clock, Options options)
+    : m_options(options)
+    , m_clock(clock)
+    , m_dbPath(std::move(dbPath))
+{
+}
+
+HistoryWriter::HistoryWriter(QString dbPath, Clock &clock)
+    : HistoryWriter(std::move(dbPath), clock, Options{})
+{
+}
+
+HistoryWriter::~HistoryWriter()
+{
+    stop();
+}
+
+bool HistoryWriter::start(QString *error)
+{
+    std::promise<QString> opened;
+    std::future<QString> result = opened.get_future();
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_started)
+            return true;
+        m_started = true;
+        m_stopping = false;
+    }
+    m_thread = std::thread([this, &opened] {
+        Sink sink(m_dbPath);
+        QString openError;
+        if (!sink.open(&openError)) {
+            opened.set_value(openError);
+            return;
+        }
+        opened.set_value(QString());
+        // `opened` belongs to start()'s frame; it is not touched after this point.
+        Clock::TimePoint lastMaintenance = m_clock.now() - std::chrono::duration_cast<Clock::Duration>(m_options.maintenanceEvery);
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            auto pending = [this] { return m_requests.size() + m_events.size() + m_health.size(); };
+            m_wake.wait_for(lock, m_options.flushInterval, [&] {
+                return m_stopping || pending() >= std::size_t(m_options.flushRows) || m_flushRequested > m_flushCompleted
+                    || m_maintenanceRequested > m_maintenanceCompleted;
+            });
+            const std::uint64_t flushTarget = m_flushRequested;
+            const std::uint64_t maintenanceTarget = m_maintenanceRequested;
+            const bool stopping = m_stopping;
+
+            while (pending() > 0) {
+                Batch batch;
+                std::size_t budget = std::size_t(std::max(1, m_options.maxBatchRows));
+                take(m_events, batch.events, &budget);
+                take(m_requests, batch.requests, &budget);
+                take(m_health, batch.health, &budget);
+                lock.unlock();
+                const Clock::TimePoint started = m_clock.now();
+                QString writeError;
+                const bool ok = sink.write(batch, &writeError);
+                const double millis = toMillis(m_clock.now() - started);
+                if (!ok)
+                    spdlog::error("history: a batch of {} rows could not be written: {}", batch.size(), writeError.toStdString());
+                lock.lock();
+                m_stats.lastBatchMillis = millis;
+                if (ok) {
+                    m_stats.batches += 1;
+                    m_stats.eventsWritten += batch.events.size();
+                    m_stats.requestsWritten += batch.requests.size();
+                    m_stats.healthWritten += batch.health.size();
+                    m_stats.rowsWritten += batch.size();
+                } else {
+                    m_stats.writeErrors += 1;
+                    m_stats.droppedEvents += batch.events.size();
+                    m_stats.droppedRequests += batch.requests.size();
+                    m_stats.droppedHealth += batch.health.size();
+                }
+            }
+
+            const Clock::TimePoint now = m_clock.now();
+            if (maintenanceTarget > m_maintenanceCompleted || now - lastMaintenance >= m_options.maintenanceEvery) {
+                lastMaintenance = now;
+                lock.unlock();
+                std::uint64_t rolled = 0, purged = 0;
+                QString maintenanceError;
+                if (!sink.maintain(m_clock.wallMillis(), std::chrono::duration_cast<std::chrono::milliseconds>(m_options.rollupAfter).count(),
+                                   m_options.retentionDays, &rolled, &purged, &maintenanceError))
+                    spdlog::error("history: rollup and retention failed: {}", maintenanceError.toStdString());
+                lock.lock();
+                m_stats.samplesRolledUp += rolled;
+                m_stats.rowsPurged += purged;
+            }
+            m_flushCompleted = flushTarget;
+            m_maintenanceCompleted = maintenanceTarget;
+            m_done.notify_all();
+            if (stopping)
+                break;
+        }
+    });
+
+    const QString openError = result.get();
+    if (!openError.isEmpty()) {
+        m_thread.join();
+        std::lock_guard lock(m_mutex);
+        m_started = false;
+        if (error)
+            *error = openError;
+        return false;
+    }
+    return true;
+}
+
+void HistoryWriter::stop()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_started)
+            return;
+        m_stopping = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+    std::lock_guard lock(m_mutex);
+    m_started = false;
+    m_stopping = false;
+}
+
+bool HistoryWriter::makeRoomLocked()
+{
+    if (m_requests.size() + m_events.size() + m_health.size() < m_options.capacity)
+        return true;
+    if (!m_health.empty()) {
+        m_health.pop_front();
+        m_stats.droppedHealth += 1;
+        return true;
+    }
+    return false;
+}
+
+bool HistoryWriter::enqueue(RequestRecord record)
+{
+    std::size_t depth = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!makeRoomLocked()) {
+            m_stats.droppedRequests += 1;
+            // Loud, but not once per row: a stuck disk would otherwise flood the log.
+            if (m_stats.droppedRequests == 1 || m_stats.droppedRequests % 10'000 == 0)
+                spdlog::warn("history: the write queue is full; {} request rows were not recorded", m_stats.droppedRequests);
+            return false;
+        }
+        m_requests.push_back(std::move(record));
+        depth = m_requests.size() + m_events.size() + m_health.size();
+    }
+    if (depth == std::size_t(m_options.flushRows))
+        m_wake.notify_one();
+    return true;
+}
+
+bool HistoryWriter::enqueue(EventRecord record)
+{
+    std::size_t depth = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!makeRoomLocked()) {
+            m_stats.droppedEvents += 1;
+            if (m_stats.droppedEvents == 1 || m_stats.droppedEvents % 10'000 == 0)
+                spdlog::warn("history: the write queue is full; {} events were not recorded", m_stats.droppedEvents);
+            return false;
+        }
+        m_events.push_back(std::move(record));
+        depth = m_requests.size() + m_events.size() + m_health.size();
+    }
+    if (depth == std::size_t(m_options.flushRows))
+        m_wake.notify_one();
+    return true;
+}
+
+bool HistoryWriter::enqueue(HealthSample sample)
+{
+    std::size_t depth = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!makeRoomLocked()) {
+            m_stats.droppedHealth += 1; // the queue holds only requests and events: they win
+            return false;
+        }
+        m_health.push_back(std::move(sample));
+        depth = m_requests.size() + m_events.size() + m_health.size();
+    }
+    if (depth == std::size_t(m_options.flushRows))
+        m_wake.notify_one();
+    return true;
+}
+
+void HistoryWriter::flush()
+{
+    std::unique_lock lock(m_mutex);
+    if (!m_started)
+        return;
+    const std::uint64_t target = ++m_flushRequested;
+    m_wake.notify_one();
+    m_done.wait(lock, [&] { return m_flushCompleted >= target || !m_started; });
+}
+
+void HistoryWriter::runMaintenance()
+{
+    std::unique_lock lock(m_mutex);
+    if (!m_started)
+        return;
+    const std::uint64_t target = ++m_maintenanceRequested;
+    m_wake.notify_one();
+    m_done.wait(lock, [&] { return m_maintenanceCompleted >= target || !m_started; });
+}
+
+HistoryWriter::Stats HistoryWriter::stats() const
+{
+    std::lock_guard lock(m_mutex);
+    Stats s = m_stats;
+    s.queueDepth = m_requests.size() + m_events.size() + m_health.size();
+    return s;
+}
+
+} // namespace sb

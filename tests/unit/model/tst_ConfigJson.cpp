@@ -1,0 +1,137 @@
+#include "model/ConfigJson.h"
+
+#include "../store/ConfigSamples.h"
+#include "TestPaths.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace sb;
+
+// (No raw string literals in this file: Qt 6.4's moc stops seeing the test class after one.)
+class tst_ConfigJson : public QObject {
+    Q_OBJECT
+private slots:
+    void theSampleSetsEveryThresholdAwayFromItsDefault()
+    {
+        // Guards the round-trip tests below: a field left at its default would round-trip even if
+        // the format forgot it.
+        const auto sample = engineSettings(test::everyFieldSetConfig());
+        const auto defaults = engineSettings(EngineConfig{});
+        QCOMPARE(sample.size(), defaults.size());
+        for (std::size_t i = 0; i < sample.size(); ++i)
+            QVERIFY2(sample[i].second != defaults[i].second, qPrintable(sample[i].first));
+    }
+
+    void everyFieldRoundTripsWithSecretsWhenAskedFor()
+    {
+        const EngineConfig original = test::everyFieldSetConfig();
+        const ConfigExport exported = exportConfigJson(original, ConfigExportOptions{true});
+        QVERIFY(exported.warnings.isEmpty());
+        const ConfigImport imported = importConfigJson(exported.toBytes());
+        QVERIFY2(imported.ok(), qPrintable(imported.errors.join('\n')));
+        QCOMPARE(imported.warnings, QStringList());
+        QCOMPARE(test::configDifferences(original, imported.config), QStringList());
+    }
+
+    void secretsAreLeftOutByDefaultWithAWarningAndOnlyMaskedPreviews()
+    {
+        const EngineConfig original = test::everyFieldSetConfig();
+        const ConfigExport exported = exportConfigJson(original);
+        const QByteArray bytes = exported.toBytes();
+        for (const auto &p : original.providers)
+            for (const auto &k : p.keys) {
+                QVERIFY(!bytes.contains(k.secret.toUtf8()));
+                QVERIFY(!bytes.contains(k.secret.right(12).toUtf8())); // not even a long tail of it
+            }
+        QVERIFY(!bytes.contains(original.proxy.localToken.toUtf8()));
+        QVERIFY(bytes.contains("sk-proj-…1234") || bytes.contains("sk-…1234"));
+        QCOMPARE(exported.warnings.size(), 2); // keys and local token
+        QVERIFY(exported.warnings.join('\n').contains(QStringLiteral("3 API key(s) were left out")));
+
+        // Importing it back gives the same configuration minus the secrets, and says so.
+        const ConfigImport imported = importConfigJson(bytes);
+        QVERIFY2(imported.ok(), qPrintable(imported.errors.join('\n')));
+        QCOMPARE(test::configDifferences(original, imported.config, false), QStringList());
+        QVERIFY(imported.config.providers[0].keys[0].secret.isEmpty());
+        QVERIFY(imported.warnings.join('\n').contains(QStringLiteral("3 API key(s) have no secret")));
+    }
+
+    void aMinimalHandWrittenFileNeedsNoIdsAndGetsDefaults()
+    {
+        const QByteArray json = "{ \"providers\": [ {\"name\": \"local\", \"base_url\": \"http://127.0.0.1:11434/v1\"} ], \"channels\":  [ {\"name\": \"llama/A\", \"provider\": \"local\", \"upstream_model\": \"llama3\"} ], \"routes\":    [ {\"model\": \"llama\", \"channels\": [\"llama/A\"]} ] }";
+        const ConfigImport imported = importConfigJson(json);
+        QVERIFY2(imported.ok(), qPrintable(imported.errors.join('\n')));
+        const EngineConfig &c = imported.config;
+        QCOMPARE(c.providers.size(), std::size_t(1));
+        QCOMPARE(c.providers[0].id, 1);
+        QCOMPARE(c.providers[0].dialect, QStringLiteral("openai_compat"));
+        QCOMPARE(c.providers[0].primaryTimeout, std::chrono::milliseconds(30000));
+        QCOMPARE(c.channels[0].providerId, 1);
+        QCOMPARE(c.routes[0].channelIds, std::vector<int>{c.channels[0].id});
+        QCOMPARE(c.health.ejectBelow, 30.0);
+        QCOMPARE(c.breaker.consecutiveFailures, 5);
+    }
+
+    void badInputGivesSentencesNotACrash_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("not json") << QByteArray("{ nope") << "not valid JSON";
+        QTest::newRow("array") << QByteArray("[]") << "must be a JSON object";
+        QTest::newRow("newer") << QByteArray("{\"version\": 99}") << "newer Switchboard";
+        QTest::newRow("wrong type") << QByteArray("{\"settings\": {\"health\": {\"window_s\": \"five\"}}}") << "\"health.window_s\" must be";
+        QTest::newRow("negative seconds") << QByteArray("{\"settings\": {\"probe\": {\"interval_s\": -1}}}") << "\"probe.interval_s\" must be";
+        QTest::newRow("fraction for int") << QByteArray("{\"settings\": {\"retry\": {\"max_attempts\": 2.5}}}") << "\"retry.max_attempts\" must be";
+        QTest::newRow("unknown provider")
+            << QByteArray("{\"channels\": [{\"name\": \"x\", \"provider\": \"ghost\", \"upstream_model\": \"m\"}]}") << "provider \"ghost\"";
+        QTest::newRow("unknown channel") << QByteArray("{\"routes\": [{\"model\": \"m\", \"channels\": [\"ghost\"]}]}") << "channel \"ghost\"";
+        QTest::newRow("bad strategy")
+            << QByteArray("{\"routes\": [{\"model\": \"m\", \"strategy\": \"fastest\"}]}") << "unknown strategy \"fastest\"";
+        QTest::newRow("missing name") << QByteArray("{\"providers\": [{\"base_url\": \"http://x/v1\"}]}") << "\"name\" is missing";
+        QTest::newRow("invalid config") << QByteArray("{\"providers\": [{\"name\": \"p\", \"base_url\": \"ftp://x\"}]}") << "not an http(s) URL";
+    }
+
+    void badInputGivesSentencesNotACrash()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, expected);
+        const ConfigImport imported = importConfigJson(json);
+        QVERIFY(!imported.ok());
+        QVERIFY2(imported.errors.join('\n').contains(expected), qPrintable(imported.errors.join('\n')));
+    }
+
+    void unknownFieldsAreIgnoredWithAWarning()
+    {
+        const ConfigImport imported = importConfigJson(QByteArray("{\"colour\": \"blue\", \"settings\": {\"health\": {\"vibes\": 1}}}"));
+        QVERIFY(imported.ok());
+        QCOMPARE(imported.warnings.size(), 2);
+        QVERIFY(imported.warnings.join('\n').contains(QStringLiteral("\"colour\"")));
+        QVERIFY(imported.warnings.join('\n').contains(QStringLiteral("health.vibes")));
+    }
+
+    void aSettingIsAppliedOnlyWhenValid()
+    {
+        EngineConfig c;
+        QVERIFY(applyEngineSetting(&c, QStringLiteral("breaker.half_open_mode"), QStringLiteral("traffic_share")).isEmpty());
+        QCOMPARE(c.breaker.halfOpenMode, HalfOpenMode::TrafficShare);
+        QVERIFY(!applyEngineSetting(&c, QStringLiteral("breaker.half_open_mode"), QStringLiteral("sometimes")).isEmpty());
+        QCOMPARE(c.breaker.halfOpenMode, HalfOpenMode::TrafficShare);
+        QVERIFY(applyEngineSetting(&c, QStringLiteral("no.such"), 1).contains(QStringLiteral("no setting")));
+        QCOMPARE(engineSettingKeys().size(), 39);
+    }
+
+    void theShippedDefaultConfigFileImports()
+    {
+        const ConfigImport imported = importConfigFile(test::sourcePath(QStringLiteral("resources/default-config.json")));
+        QVERIFY2(imported.ok(), qPrintable(imported.errors.join('\n')));
+        QVERIFY(imported.warnings.isEmpty());
+        QVERIFY(imported.config.demo);
+        QVERIFY(imported.config.route(u"demo") != nullptr);
+        QCOMPARE(importConfigFile(QStringLiteral("/nonexistent/x.json")).errors.size(), 1);
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_ConfigJson)
+#include "tst_ConfigJson.moc"

@@ -1,0 +1,162 @@
+#include "store/Database.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/stat.h>
+
+using namespace sb;
+
+namespace {
+QByteArray fileHash(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+
+int scalar(const Database &db, const QString &sql)
+{
+    QSqlQuery q(db.connection());
+    if (!q.exec(sql) || !q.next())
+        return -1;
+    return q.value(0).toInt();
+}
+
+mode_t modeOf(const QString &path)
+{
+    struct stat st {};
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return 0;
+    return st.st_mode & 0777;
+}
+} // namespace
+
+class tst_Database : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        ::umask(022); // the usual umask would give 0644; the database must still end up 0600
+    }
+
+    void aFreshFileGetsTheCurrentSchemaInWalModeOwnerOnly()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("sub/fresh.db"));
+        Database db(path);
+        QString error;
+        QVERIFY2(db.open(&error), qPrintable(error));
+        QCOMPARE(db.schemaVersion(), Database::currentVersion());
+        QVERIFY(Database::currentVersion() >= 1);
+        QSqlQuery q(db.connection());
+        QVERIFY(q.exec(QStringLiteral("PRAGMA journal_mode")) && q.next());
+        QCOMPARE(q.value(0).toString(), QStringLiteral("wal"));
+        for (const char *table : {"providers", "api_keys", "channels", "routes", "route_channels", "route_fallbacks", "settings",
+                                  "prices", "secrets", "requests", "events", "health_samples", "health_minutes", "meta"})
+            QVERIFY2(scalar(db, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = '%1'").arg(QLatin1String(table))) == 1, table);
+        QCOMPARE(modeOf(path), mode_t(0600));
+        QVERIFY(db.integrityOk());
+    }
+
+    void reopeningDoesNotMigrateAgain()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("again.db"));
+        {
+            Database db(path);
+            QVERIFY(db.open());
+        }
+        Database db(path);
+        QVERIFY(db.open());
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM schema_version")), int(Database::migrations().size()));
+    }
+
+    void aDatabaseFromANewerBuildIsRefusedAndNotModified()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("newer.db"));
+        {
+            Database db(path);
+            QVERIFY(db.open());
+            QVERIFY(db.exec(QStringLiteral("INSERT INTO schema_version VALUES (%1, 0, 'from the future')").arg(Database::currentVersion() + 1)));
+            QVERIFY(db.exec(QStringLiteral("PRAGMA journal_mode=DELETE"))); // a single file, so its hash says it all
+        }
+        const QByteArray before = fileHash(path);
+        QVERIFY(!before.isEmpty());
+        Database db(path);
+        QString error;
+        QVERIFY(!db.open(&error));
+        QVERIFY2(error.contains(QStringLiteral("newer Switchboard")), qPrintable(error));
+        QVERIFY(error.contains(QStringLiteral("left untouched")));
+        QVERIFY(!db.isOpen());
+        QCOMPARE(fileHash(path), before);
+        QVERIFY(!QFile::exists(path + QStringLiteral("-wal"))); // not even switched to WAL
+    }
+
+    void aFailedMigrationRollsBackToThePreviousVersion()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("rollback.db"));
+        {
+            Database db(path);
+            QVERIFY(db.open());
+        }
+        std::vector<Migration> broken = Database::migrations();
+        const int next = Database::currentVersion() + 1;
+        broken.push_back(Migration{next, QStringLiteral("broken step"),
+                                   {QStringLiteral("CREATE TABLE half_done (x INTEGER)"), QStringLiteral("INSERT INTO no_such_table VALUES (1)")}});
+        {
+            Database db(path);
+            QString error;
+            QVERIFY(!db.open(broken, &error));
+            QVERIFY2(error.contains(QStringLiteral("rolled back")), qPrintable(error));
+        }
+        Database db(path);
+        QVERIFY(db.open());
+        QCOMPARE(db.schemaVersion(), Database::currentVersion());
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'")), 0);
+        QVERIFY(db.integrityOk());
+
+        // The same step, fixed, applies on the next start.
+        broken.back().statements = {QStringLiteral("CREATE TABLE half_done (x INTEGER)")};
+        db.close();
+        QVERIFY(db.open(broken, nullptr));
+        QCOMPARE(db.schemaVersion(), next);
+    }
+
+    void aFileThatIsNotADatabaseIsRefusedUntouched()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("notes.txt"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray("these are my notes, not a database\n").repeated(200));
+        f.close();
+        const QByteArray before = fileHash(path);
+        Database db(path);
+        QString error;
+        QVERIFY(!db.open(&error));
+        QVERIFY2(error.contains(QStringLiteral("not a Switchboard database")) || error.contains(QStringLiteral("Cannot open")), qPrintable(error));
+        QCOMPARE(fileHash(path), before);
+    }
+
+    void theDefaultPathIsInTheAppDataDirectory()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QString error;
+        const QString path = Database::defaultPath(&error);
+        QVERIFY2(!path.isEmpty(), qPrintable(error));
+        QVERIFY(path.endsWith(QStringLiteral("/switchboard.db")));
+        QVERIFY(QFileInfo(path).absoluteDir().exists());
+        QCOMPARE(QFileInfo(path).absolutePath(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Database)
+#include "tst_Database.moc"
