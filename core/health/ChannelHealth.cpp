@@ -1,0 +1,363 @@
+#include "health/ChannelHealth.h"
+
+#include <algorithm>
+
+namespace sb {
+
+const char *toString(PoolState state)
+{
+    switch (state) {
+    case PoolState::Active: return "active";
+    case PoolState::Degraded: return "degraded";
+    case PoolState::Ejected: return "ejected";
+    case PoolState::Drained: return "drained";
+    }
+    return "unknown";
+}
+
+namespace {
+BreakerResult classify(const Outcome &outcome)
+{
+    if (outcome.isSuccess())
+        return BreakerResult::Success;
+    return outcome.isChannelFailure() ? BreakerResult::Failure : BreakerResult::Neutral;
+}
+
+bool inPool(PoolState s)
+{
+    return s == PoolState::Active || s == PoolState::Degraded;
+}
+
+// The window must cover the longest span anything reads: the score window, at least 5 minutes.
+std::chrono::seconds windowCapacity(const HealthConfig &h)
+{
+    return std::max({h.window, h.fastWindow, std::chrono::seconds(300)});
+}
+
+constexpr double kEwmaAlpha = 0.2; // the last ~5 calls dominate: fast enough to steer around a slow spell
+} // namespace
+
+ChannelHealth::ChannelHealth(const Clock &clock, const EngineConfig &config, const ChannelConfig &channel,
+                             std::shared_ptr<EventDispatcher> events)
+    : m_id(channel.id)
+    , m_clock(clock)
+    , m_events(std::move(events))
+    , m_window(windowCapacity(config.health))
+    , m_name(channel.name)
+    , m_health(config.health)
+    , m_probe(config.probe)
+    , m_breaker(clock, config.breaker)
+    , m_scorer(config.health)
+{
+    m_providerId.store(channel.providerId, std::memory_order_relaxed);
+}
+
+QString ChannelHealth::name() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_name;
+}
+
+void ChannelHealth::reconfigure(const EngineConfig &config, const ChannelConfig &channel)
+{
+    std::lock_guard lock(m_mutex);
+    m_name = channel.name;
+    m_health = config.health;
+    m_probe = config.probe;
+    m_breaker.setConfig(config.breaker);
+    m_scorer.setConfig(config.health);
+    m_providerId.store(channel.providerId, std::memory_order_relaxed);
+}
+
+bool ChannelHealth::routable() const
+{
+    if (!inPool(poolState()))
+        return false;
+    if (breakerState() != BreakerState::Open)
+        return true;
+    // OPEN whose time is up: the next admit() moves it to HALF_OPEN.
+    return m_clock.now().time_since_epoch().count() >= m_openUntilNanos.load(std::memory_order_relaxed);
+}
+
+CircuitBreaker::Admission ChannelHealth::admit(Random &random)
+{
+    if (!inPool(poolState()))
+        return CircuitBreaker::Admission::Rejected;
+    if (breakerState() == BreakerState::Closed)
+        return CircuitBreaker::Admission::Admitted; // the common case takes no lock
+    std::vector<BreakerTransition> transitions;
+    std::vector<HealthEvent> events;
+    CircuitBreaker::Admission admission;
+    {
+        std::lock_guard lock(m_mutex);
+        admission = m_breaker.tryAdmit(random, &transitions);
+        emitBreaker(transitions, &events);
+        mirrorLocked();
+    }
+    publish(events);
+    return admission;
+}
+
+void ChannelHealth::releaseTrial()
+{
+    std::lock_guard lock(m_mutex);
+    m_breaker.releaseTrial();
+}
+
+void ChannelHealth::record(const Outcome &outcome, Clock::Duration latency, std::optional<Clock::Duration> ttft,
+                           bool wasTrial)
+{
+    const auto now = m_clock.now();
+    const bool success = outcome.isSuccess();
+    m_window.record(now, outcome.kind, success ? std::optional(latency) : std::nullopt,
+                    success ? ttft : std::nullopt);
+    if (success) {
+        const double ms = toMillis(latency);
+        const double previous = m_ewmaMs.load(std::memory_order_relaxed);
+        // A lost update between two racing workers only drops one sample from an average: no CAS needed.
+        m_ewmaMs.store(previous <= 0 ? ms : previous + kEwmaAlpha * (ms - previous), std::memory_order_relaxed);
+    }
+    const BreakerResult result = classify(outcome);
+    std::vector<BreakerTransition> transitions;
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        m_breaker.onResult(result, wasTrial, &transitions);
+        emitBreaker(transitions, &events);
+        mirrorLocked();
+    }
+    publish(events);
+}
+
+HealthScore ChannelHealth::evaluate()
+{
+    const auto now = m_clock.now();
+    std::vector<HealthEvent> events;
+    HealthScore score;
+    {
+        std::lock_guard lock(m_mutex);
+        const auto slow = m_window.snapshot(now, m_health.window);
+        const auto fast = m_window.counts(now, m_health.fastWindow);
+        const auto recent = m_window.counts(now, std::chrono::seconds(5));
+        const Clock::Duration elapsed = m_lastEvaluation ? now - *m_lastEvaluation : Clock::Duration::zero();
+        m_lastEvaluation = now;
+        score = m_scorer.evaluate(slow, fast, recent, elapsed);
+        m_lastScore = score;
+
+        std::vector<BreakerTransition> transitions;
+        m_breaker.poll(&transitions);
+        emitBreaker(transitions, &events);
+
+        if (inPool(m_poolState)) {
+            if (score.score < m_health.ejectBelow) {
+                if (!m_belowEjectSince)
+                    m_belowEjectSince = now;
+            } else {
+                m_belowEjectSince.reset();
+            }
+            if (m_belowEjectSince && now - *m_belowEjectSince >= m_health.ejectAfter) {
+                setPoolLocked(PoolState::Ejected,
+                              QStringLiteral("score below %1 for %2 s (now %3)")
+                                  .arg(m_health.ejectBelow)
+                                  .arg(m_health.ejectAfter.count())
+                                  .arg(score.score, 0, 'f', 0),
+                              &events);
+            } else if (score.score < m_health.degradeBelow) {
+                if (m_poolState != PoolState::Degraded)
+                    setPoolLocked(PoolState::Degraded,
+                                  QStringLiteral("score %1 below %2: routing weight reduced")
+                                      .arg(score.score, 0, 'f', 0)
+                                      .arg(m_health.degradeBelow),
+                                  &events);
+            } else if (m_poolState == PoolState::Degraded) {
+                setPoolLocked(PoolState::Active, QStringLiteral("score recovered to %1").arg(score.score, 0, 'f', 0),
+                              &events);
+            }
+        }
+        mirrorLocked();
+    }
+    publish(events);
+    return score;
+}
+
+void ChannelHealth::recordProbe(bool ok, Clock::Duration latency)
+{
+    Q_UNUSED(latency) // a heartbeat's latency (a model list) says nothing about completion latency
+    m_window.record(m_clock.now(), ok ? OutcomeKind::Success : OutcomeKind::ProviderDown, std::nullopt, std::nullopt,
+                    true);
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_stats.probes;
+        if (!ok) {
+            ++m_stats.probeFailures;
+            m_probeSuccessesInRow = 0;
+        } else if (++m_probeSuccessesInRow >= std::max(1, m_probe.successesToReadmit)
+                   && m_poolState == PoolState::Ejected) {
+            ++m_stats.readmissions;
+            setPoolLocked(PoolState::Active,
+                          QStringLiteral("%1 consecutive heartbeat successes").arg(m_probeSuccessesInRow), &events);
+        }
+        mirrorLocked();
+    }
+    publish(events);
+}
+
+bool ChannelHealth::wantsProbe(bool probeIdle) const
+{
+    const PoolState pool = poolState();
+    if (pool == PoolState::Drained)
+        return false;
+    if (pool == PoolState::Ejected || breakerState() == BreakerState::Open)
+        return true;
+    if (!probeIdle)
+        return false;
+    const auto last = m_window.lastRecordAt();
+    std::chrono::seconds interval;
+    {
+        std::lock_guard lock(m_mutex);
+        interval = m_probe.interval;
+    }
+    return !last || m_clock.now() - *last >= interval;
+}
+
+bool ChannelHealth::drain(const QString &reason)
+{
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_poolState == PoolState::Drained)
+            return false;
+        ++m_stats.drains;
+        setPoolLocked(PoolState::Drained, reason.isEmpty() ? QStringLiteral("drained by hand") : reason, &events);
+        mirrorLocked();
+    }
+    publish(events);
+    return true;
+}
+
+bool ChannelHealth::readmit(const QString &reason)
+{
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        if (inPool(m_poolState))
+            return false;
+        ++m_stats.manualReadmissions;
+        setPoolLocked(PoolState::Active, reason.isEmpty() ? QStringLiteral("re-admitted by hand") : reason, &events);
+        mirrorLocked();
+    }
+    publish(events);
+    return true;
+}
+
+void ChannelHealth::setPoolLocked(PoolState to, const QString &reason, std::vector<HealthEvent> *events)
+{
+    const PoolState from = m_poolState;
+    if (from == to)
+        return;
+    m_poolState = to;
+    m_poolReason = reason;
+    if (to == PoolState::Degraded)
+        ++m_stats.degradations;
+    if (to == PoolState::Ejected)
+        ++m_stats.ejections;
+    if (!inPool(from) && inPool(to)) {
+        // A fresh start in the pool: the 3 minutes below the threshold count from now.
+        m_belowEjectSince.reset();
+        m_probeSuccessesInRow = 0;
+    }
+    HealthEvent e = makeEvent(HealthEvent::Type::Pool);
+    e.from = QString::fromLatin1(toString(from));
+    e.to = QString::fromLatin1(toString(to));
+    e.reason = reason;
+    events->push_back(std::move(e));
+}
+
+void ChannelHealth::mirrorLocked()
+{
+    m_score.store(m_lastScore.score, std::memory_order_relaxed);
+    m_poolMirror.store(static_cast<std::uint8_t>(m_poolState), std::memory_order_relaxed);
+    m_openUntilNanos.store(m_breaker.openUntil().time_since_epoch().count(), std::memory_order_relaxed);
+    m_breakerMirror.store(static_cast<std::uint8_t>(m_breaker.state()), std::memory_order_release);
+}
+
+HealthEvent ChannelHealth::makeEvent(HealthEvent::Type type) const
+{
+    HealthEvent e;
+    e.type = type;
+    e.channelId = m_id;
+    e.channelName = m_name;
+    e.at = m_clock.now();
+    e.wallMillis = m_clock.wallMillis();
+    return e;
+}
+
+void ChannelHealth::emitBreaker(const std::vector<BreakerTransition> &transitions, std::vector<HealthEvent> *events) const
+{
+    for (const auto &t : transitions) {
+        HealthEvent e = makeEvent(HealthEvent::Type::Breaker);
+        e.from = QString::fromLatin1(toString(t.from));
+        e.to = QString::fromLatin1(toString(t.to));
+        e.reason = t.reason;
+        e.at = t.at;
+        events->push_back(std::move(e));
+    }
+}
+
+void ChannelHealth::publish(const std::vector<HealthEvent> &events) const
+{
+    if (!m_events)
+        return;
+    for (const auto &e : events)
+        m_events->emitEvent(e);
+}
+
+ChannelSnapshot ChannelHealth::snapshot() const
+{
+    const auto now = m_clock.now();
+    ChannelSnapshot s;
+    s.channelId = m_id;
+    s.providerId = providerId();
+    s.latencyEwmaMs = latencyEwmaMs();
+    s.inFlight = inFlight();
+    std::lock_guard lock(m_mutex);
+    const auto slow = m_window.snapshot(now, m_health.window);
+    const auto fast = m_window.counts(now, m_health.fastWindow);
+    s.name = m_name;
+    s.score = m_lastScore.score;
+    s.baselineP95Ms = m_lastScore.baselineP95Ms;
+    s.errorRate30s = fast.errorRate();
+    s.errorRate5m = slow.errorRate();
+    s.calls30s = fast.calls;
+    s.calls5m = slow.calls;
+    s.p50Ms = slow.latencyP50Ms;
+    s.p95Ms = slow.latencyP95Ms;
+    s.p99Ms = slow.latencyP99Ms;
+    s.ttftP95Ms = slow.ttftP95Ms;
+    s.breaker = m_breaker.state();
+    s.pool = m_poolState;
+    s.poolReason = m_poolReason;
+    s.routable = inPool(m_poolState) && (m_breaker.state() != BreakerState::Open || now >= m_breaker.openUntil());
+    s.breakerStats = m_breaker.stats();
+    return s;
+}
+
+WindowSnapshot ChannelHealth::window(std::chrono::seconds span) const
+{
+    return m_window.snapshot(m_clock.now(), span);
+}
+
+HealthScore ChannelHealth::lastScore() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_lastScore;
+}
+
+ChannelHealth::Stats ChannelHealth::stats() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_stats;
+}
+
+} // namespace sb

@@ -1,0 +1,118 @@
+#pragma once
+
+#include "common/Clock.h"
+#include "common/Random.h"
+#include "health/ChannelSnapshot.h"
+#include "health/CircuitBreaker.h"
+#include "health/HealthEvent.h"
+#include "health/HealthScorer.h"
+#include "health/SlidingWindow.h"
+#include "model/EngineConfig.h"
+#include "model/Outcome.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace sb {
+
+// The live state of one channel: its sliding window, health score, circuit breaker, pool membership,
+// latency EWMA and in-flight count. Survives config changes (the PoolManager keeps it while the
+// channel id exists). Thread-safe: workers record and admit concurrently, the control thread
+// evaluates. Windows are atomics; breaker and pool transitions happen under one small mutex; what the
+// hot path reads (score, states, EWMA) is mirrored in atomics so choosing a channel takes no lock
+// while its breaker is CLOSED.
+class ChannelHealth {
+public:
+    struct Stats {
+        std::uint64_t degradations = 0;
+        std::uint64_t ejections = 0;
+        std::uint64_t readmissions = 0; // by heartbeat probes
+        std::uint64_t drains = 0;       // by hand
+        std::uint64_t manualReadmissions = 0;
+        std::uint64_t probes = 0;
+        std::uint64_t probeFailures = 0;
+    };
+
+    ChannelHealth(const Clock &clock, const EngineConfig &config, const ChannelConfig &channel,
+                  std::shared_ptr<EventDispatcher> events);
+    ChannelHealth(const ChannelHealth &) = delete;
+    ChannelHealth &operator=(const ChannelHealth &) = delete;
+
+    int id() const { return m_id; }
+    QString name() const;
+    int providerId() const { return m_providerId.load(std::memory_order_relaxed); }
+    // A new config for the same channel id: thresholds change, live state stays.
+    void reconfigure(const EngineConfig &config, const ChannelConfig &channel);
+
+    // --- hot path (any worker thread) ---
+    // In the pool (active or degraded) and the breaker not refusing outright. No side effects.
+    bool routable() const;
+    // Admission by the breaker (HALF_OPEN trials counted); Rejected when out of the pool.
+    CircuitBreaker::Admission admit(Random &random);
+    void releaseTrial();
+    void attemptStarted() { m_inFlight.fetch_add(1, std::memory_order_relaxed); }
+    void attemptFinished() { m_inFlight.fetch_sub(1, std::memory_order_relaxed); }
+    // One finished attempt. Latency and TTFT feed the histograms for successes only.
+    void record(const Outcome &outcome, Clock::Duration latency, std::optional<Clock::Duration> ttft, bool wasTrial);
+
+    double score() const { return m_score.load(std::memory_order_relaxed); }
+    PoolState poolState() const { return static_cast<PoolState>(m_poolMirror.load(std::memory_order_relaxed)); }
+    BreakerState breakerState() const { return static_cast<BreakerState>(m_breakerMirror.load(std::memory_order_relaxed)); }
+    double latencyEwmaMs() const { return m_ewmaMs.load(std::memory_order_relaxed); }
+    int inFlight() const { return m_inFlight.load(std::memory_order_relaxed); }
+
+    // --- control thread ---
+    // Re-scores from the windows, moves the breaker OPEN → HALF_OPEN when due, and applies the pool
+    // rules: score < degradeBelow → Degraded; < ejectBelow continuously for ejectAfter → Ejected.
+    HealthScore evaluate();
+    // A heartbeat result: recorded as evidence in the windows; successesToReadmit in a row re-admit
+    // an Ejected channel.
+    void recordProbe(bool ok, Clock::Duration latency);
+    // Due for a heartbeat: ejected, breaker OPEN, or (probeIdle) no call in the last probe interval.
+    bool wantsProbe(bool probeIdle) const;
+    bool drain(const QString &reason);   // manual; false if already drained
+    bool readmit(const QString &reason); // manual; false if already in the pool
+
+    ChannelSnapshot snapshot() const;
+    WindowSnapshot window(std::chrono::seconds span) const;
+    HealthScore lastScore() const;
+    Stats stats() const;
+
+private:
+    void setPoolLocked(PoolState to, const QString &reason, std::vector<HealthEvent> *events);
+    void mirrorLocked();
+    void emitBreaker(const std::vector<BreakerTransition> &transitions, std::vector<HealthEvent> *events) const;
+    void publish(const std::vector<HealthEvent> &events) const;
+    HealthEvent makeEvent(HealthEvent::Type type) const;
+
+    const int m_id;
+    const Clock &m_clock;
+    std::shared_ptr<EventDispatcher> m_events;
+    SlidingWindow m_window;
+
+    mutable std::mutex m_mutex;
+    QString m_name;
+    HealthConfig m_health;
+    ProbeConfig m_probe;
+    CircuitBreaker m_breaker;
+    HealthScorer m_scorer;
+    HealthScore m_lastScore;
+    PoolState m_poolState = PoolState::Active;
+    QString m_poolReason;
+    std::optional<Clock::TimePoint> m_belowEjectSince;
+    std::optional<Clock::TimePoint> m_lastEvaluation;
+    int m_probeSuccessesInRow = 0;
+    Stats m_stats;
+
+    std::atomic<int> m_providerId{0};
+    std::atomic<double> m_score{100.0};
+    std::atomic<std::uint8_t> m_poolMirror{static_cast<std::uint8_t>(PoolState::Active)};
+    std::atomic<std::uint8_t> m_breakerMirror{static_cast<std::uint8_t>(BreakerState::Closed)};
+    std::atomic<std::int64_t> m_openUntilNanos{0};
+    std::atomic<double> m_ewmaMs{0.0};
+    std::atomic<int> m_inFlight{0};
+};
+
+} // namespace sb

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "common/Clock.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+
+namespace sb {
+
+// One state change the console and the history want to see. Plain values, no Qt signals: the sink
+// is called on the thread that caused the change (a worker or the control thread), outside any
+// engine lock; the telemetry EventBus subscribes with a sink that queues it onward.
+struct HealthEvent {
+    enum class Type : std::uint8_t {
+        Breaker,  // circuit breaker transition (from/to: "closed", "open", "half_open")
+        Pool,     // pool membership change (from/to: "active", "degraded", "ejected", "drained")
+        Failover, // a request moved from channel `fromChannelId` to `channelId`
+        Panic,    // every channel of a route was out; the least-bad one was used anyway
+    };
+    Type type = Type::Breaker;
+    int channelId = 0;
+    QString channelName;
+    QString from;
+    QString to;
+    QString reason;
+    Clock::TimePoint at{};
+    std::int64_t wallMillis = 0;
+    int fromChannelId = 0; // Failover only
+};
+
+using EventSink = std::function<void(const HealthEvent &)>;
+
+const char *toString(HealthEvent::Type type); // "breaker", "pool", "failover", "panic"
+
+} // namespace sb
+
+namespace sb {
+
+// Shared by every ChannelHealth of a PoolManager and the Router, so the sink can be set (or
+// replaced) once while workers are emitting. Thread-safe; sinks are called one at a time.
+class EventDispatcher {
+public:
+    void setSink(EventSink sink);
+    void emitEvent(const HealthEvent &event) const;
+
+private:
+    mutable std::mutex m_mutex;
+    EventSink m_sink;
+};
+
+} // namespace sb

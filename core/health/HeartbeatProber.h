@@ -1,0 +1,68 @@
+#pragma once
+
+#include "common/Clock.h"
+#include "model/EngineConfig.h"
+
+#include <QString>
+
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+
+namespace sb {
+
+class PoolManager;
+
+// The seam to the network layer: a provider adapter knows what a light request is (a model list).
+// startProbe() must not block; `done` is called exactly once, on any thread, when the probe ends.
+class ProbeTransport {
+public:
+    using Done = std::function<void(bool ok, Clock::Duration latency, const QString &detail)>;
+    virtual ~ProbeTransport() = default;
+    virtual void startProbe(int channelId, Clock::Duration timeout, Done done) = 0;
+};
+
+// Heartbeats (MISSION.md §3: every 10 s): probes channels that are ejected or whose breaker is OPEN —
+// the probes are how an ejected channel earns its way back (ProbeConfig::successesToReadmit in a row)
+// — and, with probeIdle, channels that carried no call in the last interval, so an idle channel's
+// score rests on evidence rather than on one stray error. One probe per channel at a time; a probe
+// that does not report within ProbeConfig::timeout counts as failed and its late report is ignored.
+// Thread-safe: tick() on the control thread, reports from anywhere.
+class HeartbeatProber {
+public:
+    struct Stats {
+        std::uint64_t started = 0;
+        std::uint64_t succeeded = 0;
+        std::uint64_t failed = 0;
+        std::uint64_t timedOut = 0; // included in failed
+    };
+
+    HeartbeatProber(const Clock &clock, PoolManager &pool, ProbeTransport &transport, ProbeConfig config = {},
+                    bool probeIdle = true);
+
+    void setConfig(const ProbeConfig &config);
+    // Called every second by the control thread: times out overdue probes, starts due ones.
+    void tick();
+    Stats stats() const;
+
+private:
+    struct Slot {
+        std::uint64_t sequence = 0; // of the probe in flight; 0 = none
+        Clock::TimePoint startedAt{};
+        Clock::TimePoint lastStart{};
+        bool everStarted = false;
+    };
+    void finish(int channelId, std::uint64_t sequence, bool ok, Clock::Duration latency, bool timedOut);
+
+    const Clock &m_clock;
+    PoolManager &m_pool;
+    ProbeTransport &m_transport;
+    const bool m_probeIdle;
+    mutable std::mutex m_mutex;
+    ProbeConfig m_config;
+    std::unordered_map<int, Slot> m_slots;
+    std::uint64_t m_nextSequence = 1;
+    Stats m_stats;
+};
+
+} // namespace sb
