@@ -1,6 +1,7 @@
 #include "net/ErrorBody.h"
 #include "net/HttpHandler.h"
 #include "net/HttpServer.h"
+#include "net/ListenAddress.h"
 #include "net/ResponseWriter.h"
 
 #include <llhttp.h>
@@ -35,6 +36,8 @@ struct Observed {
     std::atomic<int> secondPieceWritten{0};
     std::atomic<bool> release{false};
     std::atomic<int> piecesWritten{0};
+    std::atomic<int> pauses{0};
+    std::atomic<qint64> maxBuffered{0};
 
     void add(const QString &line)
     {
@@ -54,6 +57,8 @@ struct Observed {
         secondPieceWritten = 0;
         release = false;
         piecesWritten = 0;
+        pauses = 0;
+        maxBuffered = 0;
     }
 };
 Observed observed;
@@ -88,6 +93,47 @@ void streamPieces(std::shared_ptr<ResponseWriter> response, int pieces, int inte
     });
     timer->start(interval);
 }
+
+// Writes `total` bytes in 64 KiB pieces, but only while less than `high` bytes wait in the
+// connection's buffer; onDrained resumes it. This is how the proxy paces an upstream to a slow client.
+struct PacedWriter : std::enable_shared_from_this<PacedWriter> {
+    static constexpr qint64 kPiece = 64 * 1024;
+    static constexpr qint64 kHigh = 256 * 1024;
+    std::shared_ptr<ResponseWriter> response;
+    qint64 left = 0;
+    bool paused = false;
+
+    void start()
+    {
+        auto self = shared_from_this();
+        response->onDrained(kHigh / 2, [self] {
+            if (self->paused) {
+                self->paused = false;
+                self->pump();
+            }
+        });
+        pump();
+    }
+    void pump()
+    {
+        while (left > 0 && response->isOpen()) {
+            if (response->bufferedBytes() >= kHigh) {
+                paused = true;
+                ++observed.pauses;
+                return;
+            }
+            const qint64 n = std::min(left, kPiece);
+            response->write(QByteArray(int(n), 'p'));
+            left -= n;
+            observed.maxBuffered = std::max(observed.maxBuffered.load(), response->bufferedBytes());
+        }
+        if (left == 0 && response->isOpen()) {
+            auto keep = shared_from_this();
+            response->onDrained(0, nullptr); // drop the cycle writer -> callback -> this
+            response->finish();
+        }
+    }
+};
 
 class TestHandler : public sb::HttpHandler {
 public:
@@ -141,6 +187,13 @@ public:
                 poll->deleteLater();
             });
             poll->start(5);
+        } else if (path == "/paced") {
+            response->startStream(200, text);
+            response->onClosed([] { ++observed.closedCalls; });
+            auto paced = std::make_shared<PacedWriter>();
+            paced->response = response;
+            paced->left = qint64(queryInt(request, "mib", 1)) * 1024 * 1024;
+            paced->start();
         } else if (path == "/drop") {
             // Forgets to answer: the server must answer 500 for it.
         } else {
@@ -713,6 +766,25 @@ private slots:
         QCOMPARE(m_server->stats().slowClientCloses, 1u);
     }
 
+    void pacedHandlerKeepsTheBufferBoundedForASlowReader()
+    {
+        HttpServerLimits limits;
+        limits.maxBufferedResponseBytes = 1024 * 1024; // a handler that ignored bufferedBytes() would be cut
+        const quint16 port = start(limits);
+        Client client;
+        client.socket.setReadBufferSize(1024); // reads slowly at first: the kernel buffers fill up
+        QVERIFY(client.connectTo(port));
+        client.send(get("/paced?mib=24"));
+        QTRY_VERIFY_WITH_TIMEOUT(observed.pauses.load() >= 1, 60000);
+        client.socket.setReadBufferSize(0); // now it reads: onDrained resumes the handler
+        QTRY_VERIFY_WITH_TIMEOUT(client.hasFinal(1), 60000);
+        QCOMPARE(client.finals()[0].body.size(), qsizetype(24) * 1024 * 1024);
+        QCOMPARE(m_server->stats().slowClientCloses, 0u);
+        QCOMPARE(observed.closedCalls.load(), 0);
+        QVERIFY2(observed.maxBuffered.load() <= PacedWriter::kHigh + PacedWriter::kPiece,
+                 QByteArray::number(observed.maxBuffered.load()));
+    }
+
     void listenReportsAPortInUse()
     {
         const quint16 port = start();
@@ -720,6 +792,40 @@ private slots:
         QString error;
         QVERIFY(!second.listen(QHostAddress::LocalHost, port, &error));
         QVERIFY2(error.contains(QString::number(port)), qPrintable(error));
+    }
+
+    void listenAddressParses_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("valid");
+        QTest::addColumn<QString>("normalised");
+        QTest::newRow("ipv4") << "127.0.0.1:8400" << true << "127.0.0.1:8400";
+        QTest::newRow("bare port") << "9000" << true << "127.0.0.1:9000";
+        QTest::newRow("localhost") << "localhost:1234" << true << "127.0.0.1:1234";
+        QTest::newRow("any port") << "127.0.0.1:0" << true << "127.0.0.1:0";
+        QTest::newRow("ipv6") << "[::1]:8400" << true << "[::1]:8400";
+        QTest::newRow("all interfaces") << "0.0.0.0:8400" << true << "0.0.0.0:8400";
+        QTest::newRow("unbracketed ipv6") << "::1:8400" << false << "";
+        QTest::newRow("port too big") << "127.0.0.1:70000" << false << "";
+        QTest::newRow("no port") << "127.0.0.1:" << false << "";
+        QTest::newRow("host name") << "example.com:80" << false << "";
+        QTest::newRow("garbage") << "hello" << false << "";
+    }
+
+    void listenAddressParses()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, valid);
+        QFETCH(QString, normalised);
+        QString error;
+        const auto address = sb::ListenAddress::parse(text, &error);
+        QCOMPARE(address.has_value(), valid);
+        if (valid)
+            QCOMPARE(address->toString(), normalised);
+        else
+            QVERIFY(!error.isEmpty());
+        QVERIFY(sb::ListenAddress().isLoopback());
+        QCOMPARE(sb::ListenAddress().port, quint16(8400));
     }
 
     void errorBodyHasTheOpenAiShape()
