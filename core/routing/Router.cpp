@@ -1,0 +1,434 @@
+#include "routing/Router.h"
+
+#include "health/HeartbeatProber.h"
+#include "routing/RetryState.h"
+
+#include <QStringList>
+#include <QVarLengthArray>
+
+#include <algorithm>
+#include <mutex>
+
+namespace sb {
+
+namespace {
+using Entry = RoutingTable::Entry;
+using Candidates = QVarLengthArray<const Entry *, 16>;
+
+bool isDegraded(const Entry *e)
+{
+    return e->health->poolState() == PoolState::Degraded;
+}
+
+template <class Pred>
+void stablePartition(Candidates &c, Pred pred)
+{
+    std::stable_partition(c.begin(), c.end(), pred);
+}
+
+void orderByStrategy(Candidates &c, const RoutingTable::Route &route, Random &random, double degradedFactor)
+{
+    if (c.size() < 2)
+        return;
+    switch (route.config.strategy) {
+    case RoutingStrategy::Health:
+        std::stable_sort(c.begin(), c.end(),
+                         [](const Entry *a, const Entry *b) { return a->health->score() > b->health->score(); });
+        break;
+    case RoutingStrategy::Weighted: {
+        QVarLengthArray<double, 16> weights;
+        for (const Entry *e : c)
+            weights.append(std::max(1e-9, e->channel.weight * std::max(1.0, e->health->score()) / 100.0
+                                              * (isDegraded(e) ? degradedFactor : 1.0)));
+        // A weighted shuffle: draw the first by weight, then the next from the rest, and so on.
+        for (qsizetype i = 0; i + 1 < c.size(); ++i) {
+            double total = 0;
+            for (qsizetype j = i; j < c.size(); ++j)
+                total += weights[j];
+            double pick = random.uniform(0.0, total);
+            qsizetype chosen = c.size() - 1;
+            for (qsizetype j = i; j < c.size(); ++j) {
+                pick -= weights[j];
+                if (pick < 0) {
+                    chosen = j;
+                    break;
+                }
+            }
+            std::swap(c[i], c[chosen]);
+            std::swap(weights[i], weights[chosen]);
+        }
+        break;
+    }
+    case RoutingStrategy::Latency: {
+        auto cost = [degradedFactor](const Entry *e) {
+            const double ewma = e->health->latencyEwmaMs();
+            return isDegraded(e) ? ewma / std::max(1e-3, degradedFactor) : ewma;
+        };
+        // Power of two choices: two random candidates, the faster one first. Comparing only two keeps
+        // every worker from piling onto the one channel that looked fastest a moment ago.
+        const auto n = static_cast<std::uint64_t>(c.size());
+        const auto i = static_cast<qsizetype>(random.below(n));
+        auto j = static_cast<qsizetype>(random.below(n - 1));
+        if (j >= i)
+            ++j;
+        const qsizetype winner = cost(c[i]) <= cost(c[j]) ? i : j;
+        std::swap(c[0], c[winner]);
+        std::stable_sort(c.begin() + 1, c.end(), [&](const Entry *a, const Entry *b) { return cost(a) < cost(b); });
+        break;
+    }
+    case RoutingStrategy::Priority:
+        stablePartition(c, [](const Entry *e) { return !isDegraded(e); });
+        break;
+    case RoutingStrategy::RoundRobin: {
+        const auto shift = static_cast<qsizetype>(route.cursor.fetch_add(1, std::memory_order_relaxed)
+                                                  % static_cast<std::uint64_t>(c.size()));
+        std::rotate(c.begin(), c.begin() + shift, c.end());
+        stablePartition(c, [](const Entry *e) { return !isDegraded(e); });
+        break;
+    }
+    }
+}
+
+QString seconds(Clock::Duration d)
+{
+    return QString::number(std::max(0.0, toSeconds(d)), 'f', 1);
+}
+} // namespace
+
+Router::Router(const Clock &clock, Random &random, EngineConfigPtr config)
+    : m_clock(clock)
+    , m_random(random)
+    , m_pool(clock)
+{
+    setConfig(std::move(config));
+}
+
+Router::~Router() = default;
+
+void Router::setConfig(EngineConfigPtr config)
+{
+    std::lock_guard lock(m_configMutex);
+    if (!config)
+        config = std::make_shared<const EngineConfig>();
+    m_pool.reconfigure(*config);
+    auto previous = table();
+    m_table.store(std::make_shared<const RoutingTable>(m_clock, std::move(config), m_pool, previous.get()),
+                  std::memory_order_release);
+}
+
+EngineConfigPtr Router::config() const
+{
+    return table()->config();
+}
+
+RouteResult Router::choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
+                           int estimatedTokens)
+{
+    const auto t = table();
+    RouteResult result;
+    const RoutingTable::Route *route = t->route(logicalModel);
+    if (!route) {
+        m_counters.unknownModel.fetch_add(1, std::memory_order_relaxed);
+        result.refusal.httpStatus = 404;
+        result.refusal.message =
+            QStringLiteral("The model \"%1\" has no route; add a route for it in the console or use one of the configured models.")
+                .arg(logicalModel);
+        return result;
+    }
+    const double degradedFactor = t->config()->health.degradedWeightFactor;
+    const Entry *failed = lastFailedChannel ? t->entry(*lastFailedChannel) : nullptr;
+
+    auto take = [&](const Entry *e, int tier, bool panic) -> bool {
+        const auto &provider = *e->provider;
+        if (provider.keys->allCoolingOrDisabled()) {
+            m_counters.keyExhaustions.fetch_add(1, std::memory_order_relaxed);
+            return false;
+        }
+        CircuitBreaker::Admission admission = CircuitBreaker::Admission::Admitted;
+        if (!panic) {
+            admission = e->health->admit(m_random);
+            if (admission == CircuitBreaker::Admission::Rejected)
+                return false;
+        }
+        const bool trial = admission == CircuitBreaker::Admission::Trial;
+        if (!provider.limiter->tryAdmit(estimatedTokens)) {
+            m_counters.bucketRefusals.fetch_add(1, std::memory_order_relaxed);
+            if (trial)
+                e->health->releaseTrial();
+            return false;
+        }
+        auto lease = provider.keys->next();
+        if (!lease) {
+            m_counters.keyExhaustions.fetch_add(1, std::memory_order_relaxed);
+            if (trial)
+                e->health->releaseTrial();
+            return false;
+        }
+        RouteChoice c;
+        c.channelId = e->channel.id;
+        c.channelName = e->channel.name;
+        c.providerId = provider.config.id;
+        c.upstreamModel = e->channel.upstreamModel;
+        c.logicalModel = route->tiers[static_cast<std::size_t>(tier)].logicalModel;
+        c.tier = tier;
+        c.key = std::move(*lease);
+        c.panic = panic;
+        c.halfOpenTrial = trial;
+        c.failover = failed && failed->channel.id != c.channelId;
+        c.health = e->health;
+        c.keys = provider.keys;
+        result.choice = std::move(c);
+        return true;
+    };
+
+    bool anyRoutable = false;
+    // Pass 0: channels not yet tried in this request; pass 1: tried ones, when nothing else could take it.
+    for (int pass = 0; pass < 2 && !result.choice; ++pass) {
+        for (std::size_t tier = 0; tier < route->tiers.size() && !result.choice; ++tier) {
+            Candidates candidates;
+            for (const Entry *e : route->tiers[tier].entries) {
+                if (!e->health->routable())
+                    continue;
+                anyRoutable = true;
+                if (state.triedChannel(e->channel.id) != (pass == 1))
+                    continue;
+                candidates.append(e);
+            }
+            if (candidates.isEmpty())
+                continue;
+            orderByStrategy(candidates, *route, m_random, degradedFactor);
+            stablePartition(candidates, [](const Entry *e) { return e->health->breakerState() == BreakerState::HalfOpen; });
+            if (failed)
+                stablePartition(candidates, [&](const Entry *e) { return !e->domain.sharesAnyWith(failed->domain); });
+            for (const Entry *e : candidates)
+                if (take(e, static_cast<int>(tier), false))
+                    break;
+        }
+    }
+
+    if (!result.choice && !anyRoutable && m_pool.panicModeEnabled()) {
+        // Every channel is ejected or OPEN: the least bad one beats a certain error (MISSION.md §3 asks
+        // for a clear error only when the pool is truly empty). Drained channels stay out: a person said so.
+        struct Panic {
+            const Entry *e;
+            int tier;
+        };
+        QVarLengthArray<Panic, 16> all;
+        for (std::size_t tier = 0; tier < route->tiers.size(); ++tier)
+            for (const Entry *e : route->tiers[tier].entries)
+                if (e->health->poolState() != PoolState::Drained)
+                    all.append({e, static_cast<int>(tier)});
+        std::stable_sort(all.begin(), all.end(), [&](const Panic &a, const Panic &b) {
+            const bool ta = state.triedChannel(a.e->channel.id), tb = state.triedChannel(b.e->channel.id);
+            if (ta != tb)
+                return !ta;
+            return a.e->health->score() > b.e->health->score();
+        });
+        for (const auto &p : all)
+            if (take(p.e, p.tier, true)) {
+                m_counters.panicChoices.fetch_add(1, std::memory_order_relaxed);
+                m_pool.notePanic(*p.e->health, logicalModel);
+                break;
+            }
+    }
+
+    if (!result.choice) {
+        result.refusal = refuse(*route, state, estimatedTokens);
+        (result.refusal.httpStatus == 429 ? m_counters.rateLimited : m_counters.unavailable)
+            .fetch_add(1, std::memory_order_relaxed);
+        return result;
+    }
+
+    RouteChoice &c = *result.choice;
+    c.health->attemptStarted();
+    m_counters.choices.fetch_add(1, std::memory_order_relaxed);
+    if (c.tier > 0)
+        m_counters.fallbackTier.fetch_add(1, std::memory_order_relaxed);
+    if (c.halfOpenTrial)
+        m_counters.halfOpenTrials.fetch_add(1, std::memory_order_relaxed);
+    if (c.failover) {
+        m_counters.failovers.fetch_add(1, std::memory_order_relaxed);
+        const Entry *chosen = t->entry(c.channelId);
+        const bool disjoint = chosen && !chosen->domain.sharesAnyWith(failed->domain);
+        if (disjoint)
+            m_counters.domainDisjoint.fetch_add(1, std::memory_order_relaxed);
+        HealthEvent e;
+        e.type = HealthEvent::Type::Failover;
+        e.channelId = c.channelId;
+        e.channelName = c.channelName;
+        e.fromChannelId = failed->channel.id;
+        e.from = failed->channel.name;
+        e.to = c.channelName;
+        e.reason = QStringLiteral("attempt on %1 failed; tier %2%3")
+                       .arg(failed->channel.name)
+                       .arg(c.tier)
+                       .arg(disjoint ? QStringLiteral(", no shared failure domain") : QString());
+        e.at = m_clock.now();
+        e.wallMillis = m_clock.wallMillis();
+        m_pool.events()->emitEvent(e);
+    }
+    return result;
+}
+
+RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens)
+{
+    RouteRefusal r;
+    bool anyRateLimited = false, anyOtherwiseOut = false;
+    std::optional<Clock::Duration> soonest;
+    for (const auto &tier : route.tiers) {
+        for (const Entry *e : tier.entries) {
+            const auto &h = *e->health;
+            const auto &provider = *e->provider;
+            QString reason;
+            const PoolState pool = h.poolState();
+            if (pool == PoolState::Drained || pool == PoolState::Ejected) {
+                reason = QStringLiteral("%1 (%2)").arg(QString::fromLatin1(toString(pool)), h.snapshot().poolReason);
+            } else if (!h.routable()) {
+                reason = QStringLiteral("circuit open");
+            } else if (provider.keys->allCoolingOrDisabled()) {
+                const auto wait = provider.keys->soonestAvailableIn();
+                reason = wait ? QStringLiteral("every API key is cooling down (next in %1 s)").arg(seconds(*wait))
+                              : QStringLiteral("every API key is disabled; edit the provider's keys");
+                if (wait) {
+                    anyRateLimited = true;
+                    soonest = soonest ? std::min(*soonest, *wait) : *wait;
+                } else {
+                    anyOtherwiseOut = true;
+                }
+                r.channels.push_back({e->channel.id, e->channel.name, reason});
+                continue;
+            } else if (const auto wait = provider.limiter->timeUntilAdmit(estimatedTokens); wait > Clock::Duration::zero()) {
+                reason = QStringLiteral("provider rate limit reached (next in %1 s)").arg(seconds(wait));
+                anyRateLimited = true;
+                soonest = soonest ? std::min(*soonest, wait) : wait;
+                r.channels.push_back({e->channel.id, e->channel.name, reason});
+                continue;
+            } else if (h.breakerState() == BreakerState::HalfOpen) {
+                reason = QStringLiteral("circuit half-open, trial calls in progress");
+            } else if (state.triedChannel(e->channel.id)) {
+                reason = QStringLiteral("already failed in this request");
+                r.channels.push_back({e->channel.id, e->channel.name, reason});
+                continue; // neutral: says nothing about whether waiting would help
+            } else {
+                reason = QStringLiteral("not admitted");
+            }
+            anyOtherwiseOut = true;
+            r.channels.push_back({e->channel.id, e->channel.name, reason});
+        }
+    }
+    QStringList parts;
+    for (const auto &c : r.channels)
+        parts << QStringLiteral("%1: %2").arg(c.channelName, c.reason);
+    if (anyRateLimited && !anyOtherwiseOut) {
+        r.httpStatus = 429;
+        r.retryAfter = soonest;
+        r.message = QStringLiteral("Every channel for \"%1\" is rate limited; retry after %2 s. %3")
+                        .arg(route.config.logicalModel, seconds(soonest.value_or(Clock::Duration::zero())),
+                             parts.join(QStringLiteral("; ")));
+    } else {
+        r.httpStatus = 503;
+        r.message = QStringLiteral("No channel can serve \"%1\" now (%2). Check the providers in the console.")
+                        .arg(route.config.logicalModel, parts.join(QStringLiteral("; ")));
+    }
+    return r;
+}
+
+void Router::record(const RouteChoice &choice, const Outcome &outcome, Clock::Duration latency,
+                    std::optional<Clock::Duration> ttft)
+{
+    if (choice.health) {
+        choice.health->record(outcome, latency, ttft, choice.halfOpenTrial);
+        choice.health->attemptFinished();
+    }
+    if (!choice.keys)
+        return;
+    switch (outcome.kind) {
+    case OutcomeKind::Success:
+        choice.keys->reportSuccess(choice.key.keyId);
+        break;
+    case OutcomeKind::RetryableRateLimit:
+        choice.keys->reportRateLimited(choice.key.keyId, outcome.retryAfter);
+        break;
+    case OutcomeKind::AuthError:
+        choice.keys->reportAuthError(choice.key.keyId, outcome.message);
+        break;
+    default:
+        break;
+    }
+}
+
+void Router::record(int channelId, const Outcome &outcome, Clock::Duration latency, std::optional<Clock::Duration> ttft)
+{
+    const auto t = table();
+    if (const Entry *e = t->entry(channelId))
+        e->health->record(outcome, latency, ttft, false);
+}
+
+void Router::release(const RouteChoice &choice)
+{
+    if (!choice.health)
+        return;
+    if (choice.halfOpenTrial)
+        choice.health->releaseTrial();
+    choice.health->attemptFinished();
+}
+
+void Router::tick()
+{
+    m_pool.tick();
+    if (auto *prober = m_prober.load())
+        prober->tick();
+}
+
+std::vector<ChannelSnapshot> Router::snapshots() const
+{
+    const auto t = table();
+    auto out = m_pool.snapshots();
+    for (auto &s : out) {
+        if (const auto *p = t->provider(s.providerId)) {
+            s.keysHealthy = p->keys->healthyCount();
+            s.keysTotal = p->keys->totalCount();
+            s.headroom = p->limiter->headroom();
+        }
+    }
+    return out;
+}
+
+std::shared_ptr<KeyRing> Router::keyRing(int providerId) const
+{
+    const auto t = table();
+    const auto *p = t->provider(providerId);
+    return p ? p->keys : nullptr;
+}
+
+std::shared_ptr<ProviderLimiter> Router::limiter(int providerId) const
+{
+    const auto t = table();
+    const auto *p = t->provider(providerId);
+    return p ? p->limiter : nullptr;
+}
+
+Router::Stats Router::stats() const
+{
+    constexpr auto relaxed = std::memory_order_relaxed;
+    Stats s;
+    s.choices = m_counters.choices.load(relaxed);
+    s.failovers = m_counters.failovers.load(relaxed);
+    s.domainDisjointFailovers = m_counters.domainDisjoint.load(relaxed);
+    s.fallbackTierChoices = m_counters.fallbackTier.load(relaxed);
+    s.halfOpenTrials = m_counters.halfOpenTrials.load(relaxed);
+    s.panicChoices = m_counters.panicChoices.load(relaxed);
+    s.bucketRefusals = m_counters.bucketRefusals.load(relaxed);
+    s.keyExhaustions = m_counters.keyExhaustions.load(relaxed);
+    s.rateLimitedRefusals = m_counters.rateLimited.load(relaxed);
+    s.unavailableRefusals = m_counters.unavailable.load(relaxed);
+    s.unknownModel = m_counters.unknownModel.load(relaxed);
+    const auto t = table();
+    for (const auto &p : t->providers()) {
+        s.keyCoolDowns += p->keys->stats().coolDowns;
+        s.bucketRefusalsTotal += p->limiter->stats().refused;
+    }
+    return s;
+}
+
+} // namespace sb

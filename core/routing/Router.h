@@ -1,0 +1,145 @@
+#pragma once
+
+#include "common/Clock.h"
+#include "common/Random.h"
+#include "health/ChannelSnapshot.h"
+#include "health/HealthEvent.h"
+#include "health/PoolManager.h"
+#include "model/EngineConfig.h"
+#include "model/Outcome.h"
+#include "routing/KeyRing.h"
+#include "routing/RoutingTable.h"
+
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace sb {
+
+class RetryState;
+class HeartbeatProber;
+
+// One attempt's channel, as choose() hands it to the worker. Keep it until record() or release():
+// it holds the channel's live state and the provider's key ring, so a config change in between is harmless.
+struct RouteChoice {
+    int channelId = 0;
+    QString channelName;
+    int providerId = 0;
+    QString upstreamModel;
+    QString logicalModel;     // the model this tier serves (a fallback model's name when tier > 0)
+    int tier = 0;             // 0 = the requested model's own channels, 1.. = fallback models by priority
+    KeyRing::Lease key;       // the secret goes into the upstream request and nowhere else
+    bool panic = false;       // every channel was out; this is the least bad one (mark the response)
+    bool halfOpenTrial = false;
+    bool failover = false;    // chosen after lastFailedChannel failed
+
+    std::shared_ptr<ChannelHealth> health;
+    std::shared_ptr<KeyRing> keys;
+};
+
+// Why no channel could be chosen, ready to become the client's error.
+struct RouteRefusal {
+    int httpStatus = 503;                       // 404 unknown model, 429 all rate limited, 503 none available
+    QString message;                            // one sentence naming the channels and why
+    std::optional<Clock::Duration> retryAfter;  // for 429: when the soonest provider admits again
+    struct ChannelReason {
+        int channelId = 0;
+        QString channelName;
+        QString reason;
+    };
+    std::vector<ChannelReason> channels;
+};
+
+struct RouteResult {
+    std::optional<RouteChoice> choice;
+    RouteRefusal refusal; // meaningful when !choice
+    explicit operator bool() const { return choice.has_value(); }
+};
+
+// Chooses the channel for each attempt of a request (ARCHITECTURE.md step 4) and takes each attempt's
+// outcome back. A route's tiers are tried in order (tier 0, then fallback models by priority); inside a
+// tier the route's strategy orders the routable channels (in the pool, breaker not OPEN):
+//   Health     higher score first (the dual-channel design; a degraded channel has score < 50 anyway)
+//   Weighted   random by static weight × score (× HealthConfig::degradedWeightFactor when degraded)
+//   Latency    power of two choices on the latency EWMA (a degraded channel's EWMA counts 1/factor ×)
+//   Priority   listed order, degraded channels after the others
+//   RoundRobin rotating start, degraded channels after the others
+// HALF_OPEN channels are offered first so their trial share or trial calls happen at all. After a
+// failure, channels that share no failure domain (account, region, egress) with the failed one come
+// first within the tier, and a channel already tried in this request is used again only when no
+// untried one can take it. Then the provider's KeyRing must have a key and its token bucket must admit
+// (a refusal moves on to the next channel, never waits). When every channel of the route is out of the
+// pool or OPEN, panic mode (PoolConfig::panicMode) uses the highest-scoring one and marks the choice.
+// Thread-safe: choose()/record() from any worker, tick() from the control thread, setConfig() from anywhere.
+class Router {
+public:
+    struct Stats {
+        std::uint64_t choices = 0;
+        std::uint64_t failovers = 0;         // choices made after a failed attempt
+        std::uint64_t domainDisjointFailovers = 0; // … that landed on a channel sharing no failure domain
+        std::uint64_t fallbackTierChoices = 0;     // choices from tier ≥ 1 (a fallback model)
+        std::uint64_t halfOpenTrials = 0;
+        std::uint64_t panicChoices = 0;
+        std::uint64_t bucketRefusals = 0;    // a provider's token bucket refused; moved on
+        std::uint64_t keyExhaustions = 0;    // a provider had no key that is not cooling or disabled
+        std::uint64_t rateLimitedRefusals = 0; // requests answered 429
+        std::uint64_t unavailableRefusals = 0; // requests answered 503
+        std::uint64_t unknownModel = 0;
+        std::uint64_t keyCoolDowns = 0;      // from the key rings' stats
+        std::uint64_t bucketRefusalsTotal = 0; // from the limiters' stats
+    };
+
+    Router(const Clock &clock, Random &random, EngineConfigPtr config);
+    ~Router();
+
+    void setConfig(EngineConfigPtr config);
+    EngineConfigPtr config() const;
+
+    RouteResult choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
+                       int estimatedTokens = 0);
+    // The attempt's outcome: feeds the channel's windows and breaker, and the key ring (rate limit →
+    // cool the key, auth error → disable it, success → mark it good).
+    void record(const RouteChoice &choice, const Outcome &outcome, Clock::Duration latency,
+                std::optional<Clock::Duration> ttft = std::nullopt);
+    // The same for a channel known only by id (no key feedback, no in-flight accounting).
+    void record(int channelId, const Outcome &outcome, Clock::Duration latency,
+                std::optional<Clock::Duration> ttft = std::nullopt);
+    // A choice that was never sent (the request was cancelled first): frees its trial slot.
+    void release(const RouteChoice &choice);
+
+    // Every second, from the control thread: scores, pool rules, breaker timers, heartbeats.
+    void tick();
+    void setProber(HeartbeatProber *prober) { m_prober.store(prober); }
+
+    bool drain(int channelId, const QString &reason = {}) { return m_pool.drain(channelId, reason); }
+    bool readmit(int channelId, const QString &reason = {}) { return m_pool.readmit(channelId, reason); }
+    void setEventSink(EventSink sink) { m_pool.setEventSink(std::move(sink)); }
+
+    PoolManager &pool() { return m_pool; }
+    std::vector<ChannelSnapshot> snapshots() const;
+    std::shared_ptr<KeyRing> keyRing(int providerId) const;
+    std::shared_ptr<ProviderLimiter> limiter(int providerId) const;
+    Stats stats() const;
+
+private:
+    struct Counters {
+        std::atomic<std::uint64_t> choices{0}, failovers{0}, domainDisjoint{0}, fallbackTier{0}, halfOpenTrials{0},
+            panicChoices{0}, bucketRefusals{0}, keyExhaustions{0}, rateLimited{0}, unavailable{0}, unknownModel{0};
+    };
+    std::shared_ptr<const RoutingTable> table() const { return m_table.load(std::memory_order_acquire); }
+    RouteRefusal refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens);
+
+    const Clock &m_clock;
+    Random &m_random;
+    PoolManager m_pool;
+    std::atomic<std::shared_ptr<const RoutingTable>> m_table;
+    std::mutex m_configMutex; // two dialogs saving at once must not interleave their rebuilds
+    std::atomic<HeartbeatProber *> m_prober{nullptr};
+    Counters m_counters;
+};
+
+} // namespace sb
