@@ -59,7 +59,7 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
     if (m_stopped || m_failed || event.event == "ping")
         return step;
     QJsonObject data;
-    if (!parseJsonObject(event.data, &data))
+    if (!parseJsonObject(sanitizeUtf8(event.data), &data))
         return fail(OutcomeKind::ProviderDown, QStringLiteral("malformed_event"),
                     QStringLiteral("The provider sent a stream event that is not JSON."));
     // The "type" inside the data is authoritative; the SSE event name is the same word.

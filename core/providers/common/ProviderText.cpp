@@ -1,6 +1,7 @@
 #include "providers/common/ProviderText.h"
 
 #include "common/SecretMask.h"
+#include "stream/Utf8Reassembler.h"
 
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -65,6 +66,17 @@ QJsonObject usageToOpenAi(const TokenUsage &usage)
 QByteArray compactJson(const QJsonObject &object)
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+QByteArray sanitizeUtf8(const QByteArray &bytes, bool *replaced)
+{
+    const bool valid = Utf8Reassembler::isValid(bytes);
+    if (replaced)
+        *replaced = !valid;
+    if (valid)
+        return bytes;
+    Utf8Reassembler reassembler;
+    return reassembler.feed(bytes) + reassembler.flush();
 }
 
 bool parseJsonObject(const QByteArray &bytes, QJsonObject *out)

@@ -24,6 +24,12 @@ QJsonObject usageToOpenAi(const TokenUsage &usage);
 // A compact JSON serialisation of an object (what goes after "data: ").
 QByteArray compactJson(const QJsonObject &object);
 
+// An event payload with invalid UTF-8 inside (an upstream that cut a character between two deltas,
+// which valid JSON cannot express) would fail JSON parsing and kill the whole stream; instead each
+// broken sequence becomes U+FFFD (see Utf8Reassembler) and the stream goes on. Returns the input
+// unchanged, without copying, in the normal case.
+QByteArray sanitizeUtf8(const QByteArray &bytes, bool *replaced = nullptr);
+
 // Parses a JSON object; false when the bytes are not one.
 bool parseJsonObject(const QByteArray &bytes, QJsonObject *out);
 

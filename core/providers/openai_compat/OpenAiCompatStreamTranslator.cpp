@@ -28,7 +28,7 @@ StreamStep OpenAiCompatStreamTranslator::onEvent(const SseEvent &event)
         return step; // an empty keep-alive event
 
     QJsonObject chunk;
-    if (!parseJsonObject(data, &chunk)) {
+    if (!parseJsonObject(sanitizeUtf8(data), &chunk)) {
         m_failed = true;
         Outcome error;
         error.kind = OutcomeKind::ProviderDown;
@@ -41,6 +41,17 @@ StreamStep OpenAiCompatStreamTranslator::onEvent(const SseEvent &event)
     if (auto error = OpenAiCompatErrorMap::errorInObject(chunk, 200, HttpHeaders())) {
         m_failed = true;
         step.error = *error;
+        return step;
+    }
+    if (event.event == "error") {
+        // Some servers name the event instead of wrapping the payload: {"message": "..."}.
+        m_failed = true;
+        Outcome error;
+        error.kind = OutcomeKind::ProviderDown;
+        error.httpStatus = 200;
+        error.providerCode = QStringLiteral("error_event");
+        error.message = cleanProviderMessage(chunk.value(QLatin1String("message")).toString(QString::fromUtf8(data.left(300))));
+        step.error = error;
         return step;
     }
 
