@@ -237,6 +237,10 @@ void UpstreamClient::collectFinished()
         m_stats.connectionsOpened += static_cast<quint64>(std::max(0L, connects));
         if (connects == 0 && result == CURLE_OK)
             ++m_stats.connectionsReused;
+        long httpVersion = 0;
+        curl_easy_getinfo(transfer->easy(), CURLINFO_HTTP_VERSION, &httpVersion);
+        if (httpVersion == CURL_HTTP_VERSION_2_0)
+            ++m_stats.http2Transfers;
         const auto [error, text] = transfer->classify(result);
         finish(transfer, error, text);
     }

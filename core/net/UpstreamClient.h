@@ -34,6 +34,7 @@ public:
         quint64 bytesReceived = 0;     // body bytes
         quint64 connectionsOpened = 0; // new connections finished transfers needed (CURLINFO_NUM_CONNECTS)
         quint64 connectionsReused = 0; // finished transfers that needed no new connection
+        quint64 http2Transfers = 0;    // finished transfers that spoke HTTP/2
     };
 
     explicit UpstreamClient(QObject *parent = nullptr);

@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 
+#include <QFile>
 #include <QStringList>
 #include <QUrlQuery>
 
@@ -132,6 +133,10 @@ bool UpstreamTransfer::setUp(QString *error)
         curl_easy_setopt(e, CURLOPT_NOPROXY, "");
     }
     curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
+    if (!m_options.caBundlePath.isEmpty()) {
+        m_caBundle = QFile::encodeName(m_options.caBundlePath);
+        curl_easy_setopt(e, CURLOPT_CAINFO, m_caBundle.constData());
+    }
 
     const QByteArray method = m_request.method.toUpper();
     if (method == "GET" && m_request.body.isEmpty()) {

@@ -28,6 +28,9 @@ struct TransferOptions {
     QString proxyUrl;           // per-channel egress HTTP proxy; empty = the environment's (http_proxy, no_proxy…)
     bool allowHttp2 = true;     // h2 over TLS when the server offers it (ALPN); plain http stays HTTP/1.1
     qint64 maxResponseBytes = 0; // larger bodies fail with TooLarge; 0 = no limit
+    // PEM file of CAs to trust instead of the system bundle: a local server with its own CA, or a
+    // TLS-inspecting corporate egress. Empty = the system bundle.
+    QString caBundlePath;
 };
 
 enum class TransferError {
@@ -107,6 +110,7 @@ private:
     struct curl_slist *m_headerList = nullptr;
     QByteArray m_url;
     QByteArray m_proxy;
+    QByteArray m_caBundle;
     char m_errorBuffer[256] = {}; // CURL_ERROR_SIZE
 
     int m_status = 0;

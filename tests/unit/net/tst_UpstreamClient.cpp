@@ -4,12 +4,19 @@
 
 #include <QElapsedTimer>
 #include <QPointer>
+#include <QProcess>
+#include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -183,6 +190,96 @@ quint16 closedPort()
     return port;
 }
 
+
+// nginx (when installed) as a real HTTP/2-over-TLS server on loopback, with a throwaway
+// self-signed certificate: the only way to see libcurl negotiate h2 through ALPN end to end.
+class TlsH2Server {
+public:
+    bool start(QString *why)
+    {
+        const QString nginx = QStandardPaths::findExecutable(QStringLiteral("nginx"), {"/usr/sbin", "/usr/bin"});
+        const QString openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
+        if (nginx.isEmpty() || openssl.isEmpty()) {
+            *why = QStringLiteral("nginx or openssl is not installed");
+            return false;
+        }
+        if (!m_dir.isValid()) {
+            *why = QStringLiteral("no temporary directory");
+            return false;
+        }
+        const QString dir = m_dir.path();
+        QProcess keygen;
+        keygen.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                               "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem", "-days", "1", "-subj",
+                               "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"});
+        if (!keygen.waitForFinished(30000) || keygen.exitCode() != 0) {
+            *why = QStringLiteral("openssl could not make a certificate: ") + QString::fromLocal8Bit(keygen.readAllStandardError());
+            return false;
+        }
+        m_port = closedPort();
+        QFile config(dir + "/nginx.conf");
+        if (!config.open(QIODevice::WriteOnly))
+            return false;
+        config.write(QStringLiteral(R"(daemon off;
+master_process off;
+pid %1/nginx.pid;
+error_log %1/error.log;
+events { worker_connections 256; }
+http {
+    access_log %1/access.log;
+    client_body_temp_path %1;
+    proxy_temp_path %1;
+    fastcgi_temp_path %1;
+    uwsgi_temp_path %1;
+    scgi_temp_path %1;
+    server {
+        listen 127.0.0.1:%2 ssl http2;
+        ssl_certificate %1/cert.pem;
+        ssl_certificate_key %1/key.pem;
+        location / { default_type application/json; return 200 '{"ok":true}'; }
+    }
+}
+)").arg(dir).arg(m_port).toUtf8());
+        config.close();
+        m_process.start(nginx, {"-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"});
+        if (!m_process.waitForStarted(10000)) {
+            *why = QStringLiteral("nginx did not start");
+            return false;
+        }
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            QTcpSocket probe;
+            probe.connectToHost(QHostAddress::LocalHost, m_port);
+            if (probe.waitForConnected(100))
+                return true;
+            if (m_process.state() != QProcess::Running)
+                break;
+            QTest::qWait(50);
+        }
+        QFile log(dir + "/error.log");
+        log.open(QIODevice::ReadOnly);
+        *why = QStringLiteral("nginx is not listening: ") + QString::fromLocal8Bit(log.readAll());
+        return false;
+    }
+
+    ~TlsH2Server()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.terminate();
+            if (!m_process.waitForFinished(5000))
+                m_process.kill();
+            m_process.waitForFinished(5000);
+        }
+    }
+
+    QUrl url(const QString &path) const { return QUrl(QStringLiteral("https://127.0.0.1:%1%2").arg(m_port).arg(path)); }
+    QString caFile() const { return m_dir.filePath(QStringLiteral("cert.pem")); }
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    quint16 m_port = 0;
+};
+
 } // namespace
 
 class tst_UpstreamClient : public QObject {
@@ -297,6 +394,41 @@ private slots:
         QCOMPARE(rec.headerCalls, 0);
         QCOMPARE(client.stats().failed, 1u);
         QCOMPARE(client.stats().active, 0u);
+    }
+
+    void connectTimeoutIsConnectFailed()
+    {
+        // A listener whose accept queue is full drops further SYNs, so a connect hangs until the
+        // connect timeout: the loopback stand-in for an unreachable host.
+        const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+        QVERIFY(listener >= 0);
+        const auto closeListener = qScopeGuard([listener] { ::close(listener); });
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QCOMPARE(::bind(listener, reinterpret_cast<sockaddr *>(&address), sizeof address), 0);
+        QCOMPARE(::listen(listener, 0), 0);
+        socklen_t length = sizeof address;
+        QCOMPARE(::getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length), 0);
+        const quint16 port = ntohs(address.sin_port);
+        QTcpSocket fillers[2];
+        for (auto &filler : fillers)
+            filler.connectToHost(QHostAddress::LocalHost, port);
+        QVERIFY(fillers[0].waitForConnected(5000));
+
+        UpstreamClient client;
+        Recorder rec;
+        TransferOptions options;
+        options.connectTimeout = 300ms;
+        options.totalTimeout = 30s;
+        QElapsedTimer elapsed;
+        elapsed.start();
+        client.start(post(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(port))), options,
+                     rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::ConnectFailed); // nothing was sent: safe to retry anywhere
+        QVERIFY2(elapsed.elapsed() >= 250, "the connect timeout must not fire early");
+        QVERIFY2(rec.message.contains(QLatin1String("timeout"), Qt::CaseInsensitive), qPrintable(rec.message));
     }
 
     void silentServerTimesOutWithinTotalTimeout()
@@ -519,6 +651,8 @@ private slots:
         UpstreamClient client;
         int ok = 0;
         int done = 0;
+        QElapsedTimer elapsed;
+        elapsed.start();
         for (int i = 0; i < kCount; ++i) {
             TransferCallbacks callbacks;
             auto status = std::make_shared<int>(0);
@@ -535,10 +669,66 @@ private slots:
         }
         QCOMPARE(client.stats().active, quint64(kCount));
         QTRY_COMPARE_WITH_TIMEOUT(done, kCount, 90000);
+        qInfo("%d concurrent transfers to one loopback server: %lld ms from first start to last completion",
+              kCount, static_cast<long long>(elapsed.elapsed()));
         QCOMPARE(ok, kCount);
         QCOMPARE(server.accepts, kCount);
         QCOMPARE(client.stats().completed, quint64(kCount));
         QCOMPARE(client.stats().active, 0u);
+    }
+
+    void http2IsUsedWhenTheServerOffersIt_data()
+    {
+        QTest::addColumn<bool>("allowHttp2");
+        QTest::newRow("h2 allowed") << true;
+        QTest::newRow("HTTP/1.1 forced") << false;
+    }
+
+    void http2IsUsedWhenTheServerOffersIt()
+    {
+        QFETCH(bool, allowHttp2);
+        if (!sb::CurlGlobal::supportsHttp2())
+            QSKIP("this libcurl has no HTTP/2");
+        TlsH2Server server;
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        UpstreamClient client;
+        constexpr int kCount = 10;
+        Recorder recs[kCount];
+        TransferOptions options;
+        options.allowHttp2 = allowHttp2;
+        options.caBundlePath = server.caFile();
+        for (auto &rec : recs)
+            client.start(post(server.url(QStringLiteral("/v1/chat/completions"))), options, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(client.stats().active, 0u, 20000);
+        for (const auto &rec : recs) {
+            QCOMPARE(rec.error, TransferError::None);
+            QCOMPARE(rec.status, 200);
+            QCOMPARE(rec.body, QByteArray(R"({"ok":true})"));
+        }
+        const auto stats = client.stats();
+        if (allowHttp2) {
+            QCOMPARE(stats.http2Transfers, quint64(kCount));
+            QCOMPARE(stats.connectionsOpened, 1u); // ten concurrent streams multiplexed on one connection
+        } else {
+            QCOMPARE(stats.http2Transfers, 0u);
+            QVERIFY(stats.connectionsOpened > 1u);
+        }
+    }
+
+    void untrustedCertificateIsConnectFailed()
+    {
+        TlsH2Server server;
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        UpstreamClient client;
+        Recorder rec;
+        client.start(get(server.url(QStringLiteral("/v1/models"))), {}, rec.callbacks()); // system CAs only
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 20000);
+        QCOMPARE(rec.error, TransferError::ConnectFailed);
+        QCOMPARE(rec.headerCalls, 0);
     }
 
     void egressProxyCarriesTheRequest()
@@ -625,6 +815,46 @@ private slots:
         QVERIFY2(log.contains(QLatin1String("upstream #")), qPrintable(log)); // the request was logged…
         QVERIFY2(log.contains(QLatin1String("1234")), qPrintable(log));       // …with keys told apart…
         QVERIFY2(!log.contains(QLatin1String("SECRET")), qPrintable(log));    // …but never usable
+    }
+
+    void runsOnItsWorkersEventLoop()
+    {
+        // Production shape: the client is created, used and destroyed on a worker thread; the
+        // canned server stays on the test thread.
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(kStreamHead + chunk("data: one\n\n") + "0\r\n\r\n");
+        });
+        QThread worker;
+        worker.start();
+        QObject context;
+        context.moveToThread(&worker);
+        UpstreamClient *client = nullptr;
+        QMetaObject::invokeMethod(&context, [&] { client = new UpstreamClient; }, Qt::BlockingQueuedConnection);
+
+        std::atomic<int> completes{0};
+        std::atomic<int> wrongThread{0};
+        const auto check = [&] {
+            if (QThread::currentThread() != &worker)
+                ++wrongThread;
+        };
+        QMetaObject::invokeMethod(&context, [&] {
+            for (int i = 0; i < 5; ++i) {
+                TransferCallbacks callbacks;
+                callbacks.onHeaders = [&](int, const HttpHeaders &) { check(); };
+                callbacks.onData = [&](QByteArrayView) { check(); };
+                callbacks.onComplete = [&](TransferError error, const QString &) {
+                    check();
+                    if (error == TransferError::None)
+                        ++completes;
+                };
+                client->start(post(server.url(QStringLiteral("/v1/chat/completions"))), {}, callbacks);
+            }
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(completes.load(), 5, 10000);
+        QMetaObject::invokeMethod(&context, [&] { delete client; }, Qt::BlockingQueuedConnection);
+        worker.quit();
+        QVERIFY(worker.wait(10000));
+        QCOMPARE(wrongThread.load(), 0);
     }
 
     void destroyingTheClientAbortsEverything()
