@@ -63,9 +63,12 @@ void KeyRing::reportRateLimited(int keyId, std::optional<std::chrono::millisecon
     Key *key = findLocked(keyId);
     if (!key || key->disabled)
         return;
+    // Without a Retry-After we only guess; a key that keeps getting 429s gets longer pauses.
+    const int doublings = std::min(key->rateLimitStreak, 3);
+    key->rateLimitStreak = std::min(key->rateLimitStreak + 1, 1000);
     const Clock::Duration coolDown = retryAfter && retryAfter->count() > 0
         ? std::chrono::duration_cast<Clock::Duration>(*retryAfter)
-        : m_defaultCoolDown;
+        : m_defaultCoolDown * (1 << doublings);
     const auto until = m_clock.now() + coolDown;
     // Two workers may report the same key; a short Retry-After must not shorten a longer one.
     key->coolingUntil = std::max(key->coolingUntil, until);
@@ -90,10 +93,8 @@ void KeyRing::reportAuthError(int keyId, const QString &reason)
 void KeyRing::reportSuccess(int keyId)
 {
     std::lock_guard lock(m_mutex);
-    Key *key = findLocked(keyId);
-    // A success proves the provider accepts this key again; end a cool-down that was only our estimate.
-    if (key && !key->disabled && key->coolingUntil > m_clock.now())
-        key->coolingUntil = {};
+    if (Key *key = findLocked(keyId))
+        key->rateLimitStreak = 0;
 }
 
 bool KeyRing::allCoolingOrDisabled() const

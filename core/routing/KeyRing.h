@@ -44,10 +44,13 @@ public:
     // A provider configured with no keys at all (a local server) gets Lease{0, ""}: it needs no key,
     // and is never "rate limited" by its key ring.
     std::optional<Lease> next();
-    // Cools the key for retryAfter (or the default when absent); a longer cool-down already running is kept.
+    // Cools the key for retryAfter, or — when the provider sent none — for the default, doubled for each
+    // further 429 in a row (at most 8×). A longer cool-down already running is kept.
     void reportRateLimited(int keyId, std::optional<std::chrono::milliseconds> retryAfter);
     // Disabled until the config is edited (a new KeyRing); reason is shown in the console.
     void reportAuthError(int keyId, const QString &reason);
+    // Ends the run of 429s that lengthens the default cool-down. It does not end a running cool-down:
+    // a success may come from a request sent before the 429, and the provider asked us to wait.
     void reportSuccess(int keyId);
 
     bool allCoolingOrDisabled() const; // → the provider counts as rate limited (false with no keys configured)
@@ -65,6 +68,7 @@ private:
         bool disabled = false;
         QString disabledReason;
         Clock::TimePoint coolingUntil{};
+        int rateLimitStreak = 0; // 429s in a row without a success in between
     };
     KeyState stateLocked(const Key &key, Clock::TimePoint now) const;
     Key *findLocked(int keyId);

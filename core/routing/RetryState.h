@@ -25,6 +25,7 @@ public:
     // After a failed attempt: may we try again? false for success, non-retryable outcomes, failures after
     // bytes reached the client (MidStream), attempts exhausted, or the deadline passed.
     bool shouldRetry(const Outcome &outcome) const;
+    // Call both after the failed attempt and before the next attemptStarted().
     // Delay before the next attempt: zero for the first failover (immediate), then backoff(n) for the
     // n-th later retry (0-based) — and at least the outcome's Retry-After when the same provider would be
     // tried again (the caller passes sameProvider). Not clamped to the deadline: compare with remaining().

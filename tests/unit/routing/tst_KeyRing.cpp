@@ -6,6 +6,7 @@
 
 #include <QtTest>
 
+#include <array>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -104,15 +105,37 @@ private slots:
         QCOMPARE(leaseId(ring), 1);
     }
 
-    void successEndsACoolDown()
+    void successDoesNotEndARetryAfter()
     {
+        // A stream sent on key 1 before its 429 may finish fine afterwards; the provider still asked us
+        // to wait, so the key stays out.
         FakeClock clock;
         KeyRing ring(clock, keys(1));
-        ring.reportRateLimited(1, 60000ms);
+        ring.reportRateLimited(1, 7000ms);
+        ring.reportSuccess(1);
         QVERIFY(ring.allCoolingOrDisabled());
-        ring.reportSuccess(1); // a request already in flight on this key came back fine
-        QVERIFY(!ring.allCoolingOrDisabled());
+        clock.advance(7s);
         QCOMPARE(leaseId(ring), 1);
+    }
+
+    void repeated429sWithoutRetryAfterCoolLonger()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(1), 10s);
+        const std::array<std::chrono::seconds, 5> expected{10s, 20s, 40s, 80s, 80s}; // doubles, at most 8×
+        for (auto wait : expected) {
+            ring.reportRateLimited(1, std::nullopt);
+            QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(wait));
+            clock.advance(wait);
+            QCOMPARE(ring.healthyCount(), 1);
+        }
+        ring.reportSuccess(1); // the run of 429s is over
+        ring.reportRateLimited(1, std::nullopt);
+        QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(10s));
+        clock.advance(10s);
+        // A Retry-After is taken as given, whatever the run of 429s.
+        ring.reportRateLimited(1, 3000ms);
+        QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(3s));
     }
 
     void authErrorDisablesUntilANewKeyRing()
