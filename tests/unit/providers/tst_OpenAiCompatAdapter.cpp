@@ -209,6 +209,40 @@ private slots:
         }
     }
 
+    void eachChunkLeavesAsSoonAsItsEventIsWhole()
+    {
+        // Byte by byte: a chunk must come out exactly when the blank line ending its event arrives,
+        // not one event later and not at the end of the stream.
+        const QByteArray sse = readFixture(QStringLiteral("openai_text_usage.sse"));
+        SseParser parser;
+        auto translator = adapter().streamTranslator(QJsonObject{{"model", "gpt-4o"}, {"stream", true},
+                                                                 {"stream_options", QJsonObject{{"include_usage", true}}}});
+        QList<qsizetype> emittedAt, eventEnds;
+        for (qsizetype i = 0; i + 1 < sse.size(); ++i)
+            if (sse[i] == '\n' && sse[i + 1] == '\n')
+                eventEnds << i + 1;
+        for (qsizetype i = 0; i < sse.size(); ++i) {
+            for (const SseEvent &event : parser.feed(sse.mid(i, 1)))
+                if (!translator->onEvent(event).chunks.empty())
+                    emittedAt << i;
+        }
+        QCOMPARE(emittedAt, eventEnds.first(5)); // five chunk events, then [DONE]
+    }
+
+    void namedErrorEventIsAnError()
+    {
+        auto translator = adapter().streamTranslator(QJsonObject{{"model", "m"}, {"stream", true}});
+        SseEvent event;
+        event.event = "error";
+        event.data = R"({"message":"upstream worker crashed"})";
+        const StreamStep step = translator->onEvent(event);
+        QVERIFY(step.chunks.empty());
+        QVERIFY(step.error.has_value());
+        QCOMPARE(step.error->kind, OutcomeKind::ProviderDown);
+        QCOMPARE(step.error->message, QStringLiteral("upstream worker crashed"));
+        QVERIFY(!translator->onEnd().finished); // an errored stream never finishes cleanly
+    }
+
     void requestUsesUpstreamModelAndAsksForUsage()
     {
         ProviderConfig provider;
