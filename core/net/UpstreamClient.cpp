@@ -8,6 +8,9 @@
 #include <QSocketNotifier>
 #include <QTimerEvent>
 
+#include <algorithm>
+#include <limits>
+
 namespace sb {
 
 // The notifiers libcurl asked for on one socket. They are children of the client, so a client
@@ -90,7 +93,8 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
                 m_dirty.push_back(raw->id());
             }
         });
-        spdlog::debug("upstream #{} start {}", id, transfer->describeForLog().toStdString());
+        if (spdlog::should_log(spdlog::level::debug))
+            spdlog::debug("upstream #{} start {}", id, transfer->describeForLog().toStdString());
         const CURLMcode code = curl_multi_add_handle(m_multi, transfer->easy());
         ok = code == CURLM_OK;
         if (!ok)

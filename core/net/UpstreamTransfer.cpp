@@ -153,6 +153,16 @@ bool UpstreamTransfer::setUp(QString *error)
 
     bool hasContentType = false;
     for (const auto &[name, value] : m_request.headers.fields()) {
+        // A key pasted with its trailing newline would otherwise split into a second header line.
+        const auto breaksLine = [](const QByteArray &text) {
+            return text.contains('\r') || text.contains('\n') || text.contains('\0');
+        };
+        if (name.isEmpty() || breaksLine(name) || breaksLine(value)) {
+            *error = QStringLiteral("The upstream request header \"%1\" contains a line break; check the "
+                                    "configured value (an API key pasted with a newline?)")
+                         .arg(QString::fromLatin1(name).simplified());
+            return false;
+        }
         hasContentType = hasContentType || name.compare("content-type", Qt::CaseInsensitive) == 0;
         // "Name;" is libcurl's spelling of a header with an empty value ("Name:" would delete it).
         const QByteArray line = value.isEmpty() ? name + ';' : name + ": " + value;
@@ -256,13 +266,15 @@ std::pair<TransferError, QString> UpstreamTransfer::classify(int curlCode) const
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
-        return {TransferError::ConnectFailed, detail};
+        return {TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(detail)};
     case CURLE_OPERATION_TIMEDOUT: {
         // Timed out before the connection was up: the request never left, which makes it safe to
         // retry elsewhere whatever it was.
         curl_off_t connectMicros = 0;
         curl_easy_getinfo(m_easy, CURLINFO_CONNECT_TIME_T, &connectMicros);
-        return {connectMicros == 0 ? TransferError::ConnectFailed : TransferError::Timeout, detail};
+        if (connectMicros == 0)
+            return {TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(detail)};
+        return {TransferError::Timeout, QStringLiteral("The upstream did not finish in time: %1").arg(detail)};
     }
     case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR:

@@ -792,6 +792,21 @@ private slots:
         QCOMPARE(silent.calls(), 0);
     }
 
+    void headerWithALineBreakIsRefused()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) { socket->write(response(200, "ok")); });
+        UpstreamClient client;
+        Recorder rec;
+        UpstreamRequest request = post(server.url("/v1/chat/completions"));
+        request.headers.add("Authorization", "Bearer sk-pasted-with-newline\nX-Injected: 1");
+        client.start(request, {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 5000);
+        QCOMPARE(rec.error, TransferError::Other);
+        QVERIFY2(rec.message.contains(QLatin1String("Authorization")), qPrintable(rec.message));
+        QVERIFY2(!rec.message.contains(QLatin1String("sk-pasted")), qPrintable(rec.message));
+        QCOMPARE(server.requests.size(), 0); // nothing went out
+    }
+
     void apiKeysNeverReachTheLog()
     {
         sb::LoggingOptions logging;
