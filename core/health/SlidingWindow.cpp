@@ -1,6 +1,7 @@
 #include "health/SlidingWindow.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace sb {
@@ -59,6 +60,9 @@ struct SlidingWindow::Bucket {
     std::array<std::atomic<std::uint32_t>, OutcomeKindCount> byKind{};
     std::atomic<std::uint32_t> latencySamples{0};
     std::atomic<std::uint32_t> ttftSamples{0};
+    // Which bins are non-zero, so a snapshot merges only those (a bucket usually holds a few).
+    std::atomic<std::uint64_t> latencyUsed{0};
+    std::atomic<std::uint64_t> ttftUsed{0};
     std::array<std::atomic<std::uint32_t>, LatencyHistogram::BinCount> latency{};
     std::array<std::atomic<std::uint32_t>, LatencyHistogram::BinCount> ttft{};
 
@@ -71,6 +75,8 @@ struct SlidingWindow::Bucket {
             k.store(0, std::memory_order_relaxed);
         latencySamples.store(0, std::memory_order_relaxed);
         ttftSamples.store(0, std::memory_order_relaxed);
+        latencyUsed.store(0, std::memory_order_relaxed);
+        ttftUsed.store(0, std::memory_order_relaxed);
         for (auto &b : latency)
             b.store(0, std::memory_order_relaxed);
         for (auto &b : ttft)
@@ -115,11 +121,15 @@ void SlidingWindow::record(Clock::TimePoint at, OutcomeKind kind, std::optional<
         b.probes.fetch_add(1, relaxed);
     b.byKind[static_cast<std::size_t>(kind)].fetch_add(1, relaxed);
     if (latency) {
-        b.latency[static_cast<std::size_t>(LatencyHistogram::binFor(*latency))].fetch_add(1, relaxed);
+        const int bin = LatencyHistogram::binFor(*latency);
+        b.latency[static_cast<std::size_t>(bin)].fetch_add(1, relaxed);
+        b.latencyUsed.fetch_or(std::uint64_t(1) << bin, relaxed);
         b.latencySamples.fetch_add(1, relaxed);
     }
     if (ttft) {
-        b.ttft[static_cast<std::size_t>(LatencyHistogram::binFor(*ttft))].fetch_add(1, relaxed);
+        const int bin = LatencyHistogram::binFor(*ttft);
+        b.ttft[static_cast<std::size_t>(bin)].fetch_add(1, relaxed);
+        b.ttftUsed.fetch_or(std::uint64_t(1) << bin, relaxed);
         b.ttftSamples.fetch_add(1, relaxed);
     }
     if (probe)
@@ -153,21 +163,26 @@ WindowSnapshot SlidingWindow::collect(Clock::TimePoint now, std::chrono::seconds
         const Bucket &b = m_buckets[index];
         if (b.second.load(std::memory_order_acquire) != sec)
             continue;
-        s.calls += b.calls.load(relaxed);
+        const auto calls = b.calls.load(relaxed);
+        if (calls == 0)
+            continue; // most seconds of a quiet channel are empty: skip the rest of the bucket
+        s.calls += calls;
         s.failures += b.failures.load(relaxed);
         s.probes += b.probes.load(relaxed);
         for (std::size_t k = 0; k < s.byKind.size(); ++k)
             s.byKind[k] += b.byKind[k].load(relaxed);
         if (!histograms)
             continue;
-        if (b.latencySamples.load(relaxed) > 0)
-            for (int i = 0; i < LatencyHistogram::BinCount; ++i)
-                if (const auto c = b.latency[static_cast<std::size_t>(i)].load(relaxed))
-                    latency.add(i, c);
-        if (b.ttftSamples.load(relaxed) > 0)
-            for (int i = 0; i < LatencyHistogram::BinCount; ++i)
-                if (const auto c = b.ttft[static_cast<std::size_t>(i)].load(relaxed))
-                    ttft.add(i, c);
+        for (auto used = b.latencyUsed.load(relaxed); used; used &= used - 1) {
+            const int i = std::countr_zero(used);
+            if (const auto c = b.latency[static_cast<std::size_t>(i)].load(relaxed))
+                latency.add(i, c);
+        }
+        for (auto used = b.ttftUsed.load(relaxed); used; used &= used - 1) {
+            const int i = std::countr_zero(used);
+            if (const auto c = b.ttft[static_cast<std::size_t>(i)].load(relaxed))
+                ttft.add(i, c);
+        }
     }
     if (histograms) {
         s.latencySamples = latency.count();
