@@ -117,14 +117,14 @@ bool ConfigRepository::open(QString *error)
     return m_db.open(error);
 }
 
-QString ConfigRepository::secretRef(int keyId)
+QString ConfigRepository::secretRefOf(int keyId) const
 {
-    return QStringLiteral("api-key/%1").arg(keyId);
-}
-
-QString ConfigRepository::localTokenRef()
-{
-    return QStringLiteral("proxy/local-token");
+    QSqlQuery q(m_db.connection());
+    q.prepare(QStringLiteral("SELECT secret_ref FROM api_keys WHERE id = ?"));
+    q.addBindValue(keyId);
+    if (q.exec() && q.next())
+        return q.value(0).toString();
+    return {};
 }
 
 QString ConfigRepository::meta(const QString &key, const QString &fallback) const
@@ -282,15 +282,20 @@ EngineConfigPtr ConfigRepository::load(QString *error)
     for (auto &p : config->providers) {
         for (auto &k : p.keys) {
             QString secretError;
-            const auto secret = m_secrets.load(refById.value(k.id, secretRef(k.id)), &secretError);
+            const QString ref = refById.value(k.id);
+            if (ref.isEmpty())
+                continue;
+            const auto secret = m_secrets.load(ref, &secretError);
             if (secret)
                 k.secret = *secret;
             else if (!secretError.isEmpty())
                 spdlog::warn("config: {}", secretError.toStdString());
         }
     }
-    if (const auto token = m_secrets.load(localTokenRef()))
-        config->proxy.localToken = *token;
+    const QString tokenRef = meta(QStringLiteral("proxy.local_token_ref"));
+    if (!tokenRef.isEmpty())
+        if (const auto token = m_secrets.load(tokenRef))
+            config->proxy.localToken = *token;
     return config;
 }
 
@@ -312,15 +317,19 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
 
     // Existing keys: their previews stay when a key arrives without its secret.
     QHash<int, QString> oldPreview;
+    QHash<int, QString> oldRef;
     QSet<int> oldKeyIds;
     {
         QSqlQuery q(db);
-        q.exec(QStringLiteral("SELECT id, masked_preview FROM api_keys"));
+        q.exec(QStringLiteral("SELECT id, masked_preview, secret_ref FROM api_keys"));
         while (q.next()) {
             oldKeyIds.insert(q.value(0).toInt());
             oldPreview.insert(q.value(0).toInt(), q.value(1).toString());
+            oldRef.insert(q.value(0).toInt(), q.value(2).toString());
         }
     }
+    const QString oldTokenRef = meta(QStringLiteral("proxy.local_token_ref"));
+    const qint64 revision = meta(QStringLiteral("config.revision"), QStringLiteral("0")).toLongLong() + 1;
 
     // New ids for keys and routes that have none.
     int nextKeyId = 1;
@@ -347,25 +356,48 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         routeIds.insert(r.id);
     }
 
-    // Secrets first: if the store refuses, nothing in the tables changes. A crash between here and
-    // the commit leaves an unused secret behind, never a key row without its secret.
-    for (const auto &p : config.providers) {
-        for (const auto &k : p.keys) {
-            if (k.secret.isEmpty())
-                continue;
-            QString error;
-            if (!m_secrets.store(secretRef(k.id), k.secret, &error)) {
-                result.errors << error;
-                return result;
+    // Secrets cannot share the table transaction (the keyring is another store), so a changed
+    // secret goes under a new name, tagged with this save's revision, before the commit; the rows
+    // switch to the new name in the commit; the old secret is removed after it. A crash at any point
+    // leaves the stored rows pointing at a secret that exists and belongs to them (and at worst an
+    // unused secret behind) — never rows of one save with the secret of another.
+    QHash<int, QString> newRef;
+    QStringList written;
+    auto storeVersioned = [&](const QString &base, const QString &previousRef, const QString &secret, QString *ref) -> bool {
+        if (!previousRef.isEmpty()) {
+            const auto current = m_secrets.load(previousRef);
+            if (current && *current == secret) { // unchanged: keep it where it is
+                *ref = previousRef;
+                return true;
             }
         }
-    }
-    if (!config.proxy.localToken.isEmpty()) {
+        *ref = QStringLiteral("%1/r%2").arg(base).arg(revision);
         QString error;
-        if (!m_secrets.store(localTokenRef(), config.proxy.localToken, &error)) {
+        if (!m_secrets.store(*ref, secret, &error)) {
             result.errors << error;
-            return result;
+            return false;
         }
+        written << *ref;
+        return true;
+    };
+    auto forgetWritten = [&] {
+        for (const QString &ref : written)
+            m_secrets.remove(ref);
+    };
+    for (const auto &p : config.providers) {
+        for (const auto &k : p.keys) {
+            QString ref = oldRef.value(k.id);
+            if (!k.secret.isEmpty() && !storeVersioned(QStringLiteral("api-key/%1").arg(k.id), ref, k.secret, &ref)) {
+                forgetWritten();
+                return result;
+            }
+            newRef.insert(k.id, ref);
+        }
+    }
+    QString tokenRef;
+    if (!config.proxy.localToken.isEmpty() && !storeVersioned(QStringLiteral("proxy/local-token"), oldTokenRef, config.proxy.localToken, &tokenRef)) {
+        forgetWritten();
+        return result;
     }
 
     const QStringList oldProviders = names(db, QStringLiteral("SELECT name FROM providers ORDER BY position"));
@@ -377,11 +409,13 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         Transaction tx(m_db, true);
         if (!tx.active()) {
             result.errors << QStringLiteral("Cannot save the configuration: %1").arg(tx.error());
+            forgetWritten();
             return result;
         }
         for (const char *table : {"route_fallbacks", "route_channels", "routes", "channels", "api_keys", "providers", "settings", "prices"}) {
             if (!m_db.exec(QStringLiteral("DELETE FROM %1").arg(QLatin1String(table)), &error)) {
                 result.errors << QStringLiteral("Cannot save the configuration: %1").arg(error);
+                forgetWritten();
                 return result;
             }
         }
@@ -414,7 +448,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
             int keyPosition = 0;
             for (const auto &k : p.keys) {
                 const QString preview = k.secret.isEmpty() ? oldPreview.value(k.id) : maskSecret(k.secret);
-                ok = ok && run(insKey, {k.id, p.id, k.label, preview, k.enabled, k.disabledReason, secretRef(k.id), keyPosition++}, &error);
+                ok = ok && run(insKey, {k.id, p.id, k.label, preview, k.enabled, k.disabledReason, newRef.value(k.id), keyPosition++}, &error);
             }
         }
         position = 0;
@@ -437,6 +471,8 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         const qint64 now = m_clock.wallMillis();
         ok = ok && run(insMeta, {QStringLiteral("config.saved_ms"), QString::number(now)}, &error);
         ok = ok && run(insMeta, {QStringLiteral("config.demo"), config.demo ? QStringLiteral("1") : QStringLiteral("0")}, &error);
+        ok = ok && run(insMeta, {QStringLiteral("config.revision"), QString::number(revision)}, &error);
+        ok = ok && run(insMeta, {QStringLiteral("proxy.local_token_ref"), tokenRef}, &error);
 
         QStringList changes;
         for (const QString &c : {describeChange(QStringLiteral("provider"), oldProviders, [&] {
@@ -467,21 +503,24 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
 
         if (!ok || !tx.commit()) {
             result.errors << QStringLiteral("Cannot save the configuration; nothing was changed: %1").arg(ok ? tx.error() : error);
+            forgetWritten();
             return result;
         }
     }
 
     // Secrets of keys that are gone, after the commit: a crash before this leaves an orphan secret,
     // never a key without one.
-    for (int id : oldKeyIds) {
-        if (keyIds.contains(id))
+    QSet<QString> inUse(newRef.begin(), newRef.end());
+    inUse.insert(tokenRef);
+    QStringList stale = oldRef.values();
+    stale << oldTokenRef;
+    for (const QString &ref : stale) {
+        if (ref.isEmpty() || inUse.contains(ref))
             continue;
         QString removeError;
-        if (!m_secrets.remove(secretRef(id), &removeError))
+        if (!m_secrets.remove(ref, &removeError))
             spdlog::warn("config: {}", removeError.toStdString());
     }
-    if (config.proxy.localToken.isEmpty())
-        m_secrets.remove(localTokenRef());
 
     QString loadError;
     result.config = load(&loadError);

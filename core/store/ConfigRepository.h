@@ -59,8 +59,8 @@ public:
     int historyRetentionDays() const;
     bool setHistoryRetentionDays(int days, QString *error = nullptr);
 
-    static QString secretRef(int keyId);
-    static QString localTokenRef();
+    // The SecretStore name of a key's secret as stored now ("api-key/7/r12"); empty if none.
+    QString secretRefOf(int keyId) const;
     static constexpr int DefaultRetentionDays = 30;
 
 private:

@@ -38,8 +38,8 @@ Where requestWhere(const HistoryReader::RequestQuery &q, bool paging)
     if (q.cacheHitsOnly)
         w.clauses << QStringLiteral("cache_hit = 1");
     if (paging && q.beforeId > 0) {
-        w.clauses << QStringLiteral("id < ?");
-        w.values << q.beforeId;
+        w.clauses << QStringLiteral("(time_ms < ? OR (time_ms = ? AND id < ?))");
+        w.values << q.beforeTimeMs << q.beforeTimeMs << q.beforeId;
     }
     return w;
 }
@@ -96,7 +96,7 @@ std::vector<RequestRecord> HistoryReader::requests(const RequestQuery &query)
     values << std::max(0, query.limit);
     if (!execWith(q, QStringLiteral("SELECT id, time_ms, request_id, logical_model, channel_id, channel_name, status, outcome, http_status,"
                                     " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts"
-                                    " FROM requests WHERE %1 ORDER BY id DESC LIMIT ?").arg(w.clauses.join(QStringLiteral(" AND "))),
+                                    " FROM requests WHERE %1 ORDER BY time_ms DESC, id DESC LIMIT ?").arg(w.clauses.join(QStringLiteral(" AND "))),
                   values, &m_lastError))
         return out;
     while (q.next()) {

@@ -26,7 +26,10 @@ public:
         bool failoverOnly = false;
         bool cacheHitsOnly = false;
         int limit = 200;
-        qint64 beforeId = 0; // paging: only rows with id < beforeId (pass the last row's id); 0 = from the newest
+        // Paging, newest first: pass the last row of the previous page (its timeMs and id); 0 = start
+        // at the newest. The order is (time, id) so the time index serves it without a sort.
+        qint64 beforeTimeMs = 0;
+        qint64 beforeId = 0;
     };
 
     struct RequestTotals {

@@ -120,7 +120,7 @@ private slots:
         QCOMPARE(previews[0].maskedPreview, maskSecret(original.providers[0].keys[0].secret));
         QVERIFY(previews[0].maskedPreview.endsWith(QStringLiteral("1234")));
         QCOMPARE(previews[1].disabledReason, QStringLiteral("401 at 12:04"));
-        QCOMPARE(f.secrets.load(ConfigRepository::secretRef(7)).value_or(QString()), original.providers[0].keys[0].secret);
+        QCOMPARE(f.secrets.load(f.repo.secretRefOf(7)).value_or(QString()), original.providers[0].keys[0].secret);
 
         // And the export of what is stored leaves them out unless asked for.
         const EngineConfigPtr loaded = f.repo.load();
@@ -155,16 +155,35 @@ private slots:
         Fixture f;
         EngineConfig c = test::everyFieldSetConfig();
         QVERIFY(f.repo.save(c).ok());
-        QVERIFY(f.secrets.load(ConfigRepository::secretRef(8)).has_value());
+        const QString ref8 = f.repo.secretRefOf(8);
+        QVERIFY(f.secrets.load(ref8).has_value());
         c.providers[0].keys.pop_back(); // key 8
         c.providers[1].keys.push_back(ApiKeyConfig{0, QStringLiteral("new"), QStringLiteral("sk-brand-new-key-0000"), true, {}});
         const auto saved = f.repo.save(c);
         QVERIFY(saved.ok());
-        QVERIFY(!f.secrets.load(ConfigRepository::secretRef(8)).has_value());
+        QVERIFY(!f.secrets.load(ref8).has_value());
+        QVERIFY(f.repo.secretRefOf(8).isEmpty());
         const auto &keys = saved.config->providers[1].keys;
         QCOMPARE(keys.size(), std::size_t(2));
         QVERIFY(keys[1].id > 9);
         QCOMPARE(keys[1].secret, QStringLiteral("sk-brand-new-key-0000"));
+    }
+
+    void aRotatedSecretReplacesTheOldOneAndAnUnchangedOneStaysPut()
+    {
+        Fixture f;
+        EngineConfig c = test::everyFieldSetConfig();
+        QVERIFY(f.repo.save(c).ok());
+        const QString before7 = f.repo.secretRefOf(7);
+        const QString before9 = f.repo.secretRefOf(9);
+        c.providers[0].keys[0].secret = QStringLiteral("sk-proj-ROTATED-0000-1111");
+        const auto saved = f.repo.save(c);
+        QVERIFY(saved.ok());
+        QCOMPARE(saved.config->providers[0].keys[0].secret, QStringLiteral("sk-proj-ROTATED-0000-1111"));
+        QVERIFY(f.repo.secretRefOf(7) != before7);
+        QVERIFY(!f.secrets.load(before7).has_value()); // the old secret is gone
+        QCOMPARE(f.repo.secretRefOf(9), before9);      // untouched keys are not rewritten
+        QCOMPARE(f.repo.keyPreviews()[0].maskedPreview, maskSecret(QStringLiteral("sk-proj-ROTATED-0000-1111")));
     }
 
     void anInvalidConfigIsRefusedAndNothingChanges()

@@ -1,0 +1,379 @@
+#include "store/HistoryReader.h"
+#include "store/HistoryWriter.h"
+
+#include "FakeClock.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <thread>
+
+using namespace sb;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr qint64 MinuteMs = 60'000;
+constexpr qint64 HourMs = 3'600'000;
+constexpr qint64 DayMs = 24 * HourMs;
+
+RequestRecord request(qint64 timeMs, const QString &model = QStringLiteral("gpt-4o"), RequestStatus status = RequestStatus::Ok)
+{
+    RequestRecord r;
+    r.requestId = QStringLiteral("req-%1").arg(timeMs);
+    r.timeMs = timeMs;
+    r.logicalModel = model;
+    r.channelId = 1;
+    r.channelName = QStringLiteral("gpt-4o/A");
+    r.status = status;
+    r.httpStatus = status == RequestStatus::Ok ? 200 : 503;
+    return r;
+}
+
+HealthSample sample(qint64 timeMs, int channel, double score, const QString &state = QStringLiteral("closed"))
+{
+    HealthSample h;
+    h.timeMs = timeMs;
+    h.channelId = channel;
+    h.score = score;
+    h.errorRate = (100.0 - score) / 100.0;
+    h.fastErrorRate = h.errorRate * 2;
+    h.p95Ms = 1000.0 - score;
+    h.state = state;
+    return h;
+}
+
+struct Fixture {
+    QTemporaryDir dir;
+    QString path = dir.filePath(QStringLiteral("history.db"));
+    test::FakeClock clock;
+};
+
+} // namespace
+
+class tst_HistoryWriter : public QObject {
+    Q_OBJECT
+private slots:
+    void everyKindOfRowIsWrittenAndReadBack()
+    {
+        Fixture f;
+        HistoryWriter writer(f.path, f.clock);
+        QString error;
+        QVERIFY2(writer.start(&error), qPrintable(error));
+        const qint64 t = f.clock.wallMillis();
+
+        RequestRecord r = request(t);
+        r.channelId = 2;
+        r.channelName = QStringLiteral("gpt-4o/B");
+        r.outcome = OutcomeKind::Success;
+        r.ttftMs = 280;
+        r.latencyMs = 1900;
+        r.inputTokens = 120;
+        r.outputTokens = 480;
+        r.costUsd = 0.0051;
+        r.failover = true;
+        r.cacheHit = false;
+        r.streamed = true;
+        AttemptRecord first{1, QStringLiteral("gpt-4o/A"), 7, OutcomeKind::ProviderDown, OutcomePhase::BeforeFirstByte, 503, t, 40, -1,
+                            QStringLiteral("upstream said 503")};
+        AttemptRecord second{2, QStringLiteral("gpt-4o/B"), 9, OutcomeKind::Success, OutcomePhase::BeforeFirstByte, 200, t + 41, 1850, 239, {}};
+        r.attempts = {first, second};
+        QVERIFY(writer.enqueue(r));
+
+        EventRecord e;
+        e.timeMs = t + 5;
+        e.kind = EventKind::CircuitTransition;
+        e.channelId = 1;
+        e.providerId = 3;
+        e.fromState = QStringLiteral("closed");
+        e.toState = QStringLiteral("open");
+        e.message = QStringLiteral("gpt-4o/A opened: 5 failures in a row");
+        QVERIFY(writer.enqueue(e));
+        QVERIFY(writer.enqueue(sample(t, 1, 42.5, QStringLiteral("open"))));
+        writer.flush();
+
+        const auto stats = writer.stats();
+        QCOMPARE(stats.requestsWritten, 1u);
+        QCOMPARE(stats.eventsWritten, 1u);
+        QCOMPARE(stats.healthWritten, 1u);
+        QCOMPARE(stats.rowsWritten, 3u);
+        QCOMPARE(stats.queueDepth, 0u);
+
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        const auto rows = reader.requests({});
+        QCOMPARE(rows.size(), std::size_t(1));
+        const RequestRecord &got = rows[0];
+        QVERIFY(got.id > 0);
+        QCOMPARE(got.requestId, r.requestId);
+        QCOMPARE(got.timeMs, t);
+        QCOMPARE(got.channelName, QStringLiteral("gpt-4o/B"));
+        QCOMPARE(got.status, RequestStatus::Ok);
+        QCOMPARE(got.ttftMs, 280);
+        QCOMPARE(got.latencyMs, 1900);
+        QCOMPARE(got.inputTokens, 120);
+        QCOMPARE(got.outputTokens, 480);
+        QCOMPARE(got.costUsd, 0.0051);
+        QVERIFY(got.failover);
+        QVERIFY(!got.cacheHit);
+        QVERIFY(got.streamed);
+        QCOMPARE(got.attempts.size(), std::size_t(2));
+        QCOMPARE(got.attempts[0].outcome, OutcomeKind::ProviderDown);
+        QCOMPARE(got.attempts[0].httpStatus, 503);
+        QCOMPARE(got.attempts[0].keyId, 7);
+        QCOMPARE(got.attempts[0].message, QStringLiteral("upstream said 503"));
+        QCOMPARE(got.attempts[1].ttftMs, 239);
+        QCOMPARE(got.attempts[1].startedMs, t + 41);
+
+        const auto events = reader.events(t, t + 1000);
+        QCOMPARE(events.size(), std::size_t(1));
+        QCOMPARE(events[0].kind, EventKind::CircuitTransition);
+        QCOMPARE(events[0].toState, QStringLiteral("open"));
+        QCOMPARE(events[0].message, e.message);
+        QCOMPARE(reader.events(t, t + 1000, EventKind::Failover).size(), std::size_t(0));
+
+        const auto health = reader.healthSamples(t - 1, t + 1);
+        QCOMPARE(health.size(), std::size_t(1));
+        QCOMPARE(health[0].score, 42.5);
+        QCOMPARE(health[0].state, QStringLiteral("open"));
+    }
+
+    void rowsAreWrittenInBatchesOfAtMostMaxBatchRows()
+    {
+        Fixture f;
+        HistoryWriter::Options options;
+        options.maxBatchRows = 100;
+        HistoryWriter writer(f.path, f.clock, options);
+        for (int i = 0; i < 1000; ++i) // queued before the thread starts: one drain, ten transactions
+            QVERIFY(writer.enqueue(request(f.clock.wallMillis() + i)));
+        QCOMPARE(writer.stats().queueDepth, 1000u);
+        QVERIFY(writer.start());
+        writer.flush();
+        QCOMPARE(writer.stats().batches, 10u);
+        QCOMPARE(writer.stats().requestsWritten, 1000u);
+    }
+
+    void requestsCanBeFilteredAndPaged()
+    {
+        Fixture f;
+        HistoryWriter writer(f.path, f.clock);
+        QVERIFY(writer.start());
+        const qint64 t0 = f.clock.wallMillis();
+        for (int i = 0; i < 50; ++i) {
+            RequestRecord r = request(t0 + i * 1000, i % 2 ? QStringLiteral("gpt-4o") : QStringLiteral("claude"),
+                                      i % 5 == 0 ? RequestStatus::Error : RequestStatus::Ok);
+            r.failover = i % 10 == 3;
+            r.cacheHit = i == 7;
+            r.costUsd = 0.01;
+            r.channelId = i < 25 ? 1 : 2;
+            writer.enqueue(r);
+        }
+        writer.flush();
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+
+        HistoryReader::RequestQuery q;
+        q.logicalModel = QStringLiteral("gpt-4o");
+        QCOMPARE(reader.requests(q).size(), std::size_t(25));
+        q = {};
+        q.status = RequestStatus::Error;
+        QCOMPARE(reader.requests(q).size(), std::size_t(10));
+        q = {};
+        q.failoverOnly = true;
+        QCOMPARE(reader.requests(q).size(), std::size_t(5));
+        q = {};
+        q.cacheHitsOnly = true;
+        QCOMPARE(reader.requests(q).size(), std::size_t(1));
+        q = {};
+        q.channelId = 2;
+        q.fromMs = t0 + 30'000;
+        q.toMs = t0 + 40'000; // exclusive
+        QCOMPARE(reader.requests(q).size(), std::size_t(10));
+
+        const auto totals = reader.totals({});
+        QCOMPARE(totals.count, qint64(50));
+        QCOMPARE(totals.errors, qint64(10));
+        QCOMPARE(totals.failovers, qint64(5));
+        QCOMPARE(totals.cacheHits, qint64(1));
+        QVERIFY(qAbs(totals.costUsd - 0.5) < 1e-9);
+
+        // Pages: newest first, no overlap, nothing missed.
+        q = {};
+        q.limit = 20;
+        QSet<qint64> seen;
+        qint64 previousTime = std::numeric_limits<qint64>::max();
+        for (int page = 0; page < 3; ++page) {
+            const auto rows = reader.requests(q);
+            QCOMPARE(rows.size(), std::size_t(page < 2 ? 20 : 10));
+            for (const auto &r : rows) {
+                QVERIFY(!seen.contains(r.id));
+                QVERIFY(r.timeMs < previousTime);
+                previousTime = r.timeMs;
+                seen.insert(r.id);
+            }
+            q.beforeTimeMs = rows.back().timeMs;
+            q.beforeId = rows.back().id;
+        }
+        QCOMPARE(seen.size(), 50);
+        QVERIFY(reader.requests(q).empty());
+    }
+
+    void aFullQueueDropsTheOldestHealthSamplesFirstAndCountsRefusedRequests()
+    {
+        Fixture f;
+        HistoryWriter::Options options;
+        options.capacity = 10;
+        HistoryWriter writer(f.path, f.clock, options); // not started: the queue only fills
+        const qint64 t = f.clock.wallMillis();
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(writer.enqueue(sample(t + i, 1, 90)));
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(writer.enqueue(request(t + i)));
+        QCOMPARE(writer.stats().queueDepth, 10u);
+
+        // Full: each new request pushes out the oldest health sample.
+        for (int i = 5; i < 10; ++i)
+            QVERIFY(writer.enqueue(request(t + i)));
+        auto s = writer.stats();
+        QCOMPARE(s.droppedHealth, 5u);
+        QCOMPARE(s.droppedRequests, 0u);
+        QCOMPARE(s.queueDepth, 10u);
+
+        // Nothing left to give way: the new rows are refused, and counted, never lost silently.
+        QVERIFY(!writer.enqueue(request(t + 10)));
+        EventRecord e;
+        e.timeMs = t;
+        QVERIFY(!writer.enqueue(e));
+        QVERIFY(!writer.enqueue(sample(t + 10, 1, 90)));
+        s = writer.stats();
+        QCOMPARE(s.droppedRequests, 1u);
+        QCOMPARE(s.droppedEvents, 1u);
+        QCOMPARE(s.droppedHealth, 6u);
+
+        QVERIFY(writer.start());
+        writer.flush();
+        s = writer.stats();
+        QCOMPARE(s.requestsWritten, 10u);
+        QCOMPARE(s.healthWritten, 0u);
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        const auto rows = reader.requests({});
+        QCOMPARE(rows.size(), std::size_t(10));
+        QCOMPARE(rows.front().timeMs, t + 9); // the ten that were accepted, in order
+        QCOMPARE(rows.back().timeMs, t);
+    }
+
+    void healthOlderThan24HoursIsRolledUpPerMinute()
+    {
+        Fixture f;
+        HistoryWriter writer(f.path, f.clock);
+        QVERIFY(writer.start());
+        const qint64 now = f.clock.wallMillis();
+        const qint64 oldMinute = ((now - 25 * HourMs) / MinuteMs) * MinuteMs;
+        // Two old minutes of channel 1 at one sample per second, and one of channel 2.
+        for (int s = 0; s < 120; ++s)
+            writer.enqueue(sample(oldMinute + s * 1000, 1, s < 60 ? 80.0 + (s % 2) * 10.0 : 20.0,
+                                  s == 119 ? QStringLiteral("open") : QStringLiteral("closed")));
+        for (int s = 0; s < 60; ++s)
+            writer.enqueue(sample(oldMinute + s * 1000, 2, 100.0));
+        // Recent samples stay as they are.
+        const qint64 recent = now - HourMs;
+        for (int s = 0; s < 30; ++s)
+            writer.enqueue(sample(recent + s * 1000, 1, 70.0));
+        writer.flush();
+        writer.runMaintenance();
+
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        QVERIFY(reader.healthSamples(oldMinute, oldMinute + 2 * MinuteMs).empty());
+        QCOMPARE(reader.healthSamples(recent, now).size(), std::size_t(30));
+        QCOMPARE(writer.stats().samplesRolledUp, 180u);
+
+        const auto minutes = reader.healthMinutes(oldMinute, oldMinute + 2 * MinuteMs, 1);
+        QCOMPARE(minutes.size(), std::size_t(2));
+        QCOMPARE(minutes[0].minuteMs, oldMinute);
+        QCOMPARE(minutes[0].samples, 60);
+        QCOMPARE(minutes[0].scoreAvg, 85.0);
+        QCOMPARE(minutes[0].scoreMin, 80.0);
+        QCOMPARE(minutes[0].state, QStringLiteral("closed"));
+        QCOMPARE(minutes[1].scoreAvg, 20.0);
+        QCOMPARE(minutes[1].p95MaxMs, 980.0);
+        QCOMPARE(minutes[1].state, QStringLiteral("open")); // the last state of the minute
+        QCOMPARE(reader.healthMinutes(oldMinute, oldMinute + 2 * MinuteMs).size(), std::size_t(3));
+
+        // A chart over the whole day and more: rolled-up minutes plus minutes computed from samples.
+        const auto series = reader.healthPerMinute(oldMinute, now, 1);
+        QCOMPARE(series.size(), std::size_t(3));
+        QCOMPARE(series[2].samples, 30);
+        QCOMPARE(series[2].scoreAvg, 70.0);
+
+        // A late sample for a rolled-up minute merges into it instead of replacing it.
+        writer.enqueue(sample(oldMinute + 30'500, 1, 25.0));
+        writer.flush();
+        writer.runMaintenance();
+        const auto merged = reader.healthMinutes(oldMinute, oldMinute + MinuteMs, 1);
+        QCOMPARE(merged.size(), std::size_t(1));
+        QCOMPARE(merged[0].samples, 61);
+        QCOMPARE(merged[0].scoreMin, 25.0);
+        QVERIFY(qAbs(merged[0].scoreAvg - (85.0 * 60 + 25.0) / 61) < 1e-9);
+    }
+
+    void historyOlderThanTheRetentionIsDeleted()
+    {
+        Fixture f;
+        HistoryWriter::Options options;
+        options.retentionDays = 2;
+        HistoryWriter writer(f.path, f.clock, options);
+        QVERIFY(writer.start());
+        const qint64 now = f.clock.wallMillis();
+        writer.enqueue(request(now - 3 * DayMs));
+        writer.enqueue(request(now - 1 * DayMs));
+        EventRecord old;
+        old.timeMs = now - 3 * DayMs;
+        writer.enqueue(old);
+        EventRecord fresh;
+        fresh.timeMs = now - HourMs;
+        writer.enqueue(fresh);
+        writer.enqueue(sample(now - 3 * DayMs, 1, 50));
+        writer.flush();
+        writer.runMaintenance();
+
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        const auto rows = reader.requests({});
+        QCOMPARE(rows.size(), std::size_t(1));
+        QCOMPARE(rows[0].timeMs, now - DayMs);
+        QCOMPARE(reader.events(0, now).size(), std::size_t(1));
+        QVERIFY(reader.healthMinutes(0, now).empty()); // rolled up, then past retention
+        QVERIFY(writer.stats().rowsPurged >= 3u);
+
+        // Time passes (by the clock, not by sleeping): the next pass removes the other request.
+        f.clock.advance(std::chrono::hours(25));
+        writer.runMaintenance();
+        QVERIFY(reader.requests({}).empty());
+    }
+
+    void rowsFromManyThreadsAllArrive()
+    {
+        Fixture f;
+        HistoryWriter writer(f.path, f.clock);
+        QVERIFY(writer.start());
+        std::vector<std::thread> producers;
+        for (int p = 0; p < 4; ++p)
+            producers.emplace_back([&writer, &f, p] {
+                for (int i = 0; i < 2000; ++i)
+                    writer.enqueue(request(f.clock.wallMillis() + p * 10'000 + i));
+            });
+        for (auto &t : producers)
+            t.join();
+        writer.stop(); // stopping writes what is queued
+        QCOMPARE(writer.stats().requestsWritten, 8000u);
+        QCOMPARE(writer.stats().droppedRequests, 0u);
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        QCOMPARE(reader.totals({}).count, qint64(8000));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_HistoryWriter)
+#include "tst_HistoryWriter.moc"
