@@ -70,9 +70,10 @@ int queryInt(const HttpRequest &request, const QString &key, int fallback)
 }
 
 // Streams `pieces` pieces (-1: until the client goes away), one every `interval` ms, on the worker thread.
-void streamPieces(std::shared_ptr<ResponseWriter> response, int pieces, int interval, int pieceBytes)
+// The timer belongs to the handler's context, so a server stopped mid-stream deletes it.
+void streamPieces(QObject *context, std::shared_ptr<ResponseWriter> response, int pieces, int interval, int pieceBytes)
 {
-    auto *timer = new QTimer;
+    auto *timer = new QTimer(context);
     auto written = std::make_shared<int>(0);
     response->onClosed([] { ++observed.closedCalls; });
     QObject::connect(timer, &QTimer::timeout, timer, [timer, response, pieces, written, pieceBytes] {
@@ -159,7 +160,7 @@ public:
         } else if (path == "/delay") {
             const int ms = queryInt(request, "ms", 10);
             observed.add(QStringLiteral("start %1").arg(ms));
-            QTimer::singleShot(ms, [response, ms, text] {
+            QTimer::singleShot(ms, &m_context, [response, ms, text] {
                 observed.add(QStringLiteral("end %1").arg(ms));
                 response->send(200, text, "delay " + QByteArray::number(ms));
             });
@@ -169,7 +170,7 @@ public:
             HttpHeaders sse;
             sse.add("Content-Type", "text/event-stream");
             response->startStream(200, sse);
-            streamPieces(response, queryInt(request, "pieces", 3), queryInt(request, "interval", 20),
+            streamPieces(&m_context, response, queryInt(request, "pieces", 3), queryInt(request, "interval", 20),
                          queryInt(request, "bytes", 0));
         } else if (path == "/gated") {
             // First piece at once; the second only after the test saw the first and says so.
@@ -177,7 +178,7 @@ public:
             sse.add("Content-Type", "text/event-stream");
             response->startStream(200, sse);
             response->write("data: first\n\n");
-            auto *poll = new QTimer;
+            auto *poll = new QTimer(&m_context);
             QObject::connect(poll, &QTimer::timeout, poll, [poll, response] {
                 if (!observed.release)
                     return;
@@ -203,6 +204,7 @@ public:
 
 private:
     int m_worker;
+    QObject m_context; // lives on the worker thread, like the handler: parent of its timers
 };
 
 // Parses the server's responses with llhttp (response mode), fed from the socket's readyRead.
