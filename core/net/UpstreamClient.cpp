@@ -125,6 +125,51 @@ void UpstreamClient::cancel(quint64 transferId)
     spdlog::debug("upstream #{} cancelled", transferId);
 }
 
+void UpstreamClient::pause(quint64 transferId)
+{
+    const auto it = m_transfers.find(transferId);
+    if (it == m_transfers.end() || it->second->paused || !it->second->easy())
+        return;
+    UpstreamTransfer &transfer = *it->second;
+    transfer.paused = true;
+    if (transfer.idleTimerId) {
+        killTimer(transfer.idleTimerId);
+        m_idleTimers.erase(transfer.idleTimerId);
+        transfer.idleTimerId = 0;
+    }
+    curl_easy_pause(transfer.easy(), CURLPAUSE_RECV);
+}
+
+void UpstreamClient::resume(quint64 transferId)
+{
+    const auto it = m_transfers.find(transferId);
+    if (it == m_transfers.end() || !it->second->paused)
+        return;
+    UpstreamTransfer &transfer = *it->second;
+    transfer.paused = false;
+    // libcurl may hand over what it held back right here, from inside curl_easy_pause; it stays
+    // pending and is delivered from the event loop (libcurl schedules an immediate timeout), so a
+    // caller resuming from inside onData never gets a nested onData.
+    curl_easy_pause(transfer.easy(), CURLPAUSE_CONT);
+    if (transfer.status() > 0)
+        armIdleTimer(transfer);
+    if (transfer.hasPendingData() && !transfer.dirty) {
+        transfer.dirty = true;
+        m_dirty.push_back(transfer.id());
+    }
+    if (!m_dirty.empty() && !m_deliveryQueued) {
+        // Not m_curlTimer: firing libcurl's timer early would lose the timeout it asked for.
+        m_deliveryQueued = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_deliveryQueued = false;
+                deliverPending();
+            },
+            Qt::QueuedConnection);
+    }
+}
+
 int UpstreamClient::socketCallback(CURL *, int socket, int what, void *self, void *)
 {
     static_cast<UpstreamClient *>(self)->watchSocket(socket, what);
@@ -206,6 +251,8 @@ void UpstreamClient::deliver(TransferPtr transfer)
         if (transfer->retired)
             return;
     }
+    if (transfer->paused)
+        return; // stays pending; resume() marks it for delivery
     const QByteArray data = transfer->takeData();
     if (!data.isEmpty()) {
         m_stats.bytesReceived += static_cast<quint64>(data.size());
@@ -233,7 +280,8 @@ void UpstreamClient::collectFinished()
             continue;
         const TransferPtr transfer = it->second;
         transfer->dirty = false;
-        deliver(transfer); // whatever arrived with the end of the transfer
+        transfer->paused = false; // the transfer is over: what it holds goes out before onComplete
+        deliver(transfer);        // whatever arrived with the end of the transfer
         if (transfer->retired)
             continue;
         long connects = 0;
@@ -287,7 +335,7 @@ void UpstreamClient::retire(UpstreamTransfer &transfer)
 void UpstreamClient::armIdleTimer(UpstreamTransfer &transfer)
 {
     const auto timeout = transfer.options().idleTimeout;
-    if (timeout.count() <= 0 || transfer.retired)
+    if (timeout.count() <= 0 || transfer.retired || transfer.paused)
         return;
     if (transfer.idleTimerId) {
         killTimer(transfer.idleTimerId);

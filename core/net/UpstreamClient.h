@@ -47,6 +47,12 @@ public:
     // reset) and no callback follows. Unknown or finished ids are ignored.
     void cancel(quint64 transferId);
 
+    // Backpressure for a slow downstream: stop reading this transfer's response (TCP flow control,
+    // or the HTTP/2 stream window, then holds the upstream back) until resume(). No onData arrives
+    // while paused, and the idle timeout does not run. The total timeout still does.
+    void pause(quint64 transferId);
+    void resume(quint64 transferId);
+
     Stats stats() const { return m_stats; }
     bool isActive(quint64 transferId) const { return m_transfers.count(transferId) != 0; }
 
@@ -74,6 +80,7 @@ private:
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id
     std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data
+    bool m_deliveryQueued = false;
     quint64 m_nextId = 1;
     Stats m_stats;
 };

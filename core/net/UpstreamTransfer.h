@@ -83,6 +83,7 @@ public:
     // True exactly once, when the final headers are complete and not yet handed out.
     bool takeHeaders(int *status, HttpHeaders *headers);
     QByteArray takeData();
+    bool hasPendingData() const { return !m_pending.isEmpty(); }
 
     // libcurl's result for this transfer → what the router needs to know, with a sentence for logs.
     std::pair<TransferError, QString> classify(int curlCode) const;
@@ -94,6 +95,7 @@ public:
     bool dirty = false;
     bool retired = false; // removed from the multi handle; nothing may be delivered any more
     int idleTimerId = 0;
+    bool paused = false;
 
 private:
     static std::size_t headerCallback(char *data, std::size_t size, std::size_t count, void *self);

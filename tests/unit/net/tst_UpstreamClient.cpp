@@ -603,6 +603,43 @@ private slots:
         QCOMPARE(client.stats().active, 0u);
     }
 
+    void pausedTransferReceivesNothingUntilResumed()
+    {
+        // 4 MiB in one go: far more than one read, so a transfer that kept reading while paused
+        // would keep calling onData.
+        const QByteArray payload(4 * 1024 * 1024, 'p');
+        QPointer<QTcpSocket> peer;
+        CannedServer server([&](QTcpSocket *socket, const CannedServer::Request &) {
+            peer = socket;
+            socket->write(response(200, payload));
+        });
+        UpstreamClient client;
+        Recorder rec;
+        quint64 id = 0;
+        rec.afterData = [&] {
+            if (rec.dataCalls == 1)
+                client.pause(id);
+        };
+        TransferOptions options;
+        options.idleTimeout = 200ms; // must not run while the caller holds the transfer paused
+        id = client.start(get(server.url("/big")), options, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.dataCalls, 1, 10000);
+        const qsizetype firstBytes = rec.body.size();
+        QVERIFY(firstBytes < payload.size());
+        QTest::qWait(500); // real sockets: give a transfer that ignored the pause time to read on
+        QCOMPARE(rec.dataCalls, 1);
+        QCOMPARE(rec.body.size(), firstBytes);
+        QCOMPARE(rec.completes, 0);
+        QVERIFY(client.isActive(id));
+
+        rec.afterData = nullptr;
+        client.resume(id);
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 20000);
+        QCOMPARE(rec.error, TransferError::None);
+        QCOMPARE(rec.body.size(), payload.size());
+        QVERIFY(rec.body == payload);
+    }
+
     void sequentialRequestsReuseOneConnection()
     {
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &request) {
