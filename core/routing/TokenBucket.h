@@ -28,7 +28,7 @@ public:
     bool tryAcquire(double amount = 1.0);
     // Whether tryAcquire(amount) would admit now; takes nothing (ProviderLimiter checks both buckets first).
     bool wouldAdmit(double amount = 1.0) const;
-    double available() const; // tokens now (after refill); may be negative after an oversized admission
+    double available() const; // tokens now (after refill); negative after an oversized admission; +inf when unlimited
     Clock::Duration timeUntilAvailable(double amount = 1.0) const; // zero when it would admit now
     double headroom() const;  // available()/capacity clamped to [0, 1]; 1 when unlimited
     Stats stats() const;
