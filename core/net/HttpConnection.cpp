@@ -415,6 +415,8 @@ void HttpConnection::dispatch(Pending pending)
     m_activeSequence = sequence;
     m_activeKeepAlive = pending.request.keepAlive && pending.errorStatus == 0;
     const bool head = pending.request.method == "HEAD";
+    m_activeHead = head;
+    m_activeHttpMinor = pending.request.httpMinor;
     std::shared_ptr<ResponseWriter> writer(new ResponseWriter(this, sequence, head, pending.request.httpMinor));
     m_activeWriter = writer;
 
@@ -591,7 +593,7 @@ void HttpConnection::responseAbandoned(quint64 sequence)
         return;
     }
     // A fresh writer under the same sequence answers for the handler that forgot to.
-    auto writer = std::shared_ptr<ResponseWriter>(new ResponseWriter(this, sequence, false, 1));
+    auto writer = std::shared_ptr<ResponseWriter>(new ResponseWriter(this, sequence, m_activeHead, m_activeHttpMinor));
     m_activeWriter = writer;
     HttpHeaders json;
     json.add("Content-Type", "application/json");

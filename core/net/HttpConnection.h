@@ -120,6 +120,8 @@ private:
     bool m_responseActive = false;
     bool m_activeStarted = false;
     bool m_activeKeepAlive = true;
+    bool m_activeHead = false;
+    int m_activeHttpMinor = 1;
     bool m_closeAfterResponse = false;
     quint64 m_activeSequence = 0;
     quint64 m_nextSequence = 0;

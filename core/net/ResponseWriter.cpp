@@ -3,6 +3,7 @@
 #include "net/HttpConnection.h"
 
 #include <QDebug>
+#include <QThread>
 
 namespace sb {
 
@@ -53,6 +54,12 @@ bool isFramingHeader(const QByteArray &name)
 }
 
 } // namespace
+
+// A response belongs to its connection's worker thread; touching it from another thread would race
+// with the socket. Checked in debug builds, where the tests run.
+#define SB_ASSERT_WORKER_THREAD() \
+    Q_ASSERT_X(!m_connection || m_connection->thread() == QThread::currentThread(), "sb::ResponseWriter", \
+               "used outside its connection's worker thread")
 
 ResponseWriter::ResponseWriter(HttpConnection *connection, quint64 sequence, bool headRequest, int httpMinor)
     : m_connection(connection)
@@ -117,6 +124,7 @@ void ResponseWriter::push(const QByteArray &bytes)
 
 void ResponseWriter::send(int status, const HttpHeaders &headers, const QByteArray &body)
 {
+    SB_ASSERT_WORKER_THREAD();
     if (m_state != State::Pending) {
         if (m_state != State::Closed)
             qWarning("sb::ResponseWriter::send called on a response already started");
@@ -138,6 +146,7 @@ void ResponseWriter::send(int status, const HttpHeaders &headers, const QByteArr
 
 void ResponseWriter::startStream(int status, const HttpHeaders &headers)
 {
+    SB_ASSERT_WORKER_THREAD();
     if (m_state != State::Pending) {
         if (m_state != State::Closed)
             qWarning("sb::ResponseWriter::startStream called on a response already started");
@@ -155,6 +164,7 @@ void ResponseWriter::startStream(int status, const HttpHeaders &headers)
 
 void ResponseWriter::write(const QByteArray &bytes)
 {
+    SB_ASSERT_WORKER_THREAD();
     if (m_state != State::Streaming || bytes.isEmpty() || m_headRequest)
         return;
     auto keepAlive = shared_from_this();
@@ -173,6 +183,7 @@ void ResponseWriter::write(const QByteArray &bytes)
 
 void ResponseWriter::finish()
 {
+    SB_ASSERT_WORKER_THREAD();
     if (m_state != State::Streaming)
         return;
     auto keepAlive = shared_from_this();
