@@ -17,8 +17,8 @@ std::vector<PlannedRequest> LoadSchedule::plan(const LoadSpec &load, Random &ran
     for (;;) {
         if (load.process == LoadSpec::Process::Poisson)
             t += -std::log(1.0 - random.uniform01()) / load.rate;
-        else if (!out.empty())
-            t += 1.0 / load.rate;
+        else // by index, not by summing 1/rate: the sum drifts and adds a request at the end
+            t = static_cast<double>(out.size()) / load.rate;
         if (t >= load.duration)
             break;
         PlannedRequest r;

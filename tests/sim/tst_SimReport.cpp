@@ -116,6 +116,10 @@ private slots:
         QCOMPARE(plan.size(), std::size_t(1200));
         QCOMPARE(plan[0].at, 0.0);
         QCOMPARE(plan[1].at, 0.25);
+        sb::test::FakeRandom random2(1);
+        load.rate = 20;
+        load.duration = 6;
+        QCOMPARE(LoadSchedule::plan(load, random2).size(), std::size_t(120)); // 1/20 summed 120 times is not 6
         QVERIFY(plan.back().at < 300);
         QVERIFY(std::all_of(plan.begin(), plan.end(), [](const PlannedRequest &r) { return r.stream && r.model == "a"; }));
     }
