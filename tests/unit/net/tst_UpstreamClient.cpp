@@ -791,6 +791,26 @@ private slots:
         QCOMPARE(proxy.requests.first().headers.value("Host"), QStringLiteral("127.0.0.1:%1").arg(target).toLatin1());
     }
 
+    void environmentProxyIsTheDefault()
+    {
+        const quint16 target = closedPort();
+        QVERIFY(target != 0);
+        CannedServer proxy([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write(response(200, "via environment proxy"));
+        });
+        qputenv("http_proxy", QStringLiteral("http://127.0.0.1:%1").arg(proxy.port()).toLatin1());
+        const auto restore = qScopeGuard([] { qunsetenv("http_proxy"); });
+        UpstreamClient client;
+        Recorder rec;
+        const QUrl url(QStringLiteral("http://127.0.0.1:%1/v1/models").arg(target));
+        client.start(get(url), {}, rec.callbacks()); // no proxyUrl: the environment decides
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::None);
+        QCOMPARE(rec.body, QByteArray("via environment proxy"));
+        QCOMPARE(proxy.requests.size(), 1);
+        QCOMPARE(proxy.requests.first().target, url.toEncoded());
+    }
+
     void oversizedBodyIsTooLarge()
     {
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
