@@ -1,0 +1,176 @@
+#include "engine/ChatRequest.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace sb {
+
+QByteArray ApiError::toJson() const
+{
+    QJsonObject error{{QStringLiteral("message"), message}, {QStringLiteral("type"), type}};
+    error.insert(QStringLiteral("param"), param.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(param));
+    error.insert(QStringLiteral("code"), code.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(code));
+    return QJsonDocument(QJsonObject{{QStringLiteral("error"), error}}).toJson(QJsonDocument::Compact);
+}
+
+namespace {
+
+ApiError invalid(const QString &message, const QString &param, const QString &code = QStringLiteral("invalid_value"))
+{
+    return ApiError{400, message, QStringLiteral("invalid_request_error"), param, code};
+}
+
+// Parses a JSON object body; fills *error and returns false when it is not one.
+bool parseObject(const QByteArray &json, QJsonObject *out, ApiError *error)
+{
+    if (json.trimmed().isEmpty()) {
+        *error = invalid(QStringLiteral("The request body is empty; send a JSON object."), {}, QStringLiteral("invalid_json"));
+        return false;
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        *error = invalid(QStringLiteral("The request body is not valid JSON (%1 at byte %2).")
+                             .arg(parseError.errorString())
+                             .arg(parseError.offset),
+                         {}, QStringLiteral("invalid_json"));
+        return false;
+    }
+    if (!document.isObject()) {
+        *error = invalid(QStringLiteral("The request body must be a JSON object."), {}, QStringLiteral("invalid_json"));
+        return false;
+    }
+    *out = document.object();
+    return true;
+}
+
+bool requireModel(const QJsonObject &body, QString *model, ApiError *error)
+{
+    const QJsonValue value = body.value(QStringLiteral("model"));
+    if (!value.isString() || value.toString().trimmed().isEmpty()) {
+        *error = invalid(value.isUndefined() ? QStringLiteral("Missing required parameter: 'model'.")
+                                             : QStringLiteral("'model' must be a non-empty string."),
+                         QStringLiteral("model"), value.isUndefined() ? QStringLiteral("missing_required_parameter")
+                                                                      : QStringLiteral("invalid_type"));
+        return false;
+    }
+    *model = value.toString();
+    return true;
+}
+
+bool checkMessages(const QJsonObject &body, ApiError *error)
+{
+    const QJsonValue messages = body.value(QStringLiteral("messages"));
+    if (messages.isUndefined()) {
+        *error = invalid(QStringLiteral("Missing required parameter: 'messages'."), QStringLiteral("messages"),
+                         QStringLiteral("missing_required_parameter"));
+        return false;
+    }
+    if (!messages.isArray() || messages.toArray().isEmpty()) {
+        *error = invalid(QStringLiteral("'messages' must be a non-empty array of message objects."),
+                         QStringLiteral("messages"), QStringLiteral("invalid_type"));
+        return false;
+    }
+    const QJsonArray list = messages.toArray();
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QString where = QStringLiteral("messages[%1]").arg(i);
+        if (!list.at(i).isObject()) {
+            *error = invalid(QStringLiteral("'%1' must be an object with 'role' and 'content'.").arg(where), where,
+                             QStringLiteral("invalid_type"));
+            return false;
+        }
+        const QJsonObject message = list.at(i).toObject();
+        const QJsonValue role = message.value(QStringLiteral("role"));
+        static const QStringList roles{QStringLiteral("system"), QStringLiteral("developer"), QStringLiteral("user"),
+                                       QStringLiteral("assistant"), QStringLiteral("tool"), QStringLiteral("function")};
+        if (!role.isString() || !roles.contains(role.toString())) {
+            *error = invalid(QStringLiteral("'%1.role' must be one of %2.").arg(where, roles.join(QStringLiteral(", "))),
+                             where + QStringLiteral(".role"));
+            return false;
+        }
+        const QJsonValue content = message.value(QStringLiteral("content"));
+        const bool contentOk = content.isString() || content.isArray() || content.isNull()
+            || (content.isUndefined() && (message.contains(QStringLiteral("tool_calls"))
+                                          || message.contains(QStringLiteral("function_call"))));
+        if (!contentOk) {
+            *error = invalid(QStringLiteral("'%1.content' must be a string or an array of content parts.").arg(where),
+                             where + QStringLiteral(".content"), QStringLiteral("invalid_type"));
+            return false;
+        }
+    }
+    return true;
+}
+
+bool checkOptionalTypes(const QJsonObject &body, ApiError *error)
+{
+    struct Expect { const char *name; bool (QJsonValue::*is)() const; const char *what; };
+    static const Expect expectations[] = {
+        {"stream", &QJsonValue::isBool, "a boolean"},
+        {"temperature", &QJsonValue::isDouble, "a number"},
+        {"top_p", &QJsonValue::isDouble, "a number"},
+        {"max_tokens", &QJsonValue::isDouble, "an integer"},
+        {"max_completion_tokens", &QJsonValue::isDouble, "an integer"},
+        {"n", &QJsonValue::isDouble, "an integer"},
+        {"tools", &QJsonValue::isArray, "an array"},
+        {"stream_options", &QJsonValue::isObject, "an object"},
+        {"response_format", &QJsonValue::isObject, "an object"},
+    };
+    for (const auto &e : expectations) {
+        const QJsonValue value = body.value(QLatin1String(e.name));
+        if (value.isUndefined() || value.isNull())
+            continue;
+        if (!(value.*(e.is))()) {
+            *error = invalid(QStringLiteral("'%1' must be %2.").arg(QLatin1String(e.name), QLatin1String(e.what)),
+                             QLatin1String(e.name), QStringLiteral("invalid_type"));
+            return false;
+        }
+    }
+    const QJsonValue stop = body.value(QStringLiteral("stop"));
+    if (!stop.isUndefined() && !stop.isNull() && !stop.isString() && !stop.isArray()) {
+        *error = invalid(QStringLiteral("'stop' must be a string or an array of strings."), QStringLiteral("stop"),
+                         QStringLiteral("invalid_type"));
+        return false;
+    }
+    return true;
+}
+
+int estimateTokens(qsizetype bytes)
+{
+    // About four bytes a token for English; the bucket only needs an order of magnitude.
+    return static_cast<int>(qMin<qsizetype>(bytes / 4 + 1, 100'000'000));
+}
+
+} // namespace
+
+std::optional<ChatRequest> ChatRequest::parse(const QByteArray &json, ApiError *error)
+{
+    ChatRequest request;
+    if (!parseObject(json, &request.body, error) || !requireModel(request.body, &request.model, error)
+        || !checkMessages(request.body, error) || !checkOptionalTypes(request.body, error))
+        return std::nullopt;
+    request.stream = request.body.value(QStringLiteral("stream")).toBool(false);
+    request.includeUsage = request.body.value(QStringLiteral("stream_options"))
+                               .toObject()
+                               .value(QStringLiteral("include_usage"))
+                               .toBool(false);
+    request.estimatedPromptTokens = estimateTokens(json.size());
+    return request;
+}
+
+std::optional<EmbeddingsRequest> EmbeddingsRequest::parse(const QByteArray &json, ApiError *error)
+{
+    EmbeddingsRequest request;
+    if (!parseObject(json, &request.body, error) || !requireModel(request.body, &request.model, error))
+        return std::nullopt;
+    const QJsonValue input = request.body.value(QStringLiteral("input"));
+    if (!input.isString() && !input.isArray()) {
+        *error = invalid(input.isUndefined() ? QStringLiteral("Missing required parameter: 'input'.")
+                                             : QStringLiteral("'input' must be a string or an array."),
+                         QStringLiteral("input"));
+        return std::nullopt;
+    }
+    request.estimatedPromptTokens = estimateTokens(json.size());
+    return request;
+}
+
+} // namespace sb

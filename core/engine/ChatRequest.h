@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace sb {
+
+// An error to send back in OpenAI's error format ({"error":{"message","type","param","code"}}).
+struct ApiError {
+    int status = 400;
+    QString message; // a sentence that says what to do
+    QString type = QStringLiteral("invalid_request_error");
+    QString param;   // the offending field, when there is one
+    QString code;
+
+    QByteArray toJson() const;
+};
+
+// An inbound OpenAI chat.completions request, checked for shape once at the door so that adapters
+// can rely on it (types right, messages present) and bad input gets a 400 that names the field.
+struct ChatRequest {
+    QJsonObject body;
+    QString model;
+    bool stream = false;
+    bool includeUsage = false; // stream_options.include_usage
+    int estimatedPromptTokens = 0; // for the provider's tokens/min bucket: ~4 bytes a token
+
+    static std::optional<ChatRequest> parse(const QByteArray &json, ApiError *error);
+};
+
+// An inbound /v1/embeddings request.
+struct EmbeddingsRequest {
+    QJsonObject body;
+    QString model;
+    int estimatedPromptTokens = 0;
+
+    static std::optional<EmbeddingsRequest> parse(const QByteArray &json, ApiError *error);
+};
+
+} // namespace sb

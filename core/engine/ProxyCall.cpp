@@ -1,0 +1,639 @@
+#include "engine/ProxyCall.h"
+
+#include "common/SecretMask.h"
+#include "engine/EngineContext.h"
+#include "net/ResponseWriter.h"
+#include "net/UpstreamClient.h"
+#include "providers/ProviderRegistry.h"
+
+#include <QJsonDocument>
+#include <QPointer>
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+namespace sb {
+
+namespace {
+
+// Error bodies are read whole to classify them; anything longer than this is not an error message.
+constexpr qsizetype kMaxBufferedBody = 64 * 1024 * 1024;
+
+Outcome outcomeFromTransfer(TransferError error, const QString &message)
+{
+    switch (error) {
+    case TransferError::ConnectFailed:
+        return Outcome::local(OutcomeKind::ConnectFailed, message);
+    case TransferError::Timeout:
+        return Outcome::local(OutcomeKind::Timeout, message);
+    case TransferError::Reset:
+    case TransferError::TooLarge:
+    case TransferError::Other:
+    case TransferError::Cancelled:
+    case TransferError::None:
+        break;
+    }
+    Outcome outcome = Outcome::local(OutcomeKind::ProviderDown, message);
+    return outcome;
+}
+
+int millisOf(Clock::Duration d)
+{
+    return static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+}
+
+QByteArray retryAfterSeconds(Clock::Duration d)
+{
+    const double seconds = std::ceil(toSeconds(d));
+    return QByteArray::number(std::max(1, static_cast<int>(seconds)));
+}
+
+} // namespace
+
+// Everything about the attempt in progress; replaced for each new attempt.
+struct ProxyCall::Attempt {
+    RouteChoice choice;
+    const ProviderAdapter *adapter = nullptr;
+    const ProviderConfig *provider = nullptr; // kept alive by `config`
+    EngineConfigPtr config;
+    quint64 transferId = 0;
+    Clock::TimePoint startedAt;
+    qint64 startedWallMs = 0;
+    int status = 0;
+    HttpHeaders headers;
+    QByteArray body; // error bodies and non-stream answers
+    bool streaming = false; // a 200 SSE answer is being translated
+    SseParser parser;
+    std::unique_ptr<StreamTranslator> translator;
+    std::optional<Clock::Duration> ttft;
+    bool recorded = false;
+};
+
+ProxyCall::ProxyCall(EngineContext &engine, UpstreamClient &upstream, Input input,
+                     std::shared_ptr<ResponseWriter> response, std::function<void(ProxyCall *)> onFinished)
+    : m_engine(engine),
+      m_upstream(upstream),
+      m_input(std::move(input)),
+      m_response(std::move(response)),
+      m_onFinished(std::move(onFinished)),
+      m_policy(engine.retryPolicy()),
+      m_retry(*m_policy, engine.clock(), engine.clock().now()),
+      m_startedAt(engine.clock().now())
+{
+    m_attemptTimer.setSingleShot(true);
+    m_backoffTimer.setSingleShot(true);
+    connect(&m_attemptTimer, &QTimer::timeout, this, &ProxyCall::onAttemptTimeout);
+    connect(&m_backoffTimer, &QTimer::timeout, this, &ProxyCall::nextAttempt);
+
+    m_record.requestId = m_input.requestId;
+    m_record.timeMs = engine.clock().wallMillis();
+    m_record.logicalModel = m_input.model;
+    m_record.streamed = m_input.stream;
+}
+
+ProxyCall::~ProxyCall()
+{
+    if (m_attempt && m_attempt->transferId)
+        m_upstream.cancel(m_attempt->transferId);
+}
+
+void ProxyCall::start()
+{
+    m_engine.retryBudget().requestStarted();
+    m_engine.counters().requests.fetch_add(1, std::memory_order_relaxed);
+    m_engine.counters().inFlight.fetch_add(1, std::memory_order_relaxed);
+    QPointer<ProxyCall> self(this);
+    m_response->onClosed([self] {
+        if (self)
+            self->onClientGone();
+    });
+    if (!m_finished)
+        nextAttempt();
+}
+
+void ProxyCall::nextAttempt()
+{
+    if (m_finished)
+        return;
+    if (m_retry.attempts() > 0 && m_retry.nextAttemptSpendsBudget()) {
+        if (!m_engine.retryBudget().tryStartRetry()) {
+            m_engine.counters().retryBudgetRefusals.fetch_add(1, std::memory_order_relaxed);
+            replyFromLastOutcome(QStringLiteral("the retry budget is exhausted (too many retries in flight)"));
+            return;
+        }
+        m_spendingRetryBudget = true;
+    }
+    RouteResult result = m_engine.router().choose(m_input.model, m_retry, m_lastFailedChannel, m_input.estimatedTokens);
+    if (!result) {
+        if (m_lastOutcome && result.refusal.httpStatus == 503) {
+            replyFromLastOutcome(result.refusal.message);
+            return;
+        }
+        ApiError error;
+        error.status = result.refusal.httpStatus;
+        error.message = result.refusal.message;
+        error.type = error.status == 404 ? QStringLiteral("invalid_request_error")
+            : error.status == 429          ? QStringLiteral("rate_limit_error")
+                                           : QStringLiteral("service_unavailable");
+        error.code = error.status == 404 ? QStringLiteral("model_not_found")
+            : error.status == 429          ? QStringLiteral("rate_limited")
+                                           : QStringLiteral("no_channel_available");
+        if (error.status == 404)
+            error.param = QStringLiteral("model");
+        replyError(error, result.refusal.retryAfter);
+        return;
+    }
+    launch(std::move(*result.choice));
+}
+
+void ProxyCall::launch(RouteChoice choice)
+{
+    auto attempt = std::make_unique<Attempt>();
+    attempt->config = m_engine.config();
+    attempt->provider = attempt->config->provider(choice.providerId);
+    const ChannelConfig *channel = attempt->config->channel(choice.channelId);
+    attempt->adapter = attempt->provider ? ProviderRegistry::find(attempt->provider->dialect) : nullptr;
+    attempt->choice = std::move(choice);
+    attempt->startedAt = m_engine.clock().now();
+    attempt->startedWallMs = m_engine.clock().wallMillis();
+    if (m_firstChannelId == 0)
+        m_firstChannelId = attempt->choice.channelId;
+    m_retry.attemptStarted(attempt->choice.channelId);
+    ++m_attemptSequence;
+    m_engine.counters().attempts.fetch_add(1, std::memory_order_relaxed);
+    m_attempt = std::move(attempt);
+
+    if (!m_attempt->provider || !channel || !m_attempt->adapter) {
+        // The config changed under us between choose() and here, or names an unknown dialect.
+        attemptFailed(Outcome::local(OutcomeKind::ProviderDown,
+                                     QStringLiteral("channel %1 has no usable provider dialect").arg(m_attempt->choice.channelName)));
+        return;
+    }
+
+    AdapterContext context{m_attempt->provider, channel, m_attempt->choice.key.secret};
+    std::optional<UpstreamRequest> request;
+    if (m_input.kind == Kind::Chat) {
+        request = m_attempt->adapter->chatRequest(m_input.body, context);
+    } else {
+        request = m_attempt->adapter->embeddingsRequest(m_input.body, context);
+        if (!request) {
+            attemptFailed(Outcome{OutcomeKind::NonRetryableParamError, OutcomeOrigin::Local, OutcomePhase::BeforeFirstByte, 400, {}, {},
+                                  QStringLiteral("the %1 dialect has no embeddings endpoint").arg(m_attempt->provider->dialect)});
+            return;
+        }
+    }
+
+    const Clock::Duration budget = m_retry.attemptTimeout(*m_attempt->provider);
+    TransferOptions options;
+    options.connectTimeout = m_attempt->provider->connectTimeout;
+    options.proxyUrl = m_attempt->config->domainOf(*channel).egressProxy;
+    if (request->stream) {
+        // A stream may run far longer than the attempt budget; the budget bounds the wait for the
+        // first event, the idle timeout the gaps between tokens.
+        options.totalTimeout = std::chrono::milliseconds(0);
+        options.idleTimeout = m_policy->config().streamIdleTimeout;
+        m_attemptTimer.start(std::max(1, millisOf(budget)));
+    } else {
+        options.totalTimeout = std::max(std::chrono::milliseconds(1),
+                                        std::chrono::duration_cast<std::chrono::milliseconds>(budget));
+    }
+
+    TransferCallbacks callbacks;
+    callbacks.onHeaders = [this](int status, const HttpHeaders &headers) { onUpstreamHeaders(status, headers); };
+    callbacks.onData = [this](QByteArrayView chunk) { onUpstreamData(chunk); };
+    callbacks.onComplete = [this](TransferError error, const QString &message) { onUpstreamComplete(error, message); };
+    if (spdlog::should_log(spdlog::level::debug))
+        spdlog::debug("{} attempt {} → {} ({})", m_input.requestId.toStdString(), m_retry.attempts(),
+                      m_attempt->choice.channelName.toStdString(), maskSecret(m_attempt->choice.key.secret).toStdString());
+    m_attempt->transferId = m_upstream.start(*request, options, std::move(callbacks));
+}
+
+void ProxyCall::onUpstreamHeaders(int status, const HttpHeaders &headers)
+{
+    if (!m_attempt)
+        return;
+    m_attempt->status = status;
+    m_attempt->headers = headers;
+    const bool eventStream = headers.value("content-type").toLower().contains("text/event-stream");
+    if (status == 200 && m_input.stream && eventStream) {
+        m_attempt->streaming = true;
+        m_attempt->translator = m_attempt->adapter->streamTranslator(m_input.body);
+        m_attempt->translator->setCreated(m_engine.clock().wallMillis() / 1000);
+    }
+}
+
+void ProxyCall::onUpstreamData(QByteArrayView chunk)
+{
+    if (!m_attempt)
+        return;
+    if (!m_attempt->streaming) {
+        if (m_attempt->body.size() + chunk.size() > kMaxBufferedBody) {
+            m_upstream.cancel(m_attempt->transferId);
+            m_attempt->transferId = 0;
+            attemptFailed(Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("the upstream answer is larger than 64 MiB")));
+            return;
+        }
+        m_attempt->body.append(chunk.data(), chunk.size());
+        return;
+    }
+    const std::uint64_t current = m_attemptSequence;
+    handleStreamEvents(m_attempt->parser.feed(chunk));
+    if (!m_finished && isCurrent(current) && m_attempt->parser.overflowed()) {
+        m_upstream.cancel(m_attempt->transferId);
+        m_attempt->transferId = 0;
+        Outcome outcome = Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("an upstream stream event exceeded 8 MiB"));
+        attemptFailed(outcome);
+    }
+}
+
+void ProxyCall::handleStreamEvents(std::vector<SseEvent> &&events)
+{
+    const std::uint64_t current = m_attemptSequence;
+    for (SseEvent &event : events) {
+        if (m_finished || !isCurrent(current))
+            return;
+        handleStreamStep(m_attempt->translator->onEvent(event));
+    }
+}
+
+void ProxyCall::handleStreamStep(StreamStep &&step)
+{
+    if (step.usage)
+        m_usage = *step.usage;
+    if (step.error) {
+        const quint64 transfer = m_attempt->transferId;
+        m_attempt->transferId = 0;
+        if (transfer)
+            m_upstream.cancel(transfer);
+        Outcome outcome = *step.error;
+        outcome.phase = m_clientStreamStarted ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
+        attemptFailed(outcome);
+        return;
+    }
+    if (!step.chunks.empty()) {
+        if (!m_attempt->ttft)
+            m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
+        if (!m_clientStreamStarted)
+            startClientStream();
+        QByteArray out;
+        for (const QByteArray &chunk : step.chunks) {
+            out.append("data: ");
+            out.append(chunk);
+            out.append("\n\n");
+        }
+        m_response->write(out);
+    }
+    if (step.finished) {
+        // The answer is complete; whatever the connection does next changes nothing.
+        const quint64 transfer = m_attempt->transferId;
+        m_attempt->transferId = 0;
+        if (transfer)
+            m_upstream.cancel(transfer);
+        completeStream();
+    }
+}
+
+void ProxyCall::startClientStream()
+{
+    m_attemptTimer.stop();
+    m_clientStreamStarted = true;
+    m_clientTtft = m_engine.clock().now() - m_startedAt;
+    HttpHeaders headers = routingHeaders();
+    headers.set("Content-Type", "text/event-stream; charset=utf-8");
+    headers.set("Cache-Control", "no-cache");
+    headers.set("X-Accel-Buffering", "no");
+    m_response->startStream(200, headers);
+}
+
+void ProxyCall::completeStream()
+{
+    if (!m_clientStreamStarted)
+        startClientStream(); // an empty but complete answer is still an answer
+    m_response->write(QByteArrayLiteral("data: [DONE]\n\n"));
+    m_response->finish();
+    recordAttempt(Outcome::success(200));
+    endAttempt();
+    finish(RequestStatus::Ok, 200);
+}
+
+void ProxyCall::onUpstreamComplete(TransferError error, const QString &message)
+{
+    if (!m_attempt)
+        return;
+    m_attempt->transferId = 0;
+    if (error != TransferError::None) {
+        Outcome outcome = outcomeFromTransfer(error, message);
+        outcome.httpStatus = m_attempt->status;
+        outcome.phase = m_clientStreamStarted ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
+        attemptFailed(outcome);
+        return;
+    }
+    if (m_attempt->streaming) {
+        // Each step may end this attempt and start the next one; stop as soon as it is not ours.
+        const std::uint64_t current = m_attemptSequence;
+        handleStreamEvents(m_attempt->parser.finish());
+        if (m_finished || !isCurrent(current))
+            return;
+        handleStreamStep(m_attempt->translator->onEnd());
+        if (m_finished || !isCurrent(current))
+            return;
+        // A translator that neither finished nor failed at the end: a cut stream.
+        Outcome cut = Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("the upstream stream ended without its end marker"));
+        cut.phase = m_clientStreamStarted ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
+        attemptFailed(cut);
+        return;
+    }
+    completeBufferedResponse();
+}
+
+void ProxyCall::completeBufferedResponse()
+{
+    Outcome outcome = m_attempt->adapter->classify(m_attempt->status, m_attempt->headers, m_attempt->body);
+    if (!outcome.isSuccess()) {
+        attemptFailed(outcome);
+        return;
+    }
+    if (m_input.stream) {
+        // The provider answered a stream request with a whole JSON body (some local servers do):
+        // serve it as a one-chunk stream would be a guess; treat it as a broken answer instead.
+        attemptFailed(Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("the upstream answered a stream request without an event stream")));
+        return;
+    }
+    m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
+    QJsonObject answer = m_input.kind == Kind::Chat ? m_attempt->adapter->chatResponse(m_attempt->body, &m_usage)
+                                                    : m_attempt->adapter->embeddingsResponse(m_attempt->body, &m_usage);
+    answer.insert(QStringLiteral("model"), m_input.model);
+    HttpHeaders headers = routingHeaders();
+    headers.set("Content-Type", "application/json");
+    m_clientTtft = m_engine.clock().now() - m_startedAt;
+    m_response->send(200, headers, QJsonDocument(answer).toJson(QJsonDocument::Compact));
+    recordAttempt(outcome);
+    endAttempt();
+    finish(RequestStatus::Ok, 200);
+}
+
+void ProxyCall::onAttemptTimeout()
+{
+    if (!m_attempt || m_clientStreamStarted)
+        return;
+    const quint64 transfer = m_attempt->transferId;
+    m_attempt->transferId = 0;
+    if (transfer)
+        m_upstream.cancel(transfer);
+    attemptFailed(Outcome::local(OutcomeKind::Timeout, QStringLiteral("no answer within the attempt's time budget")));
+}
+
+void ProxyCall::attemptFailed(Outcome outcome)
+{
+    m_attemptTimer.stop();
+    if (m_attempt && m_attempt->transferId) {
+        m_upstream.cancel(m_attempt->transferId);
+        m_attempt->transferId = 0;
+    }
+    recordAttempt(outcome);
+    const int failedChannel = m_attempt ? m_attempt->choice.channelId : 0;
+    const int failedProvider = m_attempt ? m_attempt->choice.providerId : 0;
+    endAttempt();
+    m_lastOutcome = outcome;
+    m_lastFailedChannel = failedChannel;
+
+    if (m_clientStreamStarted) {
+        writeStreamError(outcome);
+        finish(RequestStatus::MidStream, 200, outcome.message);
+        return;
+    }
+    if (!m_retry.shouldRetry(outcome)) {
+        replyFromLastOutcome(QString());
+        return;
+    }
+    // Whether the next channel is on the same provider is only known after choose(); a Retry-After
+    // from the provider is honoured when it would be asked again, which the router avoids while
+    // another provider is left, so pass the conservative answer only for single-provider routes.
+    const auto config = m_engine.config();
+    bool sameProvider = true;
+    if (const RouteConfig *route = config->route(m_input.model)) {
+        for (int id : route->channelIds)
+            if (const ChannelConfig *c = config->channel(id); c && c->providerId != failedProvider && !m_retry.triedChannel(id))
+                sameProvider = false;
+    }
+    const Clock::Duration delay = m_retry.delayBeforeNext(outcome, sameProvider, m_engine.random());
+    if (delay >= m_retry.remaining()) {
+        replyFromLastOutcome(QStringLiteral("the request's deadline would pass before the next attempt"));
+        return;
+    }
+    if (delay <= Clock::Duration::zero()) {
+        nextAttempt();
+        return;
+    }
+    m_backoffTimer.start(std::max(1, millisOf(delay)));
+}
+
+void ProxyCall::recordAttempt(const Outcome &outcome)
+{
+    if (!m_attempt || m_attempt->recorded)
+        return;
+    m_attempt->recorded = true;
+    const Clock::Duration latency = m_engine.clock().now() - m_attempt->startedAt;
+    m_engine.router().record(m_attempt->choice, outcome, latency, m_attempt->ttft);
+
+    AttemptRecord row;
+    row.channelId = m_attempt->choice.channelId;
+    row.channelName = m_attempt->choice.channelName;
+    row.keyId = m_attempt->choice.key.keyId;
+    row.outcome = outcome.kind;
+    row.phase = outcome.phase;
+    row.httpStatus = outcome.httpStatus ? outcome.httpStatus : m_attempt->status;
+    row.startedMs = m_attempt->startedWallMs;
+    row.latencyMs = millisOf(latency);
+    row.ttftMs = m_attempt->ttft ? millisOf(*m_attempt->ttft) : -1;
+    row.message = outcome.message;
+    m_record.attempts.push_back(std::move(row));
+}
+
+void ProxyCall::endAttempt()
+{
+    m_attemptTimer.stop();
+    if (m_spendingRetryBudget) {
+        m_engine.retryBudget().retryFinished();
+        m_spendingRetryBudget = false;
+    }
+    if (m_attempt) {
+        m_record.channelId = m_attempt->choice.channelId;
+        m_record.channelName = m_attempt->choice.channelName;
+    }
+    m_attempt.reset();
+}
+
+HttpHeaders ProxyCall::routingHeaders() const
+{
+    HttpHeaders headers;
+    headers.set("x-request-id", m_input.requestId.toUtf8());
+    if (m_attempt) {
+        headers.set("x-switchboard-channel", m_attempt->choice.channelName.toUtf8());
+        headers.set("x-switchboard-tier", QByteArray::number(m_attempt->choice.tier));
+        if (m_attempt->choice.tier > 0)
+            headers.set("x-switchboard-model", m_attempt->choice.logicalModel.toUtf8());
+        if (m_attempt->choice.panic)
+            headers.set("x-switchboard-panic", "true");
+    }
+    headers.set("x-switchboard-attempts", QByteArray::number(m_retry.attempts()));
+    const bool failover = m_attempt && m_attempt->choice.channelId != m_firstChannelId;
+    headers.set("x-switchboard-failover", failover ? "true" : "false");
+    return headers;
+}
+
+void ProxyCall::writeStreamError(const Outcome &outcome)
+{
+    ApiError error;
+    error.status = 502;
+    error.type = QStringLiteral("upstream_error");
+    error.code = QLatin1String(toString(outcome.kind)).toString().toLower();
+    error.message = QStringLiteral("The upstream stream broke after the answer had started (%1). The partial answer above is incomplete; retry the request.")
+                        .arg(outcome.message.isEmpty() ? QLatin1String(toString(outcome.kind)) : outcome.message);
+    if (m_response->isOpen()) {
+        m_response->write("data: " + error.toJson() + "\n\n");
+        m_response->finish();
+    }
+}
+
+void ProxyCall::replyFromLastOutcome(const QString &why)
+{
+    ApiError error;
+    std::optional<Clock::Duration> retryAfter;
+    if (!m_lastOutcome) {
+        error.status = 503;
+        error.type = QStringLiteral("service_unavailable");
+        error.code = QStringLiteral("no_channel_available");
+        error.message = why.isEmpty() ? QStringLiteral("No channel could take the request.") : why;
+        replyError(error);
+        return;
+    }
+    const Outcome &o = *m_lastOutcome;
+    const QString detail = o.message.isEmpty() ? QLatin1String(toString(o.kind)) : o.message;
+    const QString attempts = QStringLiteral("%1 attempt%2").arg(m_retry.attempts()).arg(m_retry.attempts() == 1 ? "" : "s");
+    switch (o.kind) {
+    case OutcomeKind::NonRetryableParamError:
+        error.status = (o.httpStatus >= 400 && o.httpStatus < 500 && o.httpStatus != 429) ? o.httpStatus : 400;
+        error.type = QStringLiteral("invalid_request_error");
+        error.code = o.providerCode.isEmpty() ? QStringLiteral("invalid_request") : o.providerCode;
+        error.message = QStringLiteral("The provider rejected the request: %1").arg(detail);
+        break;
+    case OutcomeKind::RetryableRateLimit:
+        error.status = 429;
+        error.type = QStringLiteral("rate_limit_error");
+        error.code = QStringLiteral("rate_limited");
+        error.message = QStringLiteral("Every channel for \"%1\" is rate limited (%2: %3). Retry after the indicated time.")
+                            .arg(m_input.model, attempts, detail);
+        retryAfter = o.retryAfter ? std::optional<Clock::Duration>(*o.retryAfter) : std::optional<Clock::Duration>(std::chrono::seconds(1));
+        break;
+    case OutcomeKind::Timeout:
+        error.status = 504;
+        error.type = QStringLiteral("timeout");
+        error.code = QStringLiteral("upstream_timeout");
+        error.message = QStringLiteral("No channel for \"%1\" answered in time (%2; last: %3).").arg(m_input.model, attempts, detail);
+        break;
+    case OutcomeKind::AuthError:
+        error.status = 502;
+        error.type = QStringLiteral("upstream_error");
+        error.code = QStringLiteral("upstream_auth_error");
+        error.message = QStringLiteral("The provider refused Switchboard's API key (%1). Fix the key in Providers.").arg(detail);
+        break;
+    default:
+        error.status = 502;
+        error.type = QStringLiteral("upstream_error");
+        error.code = QStringLiteral("upstream_unavailable");
+        error.message = QStringLiteral("Every channel for \"%1\" failed (%2; last: %3).").arg(m_input.model, attempts, detail);
+        break;
+    }
+    if (!why.isEmpty() && o.kind != OutcomeKind::NonRetryableParamError)
+        error.message += QStringLiteral(" Stopped retrying: %1.").arg(why);
+    if (m_retry.remaining() <= Clock::Duration::zero() && o.kind != OutcomeKind::NonRetryableParamError) {
+        error.status = 504;
+        error.type = QStringLiteral("timeout");
+        error.code = QStringLiteral("deadline_exceeded");
+    }
+    replyError(error, retryAfter);
+}
+
+void ProxyCall::replyError(const ApiError &error, std::optional<Clock::Duration> retryAfter)
+{
+    HttpHeaders headers = routingHeaders();
+    headers.set("Content-Type", "application/json");
+    if (retryAfter)
+        headers.set("Retry-After", retryAfterSeconds(*retryAfter));
+    if (m_response->isOpen())
+        m_response->send(error.status, headers, error.toJson());
+    finish(RequestStatus::Error, error.status, error.message);
+}
+
+void ProxyCall::onClientGone()
+{
+    if (m_finished)
+        return;
+    if (m_attempt) {
+        if (m_attempt->transferId) {
+            m_upstream.cancel(m_attempt->transferId);
+            m_attempt->transferId = 0;
+        }
+        // The caller left; this says nothing about the channel, so it is not recorded as an outcome.
+        m_engine.router().release(m_attempt->choice);
+        m_attempt->recorded = true;
+        endAttempt();
+    }
+    m_backoffTimer.stop();
+    finish(RequestStatus::Cancelled, 499, QStringLiteral("the client closed the connection"));
+}
+
+void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &error)
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    m_backoffTimer.stop();
+    m_attemptTimer.stop();
+    auto &counters = m_engine.counters();
+    counters.inFlight.fetch_sub(1, std::memory_order_relaxed);
+    m_engine.retryBudget().requestFinished();
+    const bool failover = !m_record.attempts.empty() && m_record.channelId != 0 && m_record.channelId != m_firstChannelId;
+    switch (status) {
+    case RequestStatus::Ok: counters.succeeded.fetch_add(1, std::memory_order_relaxed); break;
+    case RequestStatus::Error: counters.failed.fetch_add(1, std::memory_order_relaxed); break;
+    case RequestStatus::MidStream: counters.midStream.fetch_add(1, std::memory_order_relaxed); break;
+    case RequestStatus::Cancelled: counters.cancelled.fetch_add(1, std::memory_order_relaxed); break;
+    }
+    if (failover && status == RequestStatus::Ok)
+        counters.failovers.fetch_add(1, std::memory_order_relaxed);
+    if (m_usage.promptTokens > 0)
+        counters.inputTokens.fetch_add(static_cast<std::uint64_t>(m_usage.promptTokens), std::memory_order_relaxed);
+    if (m_usage.completionTokens > 0)
+        counters.outputTokens.fetch_add(static_cast<std::uint64_t>(m_usage.completionTokens), std::memory_order_relaxed);
+
+    const Clock::Duration latency = m_engine.clock().now() - m_startedAt;
+    if (status != RequestStatus::Cancelled) {
+        // Client-visible outcome: what the console's availability and TTFT are made of.
+        OutcomeKind kind = OutcomeKind::Success;
+        if (status != RequestStatus::Ok)
+            kind = m_lastOutcome ? m_lastOutcome->kind : OutcomeKind::ProviderDown;
+        m_engine.clientWindow().record(m_engine.clock().now(), kind,
+                                       status == RequestStatus::Ok ? std::optional<Clock::Duration>(latency) : std::nullopt,
+                                       status == RequestStatus::Ok ? m_clientTtft : std::nullopt);
+    }
+
+    m_record.status = status;
+    m_record.httpStatus = httpStatus;
+    m_record.outcome = status == RequestStatus::Ok ? OutcomeKind::Success
+                                                   : (m_lastOutcome ? m_lastOutcome->kind : OutcomeKind::ProviderDown);
+    m_record.latencyMs = millisOf(latency);
+    m_record.ttftMs = m_clientTtft ? millisOf(*m_clientTtft) : -1;
+    m_record.inputTokens = std::max(0, m_usage.promptTokens);
+    m_record.outputTokens = std::max(0, m_usage.completionTokens);
+    m_record.failover = failover;
+    m_record.error = error;
+    m_engine.emitRequest(std::move(m_record));
+
+    if (m_onFinished)
+        m_onFinished(this);
+}
+
+} // namespace sb

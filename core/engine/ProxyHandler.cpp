@@ -1,0 +1,164 @@
+#include "engine/ProxyHandler.h"
+
+#include "engine/ChatRequest.h"
+#include "engine/EngineContext.h"
+#include "engine/ProxyCall.h"
+#include "net/HttpRequest.h"
+#include "net/ResponseWriter.h"
+#include "net/UpstreamClient.h"
+
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace sb {
+
+namespace {
+
+bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
+{
+    // Compare digests so that neither the length nor the first differing byte leaks through timing.
+    const QByteArray da = QCryptographicHash::hash(a, QCryptographicHash::Sha256);
+    const QByteArray db = QCryptographicHash::hash(b, QCryptographicHash::Sha256);
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < da.size(); ++i)
+        diff |= static_cast<unsigned char>(da[i] ^ db[i]);
+    return diff == 0;
+}
+
+} // namespace
+
+ProxyHandler::ProxyHandler(EngineContext &engine, int workerIndex)
+    : m_engine(engine), m_workerIndex(workerIndex), m_upstream(std::make_unique<UpstreamClient>())
+{
+}
+
+ProxyHandler::~ProxyHandler()
+{
+    // Calls cancel their transfers on destruction; the client must still exist then.
+    m_calls.clear();
+    m_upstream.reset();
+}
+
+void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response)
+{
+    const QByteArray &path = request.path;
+    const bool chat = path == "/v1/chat/completions";
+    const bool embeddings = path == "/v1/embeddings";
+    const bool models = path == "/v1/models";
+
+    if (path == "/healthz") {
+        HttpHeaders headers;
+        headers.set("Content-Type", "application/json");
+        response->send(200, headers, QByteArrayLiteral("{\"status\":\"ok\"}"));
+        return;
+    }
+    if (!chat && !embeddings && !models) {
+        sendError(response, ApiError{404, QStringLiteral("Unknown path %1. Switchboard serves /v1/chat/completions, /v1/embeddings and /v1/models.")
+                                              .arg(QString::fromUtf8(path.left(200))),
+                                     QStringLiteral("invalid_request_error"), {}, QStringLiteral("unknown_url")});
+        return;
+    }
+    if (!authorized(request)) {
+        sendError(response, ApiError{401, QStringLiteral("Missing or wrong local token. Send 'Authorization: Bearer <token>' with the token set in Switchboard's Settings."),
+                                     QStringLiteral("invalid_request_error"), {}, QStringLiteral("invalid_api_key")});
+        return;
+    }
+    const QByteArray wanted = models ? QByteArrayLiteral("GET") : QByteArrayLiteral("POST");
+    if (request.method != wanted && !(models && request.method == "HEAD")) {
+        ApiError error{405, QStringLiteral("%1 is not allowed on %2; use %3.")
+                                .arg(QString::fromLatin1(request.method.left(20)), QString::fromUtf8(path), QString::fromLatin1(wanted)),
+                       QStringLiteral("invalid_request_error"), {}, QStringLiteral("method_not_allowed")};
+        HttpHeaders headers;
+        headers.set("Content-Type", "application/json");
+        headers.set("Allow", wanted);
+        response->send(405, headers, error.toJson());
+        return;
+    }
+    if (models) {
+        handleModels(response);
+        return;
+    }
+    handleCompletion(request, std::move(response), embeddings);
+}
+
+void ProxyHandler::handleModels(const std::shared_ptr<ResponseWriter> &response)
+{
+    QJsonArray data;
+    const auto config = m_engine.config();
+    for (const RouteConfig &route : config->routes)
+        data.append(QJsonObject{{QStringLiteral("id"), route.logicalModel},
+                                {QStringLiteral("object"), QStringLiteral("model")},
+                                {QStringLiteral("created"), 0},
+                                {QStringLiteral("owned_by"), QStringLiteral("switchboard")}});
+    HttpHeaders headers;
+    headers.set("Content-Type", "application/json");
+    response->send(200, headers,
+                   QJsonDocument(QJsonObject{{QStringLiteral("object"), QStringLiteral("list")}, {QStringLiteral("data"), data}})
+                       .toJson(QJsonDocument::Compact));
+}
+
+void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<ResponseWriter> response, bool embeddings)
+{
+    ApiError error;
+    ProxyCall::Input input;
+    input.requestId = nextRequestId();
+    if (embeddings) {
+        auto parsed = EmbeddingsRequest::parse(request.body, &error);
+        if (!parsed) {
+            sendError(response, error);
+            return;
+        }
+        input.kind = ProxyCall::Kind::Embeddings;
+        input.body = std::move(parsed->body);
+        input.model = parsed->model;
+        input.estimatedTokens = parsed->estimatedPromptTokens;
+    } else {
+        auto parsed = ChatRequest::parse(request.body, &error);
+        if (!parsed) {
+            sendError(response, error);
+            return;
+        }
+        input.kind = ProxyCall::Kind::Chat;
+        input.body = std::move(parsed->body);
+        input.model = parsed->model;
+        input.stream = parsed->stream;
+        input.estimatedTokens = parsed->estimatedPromptTokens;
+    }
+    auto call = std::make_unique<ProxyCall>(m_engine, *m_upstream, std::move(input), std::move(response), [this](ProxyCall *done) {
+        // Deleting the call from inside its own callback would pull the floor from under it.
+        QMetaObject::invokeMethod(this, [this, done] { m_calls.erase(done); }, Qt::QueuedConnection);
+    });
+    ProxyCall *raw = call.get();
+    m_calls.emplace(raw, std::move(call));
+    raw->start();
+}
+
+bool ProxyHandler::authorized(const HttpRequest &request) const
+{
+    const QString token = m_engine.config()->proxy.localToken;
+    if (token.isEmpty())
+        return true;
+    QByteArray given = request.headers.value("authorization").trimmed();
+    if (!given.startsWith("Bearer ") && !given.startsWith("bearer "))
+        return false;
+    given = given.mid(7).trimmed();
+    return constantTimeEquals(given, token.toUtf8());
+}
+
+void ProxyHandler::sendError(const std::shared_ptr<ResponseWriter> &response, const ApiError &error)
+{
+    HttpHeaders headers;
+    headers.set("Content-Type", "application/json");
+    response->send(error.status, headers, error.toJson());
+}
+
+QString ProxyHandler::nextRequestId()
+{
+    // Unique within the process and cheap: worker, a per-worker counter, and a random tag that
+    // keeps ids from two runs apart in the history.
+    static const QString runTag = QString::number(m_engine.random().nextU64() & 0xffffff, 16);
+    return QStringLiteral("sb-%1-%2-%3").arg(runTag).arg(m_workerIndex).arg(++m_requestCounter);
+}
+
+} // namespace sb
