@@ -352,6 +352,35 @@ private slots:
         QCOMPARE(last.value("choices").toArray().at(0).toObject().value("finish_reason").toString(), QStringLiteral("stop"));
     }
 
+    void oddEventsAreIgnoredOrRejectedNeverTrusted()
+    {
+        // Shapes a broken or newer upstream could send. None may crash or invent content; each is
+        // either ignored or an error.
+        const QByteArrayList payloads = {
+            "{}", "[]", "null", "\"text\"", "{\"type\":\"content_block_delta\"}",
+            "{\"type\":\"content_block_delta\",\"index\":7,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}",
+            "{\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"server_tool_use\"}}",
+            "{\"type\":\"message_delta\"}", "{\"type\":\"brand_new_event\",\"x\":1}", "{\"type\":\"content_block_stop\"}",
+        };
+        int errors = 0;
+        for (const QByteArray &payload : payloads) {
+            auto fresh = adapter().streamTranslator(QJsonObject{{"model", "claude"}, {"stream", true}});
+            SseEvent event;
+            event.data = payload;
+            const StreamStep step = fresh->onEvent(event);
+            errors += step.error ? 1 : 0;
+            for (const QByteArray &chunk : step.chunks) {
+                QJsonObject object;
+                QVERIFY(parseJsonObject(chunk, &object));
+                const QJsonObject delta = object.value("choices").toArray().at(0).toObject().value("delta").toObject();
+                QVERIFY2(delta.value("content").toString().isEmpty() && !delta.contains("tool_calls"), payload.constData());
+            }
+            const bool endError = fresh->onEnd().error.has_value();
+            QVERIFY2(step.error.has_value() || endError, payload.constData()); // none is a complete answer
+        }
+        QCOMPARE(errors, 3); // the three payloads that are not JSON objects
+    }
+
     void stopReasons()
     {
         QCOMPARE(AnthropicAdapter::finishReason(QStringLiteral("end_turn")), QStringLiteral("stop"));

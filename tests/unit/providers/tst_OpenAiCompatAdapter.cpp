@@ -243,6 +243,29 @@ private slots:
         QVERIFY(!translator->onEnd().finished); // an errored stream never finishes cleanly
     }
 
+    void oddEventsNeverCrashOrFinish()
+    {
+        const QByteArrayList payloads = {
+            "{}", "[]", "null", "\"text\"", "{\"choices\":\"nope\"}", "{\"choices\":[{\"delta\":null}]}",
+            "{\"choices\":[{\"finish_reason\":7}]}", "{\"usage\":[]}", "{\"error\":{}}", "{\"error\":42}",
+        };
+        for (const QByteArray &payload : payloads) {
+            auto translator = adapter().streamTranslator(QJsonObject{{"model", "m"}, {"stream", true}});
+            SseEvent event;
+            event.data = payload;
+            const StreamStep step = translator->onEvent(event);
+            QVERIFY2(!step.finished, payload.constData());
+            for (const QByteArray &chunk : step.chunks) {
+                QJsonObject object;
+                QVERIFY(parseJsonObject(chunk, &object));
+                QCOMPARE(object.value("model").toString(), QStringLiteral("m"));
+            }
+            // Without [DONE] or a finish_reason nothing here is a complete answer.
+            const StreamStep end = translator->onEnd();
+            QVERIFY2(step.error.has_value() || end.error.has_value(), payload.constData());
+        }
+    }
+
     void requestUsesUpstreamModelAndAsksForUsage()
     {
         ProviderConfig provider;
