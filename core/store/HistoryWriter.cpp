@@ -195,6 +195,7 @@ HistoryWriter::HistoryWriter(QString dbPath, Clock &clock, Options options)
     : m_options(options)
     , m_clock(clock)
     , m_dbPath(std::move(dbPath))
+    , m_retentionDays(std::max(1, options.retentionDays))
 {
 }
 
@@ -276,7 +277,7 @@ bool HistoryWriter::start(QString *error)
                 std::uint64_t rolled = 0, purged = 0;
                 QString maintenanceError;
                 if (!sink.maintain(m_clock.wallMillis(), std::chrono::duration_cast<std::chrono::milliseconds>(m_options.rollupAfter).count(),
-                                   m_options.retentionDays, &rolled, &purged, &maintenanceError))
+                                   m_retentionDays.load(), &rolled, &purged, &maintenanceError))
                     spdlog::error("history: rollup and retention failed: {}", maintenanceError.toStdString());
                 lock.lock();
                 m_stats.samplesRolledUp += rolled;
@@ -403,6 +404,11 @@ void HistoryWriter::runMaintenance()
     const std::uint64_t target = ++m_maintenanceRequested;
     m_wake.notify_one();
     m_done.wait(lock, [&] { return m_maintenanceCompleted >= target || !m_started; });
+}
+
+void HistoryWriter::setRetentionDays(int days)
+{
+    m_retentionDays.store(std::max(1, days));
 }
 
 HistoryWriter::Stats HistoryWriter::stats() const

@@ -75,6 +75,10 @@ public:
 
     Stats stats() const;
 
+    // The console's retention setting applies from the next maintenance pass, without a restart.
+    void setRetentionDays(int days);
+    int retentionDays() const { return m_retentionDays.load(); }
+
 private:
     void run(QString dbPath);
     bool makeRoomLocked();
@@ -82,6 +86,7 @@ private:
     const Options m_options;
     Clock &m_clock;
     QString m_dbPath;
+    std::atomic<int> m_retentionDays;
 
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;

@@ -351,6 +351,18 @@ private slots:
         f.clock.advance(std::chrono::hours(25));
         writer.runMaintenance();
         QVERIFY(reader.requests({}).empty());
+
+        // A shorter retention set from the console applies on the next pass.
+        writer.enqueue(request(f.clock.wallMillis() - 12 * HourMs));
+        writer.flush();
+        writer.setRetentionDays(2);
+        writer.runMaintenance();
+        QCOMPARE(reader.requests({}).size(), std::size_t(1));
+        writer.setRetentionDays(0); // at least one day, whatever is asked
+        QCOMPARE(writer.retentionDays(), 1);
+        f.clock.advance(std::chrono::hours(13));
+        writer.runMaintenance();
+        QVERIFY(reader.requests({}).empty());
     }
 
     void rowsFromManyThreadsAllArrive()
