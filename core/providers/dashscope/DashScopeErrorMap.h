@@ -1,0 +1,24 @@
+#pragma once
+
+#include "common/HttpHeaders.h"
+#include "model/Outcome.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+
+namespace sb {
+
+// DashScope (Qwen's native API) answers errors as {"code","message","request_id"}. The code string
+// is authoritative: the throttling codes also arrive inside HTTP 200 stream events (event:error),
+// which is exactly the case that once looked like an empty success (MISSION.md §2).
+class DashScopeErrorMap {
+public:
+    static Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body);
+    // A body or event object whose "code" is set → its Outcome.
+    static Outcome fromErrorBody(const QJsonObject &body, int httpStatus);
+    static OutcomeKind kindForCode(const QString &code, int httpStatus);
+    // True when the object is an error report rather than a generation result.
+    static bool isError(const QJsonObject &body);
+};
+
+} // namespace sb

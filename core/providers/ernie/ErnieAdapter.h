@@ -1,0 +1,34 @@
+#pragma once
+
+#include "providers/ProviderAdapter.h"
+
+namespace sb {
+
+// Baidu Qianfan's native v1 chat API (wenxinworkshop/chat/<endpoint>?access_token=…), the one
+// whose errors arrive as HTTP 200 bodies. The channel's upstreamModel is the endpoint name
+// ("completions_pro", "ernie-4.0-8k", …); the key is the OAuth access token, placed only in the
+// query string — so an upstream URL of this dialect must never be logged unmasked.
+// Qianfan's newer OpenAI-like v2 API is an openai_compat provider.
+class ErnieAdapter final : public ProviderAdapter {
+public:
+    QString dialect() const override;
+    QString displayName() const override;
+    QString defaultBaseUrl() const override;
+
+    UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const override;
+    std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
+                                                    const AdapterContext &context) const override;
+    // v1 has no model listing, so the probe is the smallest chat there is: one short user turn,
+    // max_output_tokens 2. It proves the token and the endpoint at the price of a few tokens.
+    UpstreamRequest probeRequest(const AdapterContext &context) const override;
+
+    Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const override;
+    QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
+    QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const override;
+    std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const override;
+
+    // The translated chat body, exposed for tests and the request inspector.
+    static QJsonObject translateBody(const QJsonObject &openAiBody);
+};
+
+} // namespace sb

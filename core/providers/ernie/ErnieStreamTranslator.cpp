@@ -1,0 +1,158 @@
+#include "providers/ernie/ErnieStreamTranslator.h"
+
+#include "providers/ernie/ErnieErrorMap.h"
+
+#include <QJsonArray>
+#include "providers/common/ProviderText.h"
+
+#include <QJsonDocument>
+
+namespace sb {
+
+ErnieStreamTranslator::ErnieStreamTranslator(QString model, bool includeUsage)
+    : m_model(std::move(model)), m_includeUsage(includeUsage)
+{
+}
+
+QString ErnieStreamTranslator::finishReason(const QString &ernieReason)
+{
+    if (ernieReason == QLatin1String("length"))
+        return QStringLiteral("length");
+    if (ernieReason == QLatin1String("content_filter"))
+        return QStringLiteral("content_filter");
+    if (ernieReason == QLatin1String("function_call"))
+        return QStringLiteral("tool_calls");
+    return QStringLiteral("stop");
+}
+
+TokenUsage ErnieStreamTranslator::usageFrom(const QJsonObject &usage)
+{
+    TokenUsage u;
+    u.promptTokens = usage.value(QLatin1String("prompt_tokens")).toInt(-1);
+    u.completionTokens = usage.value(QLatin1String("completion_tokens")).toInt(-1);
+    u.totalTokens = usage.value(QLatin1String("total_tokens")).toInt(-1);
+    if (u.totalTokens < 0 && u.promptTokens >= 0 && u.completionTokens >= 0)
+        u.totalTokens = u.promptTokens + u.completionTokens;
+    return u;
+}
+
+QJsonObject ErnieStreamTranslator::toolCall(const QJsonObject &functionCall, const QString &id, int index)
+{
+    return QJsonObject{{QStringLiteral("index"), index},
+                       {QStringLiteral("id"), id},
+                       {QStringLiteral("type"), QStringLiteral("function")},
+                       {QStringLiteral("function"),
+                        QJsonObject{{QStringLiteral("name"), functionCall.value(QLatin1String("name"))},
+                                    {QStringLiteral("arguments"), functionCall.value(QLatin1String("arguments")).toString()}}}};
+}
+
+QByteArray ErnieStreamTranslator::chunk(const QJsonObject &deltaIn, const QJsonValue &finishReason)
+{
+    QJsonObject delta = deltaIn;
+    if (!m_sentRole) {
+        delta.insert(QStringLiteral("role"), QStringLiteral("assistant"));
+        m_sentRole = true;
+    }
+    const QJsonObject choice{{QStringLiteral("index"), 0},
+                             {QStringLiteral("delta"), delta},
+                             {QStringLiteral("finish_reason"), finishReason}};
+    const QJsonObject object{{QStringLiteral("id"), m_id},
+                             {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
+                             {QStringLiteral("created"), m_created},
+                             {QStringLiteral("model"), m_model},
+                             {QStringLiteral("choices"), QJsonArray{choice}}};
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+QByteArray ErnieStreamTranslator::usageChunk(const TokenUsage &usage) const
+{
+    const QJsonObject object{
+        {QStringLiteral("id"), m_id},
+        {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
+        {QStringLiteral("created"), m_created},
+        {QStringLiteral("model"), m_model},
+        {QStringLiteral("choices"), QJsonArray()},
+        {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), qMax(0, usage.promptTokens)},
+                                              {QStringLiteral("completion_tokens"), qMax(0, usage.completionTokens)},
+                                              {QStringLiteral("total_tokens"), qMax(0, usage.totalTokens)}}}};
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+StreamStep ErnieStreamTranslator::onEvent(const SseEvent &event)
+{
+    StreamStep step;
+    if (m_finished)
+        return step;
+    // A character an upstream cut between two events becomes U+FFFD rather than killing the stream.
+    const QByteArray data = sanitizeUtf8(event.data).trimmed();
+    if (data.isEmpty())
+        return step;
+
+    QJsonParseError parseError{};
+    const QJsonObject root = QJsonDocument::fromJson(data, &parseError).object();
+    if (parseError.error != QJsonParseError::NoError || root.isEmpty()) {
+        Outcome o;
+        o.kind = OutcomeKind::ProviderDown;
+        o.httpStatus = 200;
+        o.message = QStringLiteral("ERNIE sent a stream event that is not JSON");
+        step.error = o;
+        return step;
+    }
+    if (ErnieErrorMap::isError(root)) {
+        step.error = ErnieErrorMap::fromErrorBody(root, 200);
+        return step;
+    }
+
+    if (!m_sentRole) {
+        if (const QString id = root.value(QLatin1String("id")).toString(); !id.isEmpty())
+            m_id = id;
+        // ERNIE stamps its events: keep the upstream's time, like the pass-through dialects.
+        if (const auto created = static_cast<qint64>(root.value(QLatin1String("created")).toDouble(0)); created > 0)
+            m_created = created;
+    }
+
+    QJsonObject delta;
+    if (const QString text = root.value(QLatin1String("result")).toString(); !text.isEmpty())
+        delta.insert(QStringLiteral("content"), text);
+    if (root.value(QLatin1String("function_call")).isObject()) {
+        m_calledTool = true;
+        delta.insert(QStringLiteral("tool_calls"),
+                     QJsonArray{toolCall(root.value(QLatin1String("function_call")).toObject(), QStringLiteral("call_0"), 0)});
+    }
+    if (!delta.isEmpty())
+        step.chunks.push_back(chunk(delta, QJsonValue::Null));
+
+    if (root.value(QLatin1String("is_end")).toBool()) {
+        // need_clear_history means the conversation was refused for its content.
+        QString finish = finishReason(root.value(QLatin1String("finish_reason")).toString());
+        if (root.value(QLatin1String("need_clear_history")).toBool())
+            finish = QStringLiteral("content_filter");
+        else if (m_calledTool)
+            finish = QStringLiteral("tool_calls");
+        step.chunks.push_back(chunk(QJsonObject(), finish));
+        step.finished = true;
+        m_finished = true;
+        if (root.value(QLatin1String("usage")).isObject()) {
+            step.usage = usageFrom(root.value(QLatin1String("usage")).toObject());
+            if (m_includeUsage)
+                step.chunks.push_back(usageChunk(*step.usage));
+        }
+    }
+    return step;
+}
+
+StreamStep ErnieStreamTranslator::onEnd()
+{
+    StreamStep step;
+    step.finished = m_finished;
+    if (!m_finished) {
+        Outcome o;
+        o.kind = OutcomeKind::ProviderDown;
+        o.httpStatus = 200;
+        o.message = QStringLiteral("ERNIE's stream ended before an event with is_end true");
+        step.error = o;
+    }
+    return step;
+}
+
+} // namespace sb
