@@ -119,6 +119,12 @@ void HttpServer::shutdown(std::chrono::milliseconds drainDeadline)
 {
     if (m_stopped)
         return;
+    for (QThread *thread : m_threads) {
+        if (thread == QThread::currentThread()) {
+            qWarning("sb::HttpServer::shutdown called from a worker thread; it would wait for itself. Ignored.");
+            return;
+        }
+    }
     m_stopped = true;
     m_listening = false;
     // Once this returns no descriptor is handed over any more: incomingConnection runs on that thread.

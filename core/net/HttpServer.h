@@ -60,7 +60,8 @@ public:
     const HttpServerLimits &limits() const { return m_limits; }
 
     // Stops accepting, lets in-flight responses finish until the deadline, then cuts the rest and
-    // stops the workers. Blocks the calling thread until done (at most about the deadline).
+    // stops the workers. Blocks the calling thread until done (at most about the deadline), so it
+    // must not be called from a worker thread (a handler): post it to the owner's thread instead.
     void shutdown(std::chrono::milliseconds drainDeadline);
 
     // Thread-safe.
