@@ -4,6 +4,8 @@
 #include "net/ListenAddress.h"
 #include "net/ResponseWriter.h"
 
+#include "FakeRandom.h"
+
 #include <llhttp.h>
 
 #include <QJsonDocument>
@@ -607,6 +609,47 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(healthy.hasFinal(1), kWait);
         QCOMPARE(healthy.finals()[0].status, 200);
         QCOMPARE(m_server->stats().parseErrors, quint64(cases.size()));
+    }
+
+    void mangledRequestsNeverTakeTheServerDown()
+    {
+        HttpServerLimits limits;
+        limits.headerTimeout = 500ms; // so that truncated requests end too
+        limits.bodyTimeout = 500ms;
+        const quint16 port = start(limits);
+        sb::test::FakeRandom random(7);
+        const QByteArray valid = "POST /echo?x=1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                 "Content-Length: 11\r\n\r\n{\"a\":\"bcd\"}";
+        std::vector<std::unique_ptr<Client>> clients;
+        for (int i = 0; i < 100; ++i) {
+            QByteArray bytes = valid;
+            const int edits = 1 + int(random.nextU64() % 4);
+            for (int e = 0; e < edits && !bytes.isEmpty(); ++e) {
+                const qsizetype at = qsizetype(random.nextU64() % quint64(bytes.size()));
+                switch (random.nextU64() % 3) {
+                case 0: bytes[at] = char(random.nextU64() & 0xff); break;
+                case 1: bytes.remove(at, 1 + qsizetype(random.nextU64() % 8)); break;
+                default: bytes.insert(at, QByteArray(1 + int(random.nextU64() % 8), char(random.nextU64() & 0xff))); break;
+                }
+            }
+            clients.push_back(std::make_unique<Client>());
+            QVERIFY(clients.back()->connectTo(port));
+            clients.back()->send(bytes + bytes); // and again on the same connection, if it survived the first
+        }
+        // Each ends in an answer or a close (timeouts included); whatever the server wrote is valid HTTP.
+        for (auto &client : clients) {
+            QTRY_VERIFY_WITH_TIMEOUT(client->hasFinal(1) || client->disconnected, kWait);
+            QCOMPARE(client->parseError(), int(HPE_OK));
+        }
+        Client healthy;
+        QVERIFY(healthy.connectTo(port));
+        healthy.send(get("/worker"));
+        QTRY_VERIFY_WITH_TIMEOUT(healthy.hasFinal(1), kWait);
+        for (auto &client : clients)
+            client->socket.abort();
+        healthy.socket.abort();
+        QTRY_COMPARE_WITH_TIMEOUT(m_server->stats().connectionsOpen, 0, kWait);
+        QVERIFY(m_server->stats().parseErrors > 0);
     }
 
     void streamingResponseArrivesPieceByPiece()
