@@ -19,6 +19,9 @@ namespace {
 
 // Error bodies are read whole to classify them; anything longer than this is not an error message.
 constexpr qsizetype kMaxBufferedBody = 64 * 1024 * 1024;
+// Back-pressure for streams: pause the upstream above this much unsent data, resume below the other.
+constexpr qint64 kPauseAboveBytes = 256 * 1024;
+constexpr qint64 kResumeBelowBytes = 64 * 1024;
 
 Outcome outcomeFromTransfer(TransferError error, const QString &message)
 {
@@ -283,6 +286,7 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
             out.append("\n\n");
         }
         m_response->write(out);
+        pauseIfClientIsSlow();
     }
     if (step.finished) {
         // The answer is complete; whatever the connection does next changes nothing.
@@ -292,6 +296,25 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
             m_upstream.cancel(transfer);
         completeStream();
     }
+}
+
+void ProxyCall::pauseIfClientIsSlow()
+{
+    // A client that reads slower than the provider writes must not make us buffer the whole
+    // answer: stop reading upstream until the client has caught up.
+    if (!m_attempt || !m_attempt->transferId || m_upstreamPaused || m_response->bufferedBytes() < kPauseAboveBytes)
+        return;
+    m_upstream.pause(m_attempt->transferId);
+    m_upstreamPaused = true;
+    QPointer<ProxyCall> self(this);
+    const quint64 transfer = m_attempt->transferId;
+    m_response->onDrained(kResumeBelowBytes, [self, transfer] {
+        if (!self || !self->m_upstreamPaused)
+            return;
+        self->m_upstreamPaused = false;
+        if (self->m_attempt && self->m_attempt->transferId == transfer)
+            self->m_upstream.resume(transfer);
+    });
 }
 
 void ProxyCall::startClientStream()
@@ -364,6 +387,8 @@ void ProxyCall::completeBufferedResponse()
     QJsonObject answer = m_input.kind == Kind::Chat ? m_attempt->adapter->chatResponse(m_attempt->body, &m_usage)
                                                     : m_attempt->adapter->embeddingsResponse(m_attempt->body, &m_usage);
     answer.insert(QStringLiteral("model"), m_input.model);
+    if (answer.value(QStringLiteral("created")).toInteger() <= 0)
+        answer.insert(QStringLiteral("created"), qint64(m_engine.clock().wallMillis() / 1000));
     HttpHeaders headers = routingHeaders();
     headers.set("Content-Type", "application/json");
     m_clientTtft = m_engine.clock().now() - m_startedAt;

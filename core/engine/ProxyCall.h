@@ -73,6 +73,7 @@ private:
     void replyFromLastOutcome(const QString &why);
     HttpHeaders routingHeaders() const;
     void startClientStream();
+    void pauseIfClientIsSlow();
     void writeStreamError(const Outcome &outcome);
     void finish(RequestStatus status, int httpStatus, const QString &error = QString());
 
@@ -91,6 +92,7 @@ private:
     int m_firstChannelId = 0;
     bool m_spendingRetryBudget = false; // the current attempt holds a RetryBudget slot
     bool m_clientStreamStarted = false;
+    bool m_upstreamPaused = false;
     bool m_finished = false;
     Clock::TimePoint m_startedAt;
     std::optional<Clock::Duration> m_clientTtft;

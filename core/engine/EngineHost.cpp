@@ -1,0 +1,184 @@
+#include "engine/EngineHost.h"
+
+#include "model/ConfigJson.h"
+#include "net/ListenAddress.h"
+#include "store/ConfigRepository.h"
+#include "store/ConfigStore.h"
+#include "store/Database.h"
+#include "store/HistoryWriter.h"
+#include "store/SecretStoreFactory.h"
+
+#include <spdlog/spdlog.h>
+
+namespace sb {
+
+namespace {
+
+EventRecord toEventRecord(const HealthEvent &event)
+{
+    EventRecord row;
+    row.timeMs = event.wallMillis;
+    row.channelId = event.channelId;
+    row.fromState = event.from;
+    row.toState = event.to;
+    switch (event.type) {
+    case HealthEvent::Type::Breaker:
+        row.kind = EventKind::CircuitTransition;
+        row.message = QStringLiteral("%1: circuit %2 → %3 (%4)").arg(event.channelName, event.from, event.to, event.reason);
+        break;
+    case HealthEvent::Type::Pool:
+        row.kind = event.to == QLatin1String("ejected") || event.to == QLatin1String("drained") ? EventKind::Ejection
+            : (event.from == QLatin1String("ejected") || event.from == QLatin1String("drained")) ? EventKind::Readmission
+                                                                                                 : EventKind::Other;
+        row.message = QStringLiteral("%1: %2 → %3 (%4)").arg(event.channelName, event.from, event.to, event.reason);
+        break;
+    case HealthEvent::Type::Failover:
+        row.kind = EventKind::Failover;
+        row.message = QStringLiteral("failover to %1 (%2)").arg(event.channelName, event.reason);
+        break;
+    case HealthEvent::Type::Panic:
+        row.kind = EventKind::Other;
+        row.message = QStringLiteral("panic: every channel was out, used %1 (%2)").arg(event.channelName, event.reason);
+        break;
+    }
+    return row;
+}
+
+QString stateOf(const ChannelSnapshot &channel)
+{
+    if (channel.pool == PoolState::Ejected || channel.pool == PoolState::Drained)
+        return QLatin1String(toString(channel.pool));
+    return QLatin1String(toString(channel.breaker));
+}
+
+} // namespace
+
+EngineHost::EngineHost(Clock &clock, Random &random, QObject *parent) : QObject(parent), m_clock(clock), m_random(random) {}
+
+EngineHost::~EngineHost()
+{
+    stop(std::chrono::milliseconds(0));
+}
+
+bool EngineHost::start(const Options &options, QString *error)
+{
+    m_dbPath = options.dbPath.isEmpty() ? Database::defaultPath(error) : options.dbPath;
+    if (m_dbPath.isEmpty())
+        return false;
+
+    SecretStoreChoice secrets = SecretStoreFactory::create(
+        m_dbPath, options.keyringAllowed ? SecretStoreFactory::Preference::Auto : SecretStoreFactory::Preference::DatabaseOnly);
+    if (!secrets.store) {
+        *error = secrets.error.isEmpty() ? QStringLiteral("Cannot open %1 for API keys.").arg(m_dbPath) : secrets.error;
+        return false;
+    }
+    m_secrets = std::move(secrets.store);
+    m_secretWarning = secrets.warning;
+
+    m_repository = std::make_unique<ConfigRepository>(m_dbPath, *m_secrets, m_clock);
+    if (!m_repository->open(error))
+        return false;
+    m_configStore = std::make_unique<ConfigStore>(*m_repository);
+
+    EngineConfigPtr config;
+    if (!options.configPath.isEmpty()) {
+        ConfigImport imported = importConfigFile(options.configPath);
+        if (!imported.ok()) {
+            *error = QStringLiteral("%1: %2").arg(options.configPath, imported.errors.join(QStringLiteral(" ")));
+            return false;
+        }
+        for (const QString &warning : imported.warnings)
+            spdlog::warn("{}: {}", options.configPath.toStdString(), warning.toStdString());
+        config = std::make_shared<const EngineConfig>(std::move(imported.config));
+        m_configFromFile = true;
+    } else if (options.seedDemo) {
+        if (!m_configStore->initialize(error))
+            return false;
+        config = m_configStore->current();
+    } else {
+        config = m_repository->load(error);
+        if (!config)
+            return false;
+    }
+
+    if (!options.listen.isEmpty()) {
+        QString listenError;
+        const auto address = ListenAddress::parse(options.listen, &listenError);
+        if (!address) {
+            *error = QStringLiteral("--listen %1: %2").arg(options.listen, listenError);
+            return false;
+        }
+        auto edited = std::make_shared<EngineConfig>(*config);
+        edited->proxy.listenHost = address->host.toString();
+        edited->proxy.listenPort = address->port;
+        config = std::move(edited);
+    }
+    if (const QStringList problems = config->validate(); !problems.isEmpty()) {
+        *error = QStringLiteral("The configuration has problems: %1").arg(problems.join(QStringLiteral(" ")));
+        return false;
+    }
+
+    m_history = std::make_unique<HistoryWriter>(m_dbPath, m_clock);
+    if (!m_history->start(error))
+        return false;
+
+    m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
+    wireHistory();
+    if (!m_gateway->start(error)) {
+        m_gateway.reset();
+        return false;
+    }
+    // Saved edits apply live; the listen address itself only changes on restart.
+    m_configStore->addListener([this](const EngineConfigPtr &saved) {
+        if (!m_gateway)
+            return;
+        auto live = std::make_shared<EngineConfig>(*saved);
+        live->proxy = m_gateway->config()->proxy;
+        m_gateway->applyConfig(std::move(live));
+        EventRecord row;
+        row.timeMs = m_clock.wallMillis();
+        row.kind = EventKind::ConfigChange;
+        row.message = QStringLiteral("configuration saved and applied");
+        m_history->enqueue(std::move(row));
+    });
+    return true;
+}
+
+void EngineHost::wireHistory()
+{
+    HistoryWriter *history = m_history.get();
+    m_gateway->context().setRequestSink([history](RequestRecord &&record) { history->enqueue(std::move(record)); });
+    connect(m_gateway.get(), &Gateway::healthEvent, this, [history](const HealthEvent &event) { history->enqueue(toEventRecord(event)); },
+            Qt::DirectConnection);
+    connect(m_gateway.get(), &Gateway::snapshotReady, this, [history](const MetricsSnapshot &snapshot) {
+        for (const ChannelSnapshot &channel : snapshot.channels) {
+            HealthSample sample;
+            sample.timeMs = snapshot.wallMillis;
+            sample.channelId = channel.channelId;
+            sample.score = channel.score;
+            sample.errorRate = channel.errorRate5m;
+            sample.fastErrorRate = channel.errorRate30s;
+            sample.p95Ms = channel.calls5m ? channel.p95Ms : -1.0;
+            sample.state = stateOf(channel);
+            history->enqueue(std::move(sample));
+        }
+    }, Qt::DirectConnection);
+}
+
+void EngineHost::stop(std::chrono::milliseconds drain)
+{
+    if (m_gateway) {
+        m_gateway->stop(drain);
+        m_gateway->context().setRequestSink({});
+        m_gateway.reset();
+    }
+    if (m_history) {
+        m_history->stop();
+        m_history.reset();
+    }
+    m_configStore.reset();
+    m_repository.reset();
+    m_secrets.reset();
+}
+
+} // namespace sb

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "engine/Gateway.h"
+
+#include <QObject>
+#include <QString>
+
+#include <chrono>
+#include <memory>
+
+namespace sb {
+
+class ConfigRepository;
+class ConfigStore;
+class HistoryWriter;
+class SecretStore;
+
+// Everything a running Switchboard is made of, assembled in one place for the console and the
+// headless service alike: the database (configuration, secrets, history), the Gateway, and the
+// wiring that writes requests, events and per-second health samples to the history and applies
+// saved configuration live.
+class EngineHost : public QObject {
+    Q_OBJECT
+public:
+    struct Options {
+        QString dbPath;     // empty: QStandardPaths::AppDataLocation/switchboard.db
+        QString configPath; // a JSON configuration that replaces the stored one for this run
+        QString listen;     // HOST:PORT overriding the configured address
+        bool seedDemo = true; // an empty database gets the demo configuration (issue 6, §7)
+        bool keyringAllowed = true;
+    };
+
+    EngineHost(Clock &clock, Random &random, QObject *parent = nullptr);
+    ~EngineHost() override;
+
+    // False with a sentence that says what to do.
+    bool start(const Options &options, QString *error);
+    void stop(std::chrono::milliseconds drain = std::chrono::seconds(10));
+
+    Gateway *gateway() const { return m_gateway.get(); }
+    ConfigStore *configStore() const { return m_configStore.get(); }
+    HistoryWriter *historyWriter() const { return m_history.get(); }
+    QString databasePath() const { return m_dbPath; }
+    // Where API keys are kept, and a warning when that is the database file rather than a keyring.
+    QString secretStorageWarning() const { return m_secretWarning; }
+    bool configFromFile() const { return m_configFromFile; }
+
+private:
+    void wireHistory();
+
+    Clock &m_clock;
+    Random &m_random;
+    QString m_dbPath;
+    QString m_secretWarning;
+    bool m_configFromFile = false;
+    std::unique_ptr<SecretStore> m_secrets;
+    std::unique_ptr<ConfigRepository> m_repository;
+    std::unique_ptr<ConfigStore> m_configStore;
+    std::unique_ptr<HistoryWriter> m_history;
+    std::unique_ptr<Gateway> m_gateway;
+};
+
+} // namespace sb
