@@ -1,6 +1,9 @@
 #include "providers/ProviderRegistry.h"
 
 #include "providers/anthropic/AnthropicAdapter.h"
+#include "providers/dashscope/DashScopeAdapter.h"
+#include "providers/ernie/ErnieAdapter.h"
+#include "providers/gemini/GeminiAdapter.h"
 #include "providers/openai_compat/OpenAiCompatAdapter.h"
 
 namespace sb {
@@ -20,7 +23,9 @@ using AdapterInstance = const ProviderAdapter *(*)();
 constexpr AdapterInstance Dialects[] = {
     &instance<OpenAiCompatAdapter>,
     &instance<AnthropicAdapter>,
-    // gemini, dashscope, ernie go here.
+    &instance<GeminiAdapter>,
+    &instance<DashScopeAdapter>,
+    &instance<ErnieAdapter>,
 };
 
 } // namespace
