@@ -40,7 +40,8 @@ const char *toString(HealthEvent::Type type); // "breaker", "pool", "failover", 
 namespace sb {
 
 // Shared by every ChannelHealth of a PoolManager and the Router, so the sink can be set (or
-// replaced) once while workers are emitting. Thread-safe; sinks are called one at a time.
+// replaced) while workers are emitting. Thread-safe; sinks are called one at a time, so a sink must
+// hand the event on (queue it) rather than do anything that emits another event synchronously.
 class EventDispatcher {
 public:
     void setSink(EventSink sink);

@@ -27,7 +27,8 @@ public:
 // — and, with probeIdle, channels that carried no call in the last interval, so an idle channel's
 // score rests on evidence rather than on one stray error. One probe per channel at a time; a probe
 // that does not report within ProbeConfig::timeout counts as failed and its late report is ignored.
-// Thread-safe: tick() on the control thread, reports from anywhere.
+// Thread-safe: tick() on the control thread, reports from anywhere. The transport must not call a `done`
+// after the prober is destroyed (the engine stops the transport first).
 class HeartbeatProber {
 public:
     struct Stats {
