@@ -329,10 +329,11 @@ private slots:
 
     void directDrillMeasuresAnOutage()
     {
-        // 20 req/s for 6 scenario seconds at x10 (0.6 s real); the provider refuses from 2 s to 4 s.
+        // 20 req/s for 6 scenario seconds at x2 (3 s real); the provider refuses from 2 s to 4 s. A slow
+        // machine sends late, never early, so only upper bounds on times are asserted.
         QStringList errors;
         const auto scenario = Scenario::fromJson(QJsonDocument::fromJson(R"({
-            "name": "direct-outage", "time_scale": 10, "seed": 7,
+            "name": "direct-outage", "time_scale": 2, "seed": 7,
             "providers": [{"name": "p", "dialect": "openai_compat", "port": 0, "ttft_ms": 300, "tokens_per_second": 200,
                            "completion_tokens": 10, "language": "zh", "chunking": {"mode": "bytes", "min": 1, "max": 5},
                            "faults": [{"kind": "blackout", "from": 2, "to": 4, "mix": {"500": 1, "503": 1, "429": 1}}]}],
@@ -348,11 +349,14 @@ private slots:
         const DrillReport report = runner.report();
         QCOMPARE(report.requests + report.dropped, 120);
         QCOMPARE(report.dropped, 0);
-        QVERIFY2(report.successRate > 0.45 && report.successRate < 0.85, qPrintable(report.toText()));
+        QVERIFY2(report.successRate > 0.3 && report.successRate < 0.95, qPrintable(report.toText()));
+        const FakeProvider::Stats stats = runner.provider("p")->stats();
+        const quint64 injected = stats.injected[std::size_t(SimError::Http500)] + stats.injected[std::size_t(SimError::Http503)]
+            + stats.injected[std::size_t(SimError::Http429)];
+        QCOMPARE(quint64(report.failed), injected); // every refusal reached the client as a failure, nothing else failed
         for (const RequestRecord &r : runner.load()->records()) {
             if (!r.ok) {
-                // Sent before the outage ends; a busy machine may deliver it a little later than planned.
-                QVERIFY2(r.at > 1.0 && r.at < 4.0, qPrintable(QString::number(r.at)));
+                QVERIFY2(r.at < 4.0, qPrintable(QString::number(r.at))); // planned before the outage ended
                 QVERIFY2(r.error == "http_500" || r.error == "http_503" || r.error == "http_429", qPrintable(r.error));
             } else {
                 QCOMPARE(r.channel, QStringLiteral("p")); // from x-sim-provider
