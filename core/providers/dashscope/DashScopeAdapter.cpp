@@ -66,7 +66,7 @@ QJsonObject DashScopeAdapter::translateBody(const QJsonObject &openAiBody, const
     QJsonObject parameters{{QStringLiteral("result_format"), QStringLiteral("message")}};
     if (stream)
         parameters.insert(QStringLiteral("incremental_output"), true); // deltas, not the text so far
-    for (const char *key : {"temperature", "top_p", "max_tokens", "seed", "presence_penalty", "n"})
+    for (const char *key : {"temperature", "top_p", "max_tokens", "seed", "presence_penalty"})
         if (openAiBody.value(QLatin1String(key)).isDouble())
             parameters.insert(QLatin1String(key), openAiBody.value(QLatin1String(key)));
     if (openAiBody.value(QLatin1String("max_completion_tokens")).isDouble())

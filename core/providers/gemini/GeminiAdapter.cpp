@@ -191,7 +191,7 @@ QJsonObject GeminiAdapter::translateBody(const QJsonObject &openAiBody)
     copyNumber("presence_penalty", "presencePenalty");
     copyNumber("frequency_penalty", "frequencyPenalty");
     copyNumber("seed", "seed");
-    copyNumber("n", "candidateCount");
+    // "n" is not forwarded: only the first candidate is translated, so more would be paid for and lost.
     const QJsonValue stop = openAiBody.value(QLatin1String("stop"));
     if (stop.isString())
         config.insert(QStringLiteral("stopSequences"), QJsonArray{stop});

@@ -40,7 +40,7 @@ QJsonObject conversation(bool stream)
             "function": {"name": "get_current_weather", "arguments": "{\u0022location\u0022:\u0022Hangzhou\u0022}"}}]},
         {"role": "tool", "tool_call_id": "call_1", "name": "get_current_weather", "content": "24 C"}
       ],
-      "temperature": 0.7, "top_p": 0.8, "max_tokens": 100, "stop": ["###"], "seed": 42,
+      "temperature": 0.7, "top_p": 0.8, "max_tokens": 100, "stop": ["###"], "seed": 42, "n": 2,
       "tools": [{"type": "function", "function": {"name": "get_current_weather", "parameters": {"type": "object"}}}],
       "tool_choice": "auto",
       "stream_options": {"include_usage": true}
@@ -89,6 +89,7 @@ private slots:
         QCOMPARE(p.value("top_p").toDouble(), 0.8);
         QCOMPARE(p.value("max_tokens").toInt(), 100);
         QCOMPARE(p.value("seed").toInt(), 42);
+        QVERIFY(!p.contains("n")); // only choice 0 is translated
         QCOMPARE(p.value("stop").toArray(), QJsonArray{QStringLiteral("###")});
         QCOMPARE(p.value("tools").toArray().size(), 1);
         QCOMPARE(p.value("tool_choice").toString(), QStringLiteral("auto"));

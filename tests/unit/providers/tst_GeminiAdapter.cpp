@@ -46,7 +46,7 @@ QJsonObject conversation()
         {"role": "tool", "tool_call_id": "call_8", "content": "noon"},
         {"role": "user", "content": "Thanks"}
       ],
-      "temperature": 0.3, "top_p": 0.9, "max_tokens": 256, "stop": "END", "seed": 7,
+      "temperature": 0.3, "top_p": 0.9, "n": 3, "max_tokens": 256, "stop": "END", "seed": 7,
       "tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather by city",
                  "parameters": {"$schema": "urn:example:draft-07-schema", "type": "object",
                                 "properties": {"city": {"type": "string"}}, "required": ["city"],
@@ -148,6 +148,7 @@ private slots:
         QCOMPARE(config.value("topP").toDouble(), 0.9);
         QCOMPARE(config.value("maxOutputTokens").toInt(), 256);
         QCOMPARE(config.value("seed").toInt(), 7);
+        QVERIFY(!config.contains("candidateCount")); // only candidate 0 is translated: n > 1 would be paid for and lost
         QCOMPARE(config.value("stopSequences").toArray(), QJsonArray{QStringLiteral("END")});
 
         const QJsonObject decl = g.value("tools").toArray().first().toObject().value("functionDeclarations").toArray().first().toObject();
