@@ -1,0 +1,137 @@
+// The simulator's wire formats read by the proxy's own adapters (core/providers): what a fake
+// provider sends must be understood exactly as the real provider's would be, or a drill measures
+// the simulator instead of the proxy.
+
+#include "DialectWire.h"
+#include "SimText.h"
+
+#include "providers/ProviderRegistry.h"
+#include "stream/SseParser.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace sb;
+using namespace sb::sim;
+
+namespace {
+
+struct Translated {
+    QString text;
+    bool finished = false;
+    std::optional<Outcome> error;
+    std::optional<Outcome> endError;
+};
+
+// Feeds `bytes` in 3-byte pieces (splitting characters and events) through the SSE parser and the
+// dialect's translator, as the proxy does.
+Translated translate(const ProviderAdapter &adapter, const QByteArray &bytes)
+{
+    Translated out;
+    auto translator = adapter.streamTranslator(QJsonObject{{"model", "m"}, {"stream", true}});
+    SseParser parser;
+    auto take = [&](const StreamStep &step) {
+        for (const QByteArray &chunk : step.chunks) {
+            const QJsonArray choices = QJsonDocument::fromJson(chunk).object().value("choices").toArray();
+            for (const QJsonValue &c : choices)
+                out.text += c.toObject().value("delta").toObject().value("content").toString();
+        }
+        out.finished = out.finished || step.finished;
+        if (step.error && !out.error)
+            out.error = step.error;
+    };
+    for (qsizetype i = 0; i < bytes.size(); i += 3) {
+        for (const SseEvent &e : parser.feed(QByteArrayView(bytes.constData() + i, std::min<qsizetype>(3, bytes.size() - i))))
+            take(translator->onEvent(e));
+    }
+    for (const SseEvent &e : parser.finish())
+        take(translator->onEvent(e));
+    const StreamStep end = translator->onEnd();
+    take(end);
+    if (end.error)
+        out.endError = end.error;
+    return out;
+}
+
+} // namespace
+
+class tst_SimAgainstAdapters : public QObject {
+    Q_OBJECT
+
+private slots:
+    void dialects_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        for (const char *d : {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"})
+            QTest::newRow(d) << QString::fromLatin1(d);
+    }
+
+    void aStreamTranslatesToTheWholeText_data() { dialects_data(); }
+    void aStreamTranslatesToTheWholeText()
+    {
+        QFETCH(QString, dialect);
+        const ProviderAdapter *adapter = ProviderRegistry::find(dialect);
+        QVERIFY(adapter);
+        const DialectWire wire(*dialectFromString(dialect));
+        SimRequest request;
+        request.model = QStringLiteral("m");
+        request.promptTokens = 5;
+        const auto tokens = SimText::tokens(Language::Mixed, 16, 2);
+        QByteArray bytes = wire.streamHead(request, "id");
+        for (int i = 0; i < int(tokens.size()); ++i)
+            bytes += wire.streamDelta(request, "id", tokens[std::size_t(i)], i);
+        const QByteArray cutAfterHalf = bytes;
+        bytes += wire.streamTail(request, "id", int(tokens.size()));
+
+        const Translated whole = translate(*adapter, bytes);
+        QVERIFY2(!whole.error, whole.error ? qPrintable(whole.error->message) : "");
+        QVERIFY(whole.finished);
+        QCOMPARE(whole.text, QString::fromUtf8(SimText::join(tokens)));
+
+        // Without the dialect's end marker the proxy must see a broken stream, never a clean finish.
+        const Translated cut = translate(*adapter, cutAfterHalf);
+        QVERIFY(cut.endError || cut.error);
+        QCOMPARE((cut.endError ? cut.endError : cut.error)->kind, OutcomeKind::ProviderDown);
+    }
+
+    void errorEventsAreErrors_data() { dialects_data(); }
+    void errorEventsAreErrors()
+    {
+        QFETCH(QString, dialect);
+        const ProviderAdapter *adapter = ProviderRegistry::find(dialect);
+        const DialectWire wire(*dialectFromString(dialect));
+        const Translated down = translate(*adapter, wire.errorEvent("id"));
+        QVERIFY(down.error);
+        QCOMPARE(down.error->kind, OutcomeKind::ProviderDown);
+        const Translated limited = translate(*adapter, wire.rateLimitEvent("id"));
+        QVERIFY(limited.error);
+        QCOMPARE(limited.error->kind, OutcomeKind::RetryableRateLimit);
+    }
+
+    void repliesClassifyAsTheirFaults_data() { dialects_data(); }
+    void repliesClassifyAsTheirFaults()
+    {
+        QFETCH(QString, dialect);
+        const ProviderAdapter *adapter = ProviderRegistry::find(dialect);
+        const DialectWire wire(*dialectFromString(dialect));
+        auto kind = [&](const SimReply &r) { return adapter->classify(r.status, r.headers, r.body).kind; };
+        SimRequest request;
+        request.model = QStringLiteral("m");
+        QCOMPARE(kind(wire.complete(request, "id", "你好 Xin chào", 3)), OutcomeKind::Success);
+        QCOMPARE(kind(wire.httpError(500)), OutcomeKind::ProviderDown);
+        QCOMPARE(kind(wire.httpError(503)), OutcomeKind::ProviderDown);
+        QCOMPARE(kind(wire.httpError(429)), OutcomeKind::RetryableRateLimit);
+        const SimReply retryAfter = wire.httpError(429, 3);
+        const Outcome limited = adapter->classify(retryAfter.status, retryAfter.headers, retryAfter.body);
+        QCOMPARE(limited.kind, OutcomeKind::RetryableRateLimit);
+        QCOMPARE(limited.retryAfter.value_or(std::chrono::milliseconds(0)), std::chrono::milliseconds(3000));
+        // The MISSION.md §2 failure: a rate limit inside a 200 body is a rate limit, not a success.
+        QCOMPARE(kind(wire.bodyRateLimit()), OutcomeKind::RetryableRateLimit);
+        QCOMPARE(kind(wire.keyRateLimited(2)), OutcomeKind::RetryableRateLimit);
+        QCOMPARE(kind(wire.unknownKey()), OutcomeKind::AuthError);
+    }
+};
+
+QTEST_APPLESS_MAIN(tst_SimAgainstAdapters)
+#include "tst_SimAgainstAdapters.moc"
