@@ -1,16 +1,25 @@
 #include "MainWindow.h"
 
+#include "ConsoleStyle.h"
+#include "engine/Gateway.h"
+#include "pages/ChannelsPage.h"
 #include "pages/OverviewPage.h"
 #include "pages/PlaceholderPage.h"
 
 #include <QApplication>
 #include <QClipboard>
+#include <QCursor>
 #include <QDir>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QToolTip>
+
+namespace {
+constexpr int kProvidersPage = 4;
+}
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
@@ -37,9 +46,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     layout->addWidget(m_pages, 1);
     setCentralWidget(central);
 
-    addPage(tr("Overview"), new OverviewPage(this));
-    addPage(tr("Channels"), new PlaceholderPage(tr("Channels"),
-        tr("Every channel's state, health score, error rates, P95 and TTFT appear here once the proxy is running."), this));
+    m_overview = new sb::OverviewPage(this);
+    m_channels = new sb::ChannelsPage(this);
+    addPage(tr("Overview"), m_overview);
+    addPage(tr("Channels"), m_channels);
     addPage(tr("Incidents"), new PlaceholderPage(tr("Incidents"),
         tr("Circuit trips, ejections and failovers, grouped by incident. None recorded yet."), this));
     addPage(tr("Requests"), new PlaceholderPage(tr("Requests"),
@@ -54,6 +64,34 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(m_sidebar, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
     m_sidebar->setCurrentRow(0);
     buildStatusBar();
+
+    connect(m_channels, &sb::ChannelsPage::openProviderRequested, this, [this](int) { showPage(kProvidersPage); });
+    // The Router's drain/readmit are thread-safe and only take a per-channel lock: no waiting on the engine.
+    connect(m_channels, &sb::ChannelsPage::drainRequested, this, [this](int channelId) {
+        if (m_gateway)
+            m_gateway->router().drain(channelId, tr("drained in the console"));
+    });
+    connect(m_channels, &sb::ChannelsPage::readmitRequested, this, [this](int channelId) {
+        if (m_gateway)
+            m_gateway->router().readmit(channelId, tr("re-admitted in the console"));
+    });
+}
+
+void MainWindow::attach(sb::Gateway *gateway)
+{
+    if (m_gateway)
+        disconnect(m_gateway, nullptr, this, nullptr);
+    m_gateway = gateway;
+    if (!gateway) {
+        setProxyAddress(QString());
+        return;
+    }
+    qRegisterMetaType<sb::MetricsSnapshot>();
+    qRegisterMetaType<sb::HealthEvent>();
+    connect(gateway, &sb::Gateway::snapshotReady, this, &MainWindow::applySnapshot, Qt::QueuedConnection);
+    connect(gateway, &sb::Gateway::healthEvent, this, &MainWindow::addEvent, Qt::QueuedConnection);
+    m_channels->setConfig(gateway->config());
+    setProxyAddress(gateway->baseUrl());
 }
 
 void MainWindow::addPage(const QString &name, QWidget *page)
@@ -67,20 +105,69 @@ void MainWindow::buildStatusBar()
 {
     auto *bar = statusBar();
     m_proxyAddress = new QLabel(bar);
-    m_proxyAddress->setToolTip(tr("Click to copy the base URL for your OpenAI SDK"));
+    m_proxyAddress->setObjectName(QStringLiteral("proxyAddress"));
     m_requestRate = new QLabel(tr("— req/s"), bar);
     m_successRate = new QLabel(tr("— % (5m)"), bar);
     m_ttft = new QLabel(tr("TTFT p95 —"), bar);
-    m_incidents = new QLabel(tr("0 incidents"), bar);
+    m_incidents = new QLabel(tr("no open incidents"), bar);
+    m_incidents->setToolTip(tr("Channels whose circuit is open or half-open, or that were ejected"));
     for (QLabel *label : {m_proxyAddress, m_requestRate, m_successRate, m_ttft, m_incidents}) {
         label->setContentsMargins(8, 0, 8, 0);
         bar->addWidget(label);
     }
-    connect(m_proxyAddress, &QLabel::linkActivated, this, [](const QString &link) {
+    connect(m_proxyAddress, &QLabel::linkActivated, this, [this](const QString &link) {
         QApplication::clipboard()->setText(link);
+        QToolTip::showText(QCursor::pos(), tr("Copied %1").arg(link), m_proxyAddress);
     });
-    m_proxyAddress->setText(QStringLiteral("<a href=\"http://127.0.0.1:8400/v1\" style=\"text-decoration:none\">"
-                                           "Proxy http://127.0.0.1:8400/v1</a>"));
+    setProxyAddress(QString());
+}
+
+void MainWindow::setProxyAddress(const QString &baseUrl)
+{
+    m_baseUrl = baseUrl;
+    if (baseUrl.isEmpty()) {
+        m_proxyAddress->setText(tr("Proxy not running"));
+        m_proxyAddress->setToolTip(QString());
+        return;
+    }
+    m_proxyAddress->setText(QStringLiteral("<a href=\"%1\" style=\"text-decoration:none\">Proxy %2 ⧉</a>")
+                                .arg(baseUrl.toHtmlEscaped(), baseUrl.toHtmlEscaped()));
+    m_proxyAddress->setToolTip(tr("Click to copy the base URL for your OpenAI SDK"));
+}
+
+void MainWindow::applySnapshot(const sb::MetricsSnapshot &snapshot)
+{
+    // A config saved in a dialog swaps the engine's pointer; reading it is a lock-free load.
+    if (m_gateway) {
+        m_channels->setConfig(m_gateway->config());
+        const QString url = m_gateway->baseUrl(); // the port is known only once the proxy listens
+        if (url != m_baseUrl)
+            setProxyAddress(url);
+    }
+    m_overview->applySnapshot(snapshot);
+    m_channels->applySnapshot(snapshot);
+
+    m_requestRate->setText(tr("%1 req/s").arg(sb::formatRate(snapshot.requestsPerSecond)));
+    m_successRate->setText(snapshot.answered5m == 0 ? tr("— % (5m)")
+                                                    : tr("%1 (5m)").arg(sb::formatPercent(snapshot.availability5m)));
+    m_ttft->setText(tr("TTFT p95 %1").arg(sb::formatMs(snapshot.ttftP95Ms)));
+    int incidents = 0;
+    for (const sb::ChannelSnapshot &channel : snapshot.channels)
+        incidents += sb::isIncident(sb::channelState(channel)) ? 1 : 0;
+    m_incidents->setText(incidents == 0 ? tr("no open incidents") : tr("%n open incident(s)", nullptr, incidents));
+}
+
+void MainWindow::addEvent(const sb::HealthEvent &event)
+{
+    m_overview->addEvent(event);
+}
+
+QString MainWindow::statusText() const
+{
+    QStringList parts;
+    for (const QLabel *label : {m_proxyAddress, m_requestRate, m_successRate, m_ttft, m_incidents})
+        parts << label->text();
+    return parts.join(QStringLiteral(" | "));
 }
 
 QStringList MainWindow::pageNames() const
@@ -101,12 +188,16 @@ bool MainWindow::saveScreenshots(const QString &directory)
     if (!QDir().mkpath(directory))
         return false;
     ensurePolished();
+    const int current = m_pages->currentIndex();
     bool ok = true;
     for (int i = 0; i < m_sidebar->count(); ++i) {
         showPage(i);
+        if (m_pages->widget(i) == m_overview)
+            m_overview->redrawNow(); // not the next 250 ms tick: the shot must show the latest snapshot
         const QPixmap shot = grab();
         const QString path = QDir(directory).filePath(m_pages->widget(i)->objectName() + QStringLiteral(".png"));
         ok = shot.save(path) && ok;
     }
+    showPage(current);
     return ok;
 }

@@ -1,30 +1,58 @@
 #pragma once
 
+#include "engine/MetricsSnapshot.h"
+#include "health/HealthEvent.h"
+
 #include <QMainWindow>
+#include <QPointer>
 
 class QListWidget;
 class QStackedWidget;
 class QLabel;
 
+namespace sb {
+class ChannelsPage;
+class Gateway;
+class OverviewPage;
+} // namespace sb
+
 // The console's frame: a sidebar of pages, the page stack and the status bar with the proxy
-// address. Pages read engine snapshots delivered by queued signals; the window never calls into the
-// engine directly.
+// address. Pages read engine snapshots delivered by queued signals; the window never waits on the
+// engine: drain and re-admit are the Router's thread-safe calls, everything else is a snapshot.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget *parent = nullptr);
+
+    // Connects the engine's snapshots and events (queued) and the console's drain/re-admit actions.
+    // Without a gateway every page shows its empty state. The gateway must outlive the window or be
+    // detached by destruction (a QPointer guards it).
+    void attach(sb::Gateway *gateway);
 
     QStringList pageNames() const;
     void showPage(int index);
     // Renders every page to DIR/<page>.png (README screenshots, UI tests). False if one failed.
     bool saveScreenshots(const QString &directory);
 
+    sb::OverviewPage *overviewPage() const { return m_overview; }
+    sb::ChannelsPage *channelsPage() const { return m_channels; }
+    QString statusText() const; // the status bar's fields, joined (tests)
+
+public slots:
+    void applySnapshot(const sb::MetricsSnapshot &snapshot);
+    void addEvent(const sb::HealthEvent &event);
+    void setProxyAddress(const QString &baseUrl);
+
 private:
     void addPage(const QString &name, QWidget *page);
     void buildStatusBar();
 
+    QPointer<sb::Gateway> m_gateway;
     QListWidget *m_sidebar = nullptr;
     QStackedWidget *m_pages = nullptr;
+    sb::OverviewPage *m_overview = nullptr;
+    sb::ChannelsPage *m_channels = nullptr;
+    QString m_baseUrl;
     QLabel *m_proxyAddress = nullptr;
     QLabel *m_requestRate = nullptr;
     QLabel *m_successRate = nullptr;

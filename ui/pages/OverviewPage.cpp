@@ -1,16 +1,53 @@
 #include "pages/OverviewPage.h"
 
+#include "ConsoleStyle.h"
+#include "charts/AlignedChartView.h"
+#include "charts/ChartGeometry.h"
+#include "charts/CircuitTimeline.h"
 #include "widgets/KpiTile.h"
 
+#include <QButtonGroup>
 #include <QChart>
-#include <QChartView>
+#include <QCursor>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QScatterSeries>
+#include <QTimer>
+#include <QToolButton>
+#include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sb {
+
+namespace {
+
+// Rounds a chart's top up to 1, 2, 2.5 or 5 × 10^n so the value labels stay round.
+double niceCeiling(double value)
+{
+    if (value <= 0)
+        return 1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
+    for (double step : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+        if (step * magnitude >= value)
+            return step * magnitude;
+    }
+    return 10 * magnitude;
+}
+
+QString windowLabel(int seconds)
+{
+    return seconds >= 3600 ? QStringLiteral("60m") : QStringLiteral("%1m").arg(seconds / 60);
+}
+
+} // namespace
 
 OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
 {
@@ -19,6 +56,7 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     layout->setSpacing(10);
 
     auto *tiles = new QHBoxLayout;
+    tiles->setSpacing(10);
     m_availability = new KpiTile(tr("Availability 5m"), this);
     m_requestRate = new KpiTile(tr("Requests/s"), this);
     m_ttft = new KpiTile(tr("TTFT p95"), this);
@@ -28,35 +66,340 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
         tile->setValue(QStringLiteral("—"), tr("no traffic yet"));
         tiles->addWidget(tile);
     }
+    m_cost->setValue(QStringLiteral("—"), tr("pricing not wired yet"));
     layout->addLayout(tiles);
 
-    layout->addWidget(makeChart(tr("Health score (0–100)"), 100, tr("score")), 3);
-    layout->addWidget(makeChart(tr("Circuit state"), 1, QString()), 2);
-    layout->addWidget(makeChart(tr("TTFT p50 / p95 and failovers"), 1000, tr("ms")), 3);
+    // Window selector: the live span of all three charts.
+    auto *selector = new QWidget(this);
+    auto *selectorLayout = new QHBoxLayout(selector);
+    selectorLayout->setContentsMargins(0, 0, 0, 0);
+    selectorLayout->setSpacing(2);
+    m_windowButtons = new QButtonGroup(this);
+    for (int seconds : {300, 900, 3600}) {
+        auto *button = new QToolButton(selector);
+        button->setText(windowLabel(seconds));
+        button->setObjectName(QStringLiteral("window%1").arg(seconds));
+        button->setCheckable(true);
+        button->setAutoRaise(true);
+        button->setToolTip(tr("Show the last %1").arg(windowLabel(seconds)));
+        button->setChecked(seconds == m_windowSeconds);
+        m_windowButtons->addButton(button, seconds);
+        selectorLayout->addWidget(button);
+    }
+    connect(m_windowButtons, &QButtonGroup::idClicked, this, &OverviewPage::setWindowSeconds);
+
+    auto *healthHeader = new QWidget(this);
+    auto *healthHeaderLayout = new QHBoxLayout(healthHeader);
+    healthHeaderLayout->setContentsMargins(0, 0, 0, 0);
+    m_legend = new QLabel(healthHeader);
+    m_legend->setObjectName(QStringLiteral("healthLegend"));
+    m_waiting = new QLabel(tr("Waiting for the proxy: charts fill in once it publishes snapshots."), healthHeader);
+    m_waiting->setForegroundRole(QPalette::PlaceholderText);
+    healthHeaderLayout->addWidget(m_legend);
+    healthHeaderLayout->addWidget(m_waiting);
+    healthHeaderLayout->addStretch(1);
+    healthHeaderLayout->addWidget(selector);
+
+    m_healthChart = makeChart(100, &m_healthValues, &m_healthTime);
+    m_healthValues->setTickCount(5);
+    auto *healthView = new AlignedChartView(m_healthChart, this);
+    healthView->setObjectName(QStringLiteral("healthChart"));
+    healthView->setMinimumHeight(150);
+    QLabel *unused = nullptr;
+    layout->addWidget(makeSection(tr("Health score (0–100)"), healthView, healthHeader, &unused), 4);
+
+    m_circuit = new CircuitTimeline(this);
+    m_circuit->setObjectName(QStringLiteral("circuitTimeline"));
+    layout->addWidget(makeSection(tr("Circuit state"), m_circuit, nullptr, &unused), 0);
+
+    m_ttftChart = makeChart(1000, &m_ttftValues, &m_ttftTime);
+    m_ttftValues->setTitleText(tr("ms"));
+    m_ttftP50 = new QLineSeries(m_ttftChart);
+    m_ttftP50->setName(tr("p50"));
+    m_ttftP95 = new QLineSeries(m_ttftChart);
+    m_ttftP95->setName(tr("p95"));
+    m_failoverMarkers = new QScatterSeries(m_ttftChart);
+    m_failoverMarkers->setName(tr("failovers"));
+    m_failoverMarkers->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+    m_failoverMarkers->setMarkerSize(13);
+    m_failoverMarkers->setColor(QColor(0xd5, 0x5e, 0x00));
+    m_failoverMarkers->setBorderColor(QColor(0xd5, 0x5e, 0x00).darker(140));
+    for (QXYSeries *series : std::initializer_list<QXYSeries *>{m_ttftP50, m_ttftP95, m_failoverMarkers}) {
+        m_ttftChart->addSeries(series);
+        series->attachAxis(m_ttftTime);
+        series->attachAxis(m_ttftValues);
+    }
+    connect(m_failoverMarkers, &QScatterSeries::hovered, this, &OverviewPage::showFailoverTip);
+    auto *ttftView = new AlignedChartView(m_ttftChart, this);
+    ttftView->setObjectName(QStringLiteral("ttftChart"));
+    ttftView->setMinimumHeight(150);
+    auto *ttftLegend = new QLabel(this);
+    ttftLegend->setObjectName(QStringLiteral("ttftLegend"));
+    ttftLegend->setText(tr("<span style=\"font-weight:600\">━━</span> p95 &nbsp; <span>╍╍</span> p50 &nbsp; "
+                           "<span style=\"color:#d55e00\">▲</span> failover (hover for from → to and why)"));
+    layout->addWidget(makeSection(tr("Time to first token"), ttftView, ttftLegend, &unused), 4);
+
+    m_redrawTimer = new QTimer(this);
+    m_redrawTimer->setSingleShot(true);
+    m_redrawTimer->setInterval(kRedrawIntervalMs);
+    connect(m_redrawTimer, &QTimer::timeout, this, &OverviewPage::redraw);
+
+    restyle();
+    redraw();
+    m_stats.redraws = 0; // the empty first paint is not a batched redraw
 }
 
-QChartView *OverviewPage::makeChart(const QString &title, double yMax, const QString &yLabel)
+QWidget *OverviewPage::makeSection(const QString &title, QWidget *body, QWidget *trailing, QLabel **titleLabel)
+{
+    auto *section = new QWidget(this);
+    auto *layout = new QVBoxLayout(section);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    auto *header = new QHBoxLayout;
+    header->setContentsMargins(4, 0, 4, 0);
+    auto *label = new QLabel(title, section);
+    QFont font = label->font();
+    font.setBold(true);
+    label->setFont(font);
+    header->addWidget(label);
+    header->addSpacing(16);
+    if (trailing)
+        header->addWidget(trailing, 1);
+    else
+        header->addStretch(1);
+    layout->addLayout(header);
+    layout->addWidget(body, 1);
+    *titleLabel = label;
+    return section;
+}
+
+QChart *OverviewPage::makeChart(double yMax, QValueAxis **values, QDateTimeAxis **time)
 {
     auto *chart = new QChart;
-    chart->setTitle(title);
     chart->legend()->setVisible(false);
-    chart->setMargins(QMargins(4, 2, 4, 2));
+    chart->setMargins(QMargins(0, 0, 0, 0));
     chart->setBackgroundRoundness(4);
+    chart->setAnimationOptions(QChart::NoAnimation);
 
-    const QDateTime end = QDateTime::currentDateTime();
-    auto *time = new QDateTimeAxis;
-    time->setFormat(QStringLiteral("HH:mm:ss"));
-    time->setRange(end.addSecs(-300), end);
-    auto *values = new QValueAxis;
-    values->setRange(0, yMax);
-    values->setTitleText(yLabel);
-    values->setLabelFormat(QStringLiteral("%d"));
-    values->setLabelsVisible(yMax > 1); // the circuit chart draws bands, not a scale
-    chart->addAxis(time, Qt::AlignBottom);
-    chart->addAxis(values, Qt::AlignLeft);
-
-    auto *view = new QChartView(chart, this);
-    view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumHeight(120);
-    return view;
+    *time = new QDateTimeAxis(chart);
+    (*time)->setFormat(QStringLiteral("HH:mm:ss"));
+    (*time)->setTickCount(ChartGeometry::kTimeTicks);
+    *values = new QValueAxis(chart);
+    (*values)->setRange(0, yMax);
+    (*values)->setLabelFormat(QStringLiteral("%d"));
+    chart->addAxis(*time, Qt::AlignBottom);
+    chart->addAxis(*values, Qt::AlignLeft);
+    return chart;
 }
+
+void OverviewPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
+{
+    ++m_stats.snapshots;
+    m_history.addSnapshot(snapshot);
+    updateTiles(snapshot);
+    scheduleRedraw();
+}
+
+void OverviewPage::addEvent(const sb::HealthEvent &event)
+{
+    if (event.type != HealthEvent::Type::Failover)
+        return; // breaker and pool transitions reach the charts through the snapshots
+    ++m_stats.failoverEvents;
+    m_history.addFailover(event);
+    scheduleRedraw();
+}
+
+void OverviewPage::scheduleRedraw()
+{
+    if (!m_redrawTimer->isActive())
+        m_redrawTimer->start();
+}
+
+void OverviewPage::setWindowSeconds(int seconds)
+{
+    m_windowSeconds = std::clamp(seconds, 60, 3600);
+    if (QAbstractButton *button = m_windowButtons->button(m_windowSeconds))
+        button->setChecked(true);
+    redrawNow();
+}
+
+void OverviewPage::redrawNow()
+{
+    m_redrawTimer->stop();
+    redraw();
+}
+
+void OverviewPage::redraw()
+{
+    ++m_stats.redraws;
+    const bool empty = m_history.isEmpty();
+    m_waiting->setVisible(empty);
+    const std::int64_t end = empty ? QDateTime::currentMSecsSinceEpoch() : m_history.latestMillis();
+    const std::int64_t start = end - std::int64_t(m_windowSeconds) * 1000;
+    const QDateTime from = QDateTime::fromMSecsSinceEpoch(start), to = QDateTime::fromMSecsSinceEpoch(end);
+    const QString format = m_windowSeconds > 900 ? QStringLiteral("HH:mm") : QStringLiteral("HH:mm:ss");
+    for (QDateTimeAxis *axis : {m_healthTime, m_ttftTime}) {
+        axis->setRange(from, to);
+        axis->setFormat(format);
+    }
+
+    // Health: one line per channel, in the channel's colour.
+    bool legendChanged = false;
+    for (const auto &[id, track] : m_history.channels()) {
+        QLineSeries *&series = m_healthSeries[id];
+        if (!series) {
+            series = new QLineSeries(m_healthChart);
+            series->setName(track.name);
+            series->setPen(QPen(channelColor(id), 2.2));
+            m_healthChart->addSeries(series);
+            series->attachAxis(m_healthTime);
+            series->attachAxis(m_healthValues);
+            const QString name = track.name;
+            connect(series, &QLineSeries::hovered, this, [this, name](const QPointF &point, bool state) {
+                if (state)
+                    QToolTip::showText(QCursor::pos(), tr("%1 · health %2 · %3")
+                                                           .arg(name, QString::number(point.y(), 'f', 0),
+                                                                formatClock(std::int64_t(point.x()))), this);
+            });
+            legendChanged = true;
+        }
+        QList<QPointF> points;
+        points.reserve(int(std::min<std::size_t>(track.samples.size(), std::size_t(m_windowSeconds) + 2)));
+        for (const auto &sample : track.samples) {
+            if (sample.wallMillis >= start - 1000)
+                points.append(QPointF(double(sample.wallMillis), sample.score));
+        }
+        series->replace(points);
+    }
+    for (auto it = m_healthSeries.begin(); it != m_healthSeries.end();) {
+        if (m_history.channels().count(it.key()) == 0) {
+            m_healthChart->removeSeries(it.value());
+            delete it.value();
+            it = m_healthSeries.erase(it);
+            legendChanged = true;
+        } else {
+            ++it;
+        }
+    }
+    if (legendChanged)
+        updateLegend();
+
+    m_circuit->setData(m_history, start, end);
+
+    // TTFT overall, and failover markers riding near the top of the same chart.
+    QList<QPointF> p50, p95;
+    double top = 0;
+    for (const auto &sample : m_history.totals()) {
+        if (sample.wallMillis < start - 1000)
+            continue;
+        p50.append(QPointF(double(sample.wallMillis), sample.ttftP50Ms));
+        p95.append(QPointF(double(sample.wallMillis), sample.ttftP95Ms));
+        top = std::max(top, sample.ttftP95Ms);
+    }
+    const double yMax = niceCeiling(std::max(100.0, top * 1.25));
+    m_ttftValues->setRange(0, yMax);
+    m_ttftP50->replace(p50);
+    m_ttftP95->replace(p95);
+
+    m_visibleMarkers.clear();
+    QList<QPointF> markers;
+    for (const auto &marker : m_history.failovers()) {
+        if (marker.secondMillis < start)
+            continue;
+        m_visibleMarkers.push_back(marker);
+        markers.append(QPointF(double(marker.secondMillis + 500), yMax * 0.92));
+    }
+    m_failoverMarkers->replace(markers);
+}
+
+void OverviewPage::updateTiles(const MetricsSnapshot &snapshot)
+{
+    const bool idle = snapshot.answered5m == 0;
+    m_availability->setValue(idle ? QStringLiteral("—") : formatPercent(snapshot.availability5m),
+                             idle ? tr("no answered requests in 5 min") : tr("1h — · 24h — (history pending)"));
+    m_requestRate->setValue(formatRate(snapshot.requestsPerSecond),
+                            tr("%1 in flight · %2 total").arg(formatCount(std::uint64_t(std::max<std::int64_t>(0, snapshot.inFlight))),
+                                                              formatCount(snapshot.requests)));
+    m_ttft->setValue(formatMs(snapshot.ttftP95Ms), tr("p50 %1 (last minute)").arg(formatMs(snapshot.ttftP50Ms)));
+    const std::uint64_t lastHour = m_history.failoversSince(snapshot.wallMillis - 3600 * 1000);
+    m_failovers->setValue(formatCount(lastHour), tr("%1 since start").arg(formatCount(snapshot.failovers)));
+    m_cost->setValue(QStringLiteral("—"), tr("%1 tokens today; pricing not wired yet")
+                                              .arg(formatCount(snapshot.inputTokens + snapshot.outputTokens)));
+}
+
+void OverviewPage::updateLegend()
+{
+    QStringList items;
+    for (const auto &[id, track] : m_history.channels()) {
+        items << QStringLiteral("<span style=\"color:%1; font-weight:700\">━━</span>&nbsp;%2")
+                     .arg(channelColor(id).name(), track.name.toHtmlEscaped());
+    }
+    m_legend->setText(items.join(QStringLiteral(" &nbsp;&nbsp; ")));
+}
+
+void OverviewPage::restyle()
+{
+    const QPalette pal = palette();
+    styleChart(m_healthChart, pal);
+    styleChart(m_ttftChart, pal);
+    QColor p50 = pal.text().color();
+    p50.setAlpha(150);
+    QPen p50Pen(p50, 1.6, Qt::DashLine);
+    m_ttftP50->setPen(p50Pen);
+    m_ttftP95->setPen(QPen(pal.text().color(), 2.2));
+}
+
+void OverviewPage::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        restyle();
+    QWidget::changeEvent(event);
+}
+
+void OverviewPage::showFailoverTip(const QPointF &point, bool state)
+{
+    if (!state) {
+        QToolTip::hideText();
+        return;
+    }
+    // Every marker hovered at that second, in every direction.
+    const std::int64_t second = std::int64_t(point.x()) - 500;
+    QStringList lines;
+    for (const auto &marker : m_visibleMarkers) {
+        if (marker.secondMillis != second)
+            continue;
+        lines << tr("%1 → %2 ×%3, %4, %5")
+                     .arg(marker.fromName, marker.toName, QString::number(marker.count),
+                          marker.lastReason.isEmpty() ? tr("no reason given") : marker.lastReason,
+                          formatClock(marker.secondMillis));
+    }
+    if (!lines.isEmpty())
+        QToolTip::showText(QCursor::pos(), lines.join('\n'), this);
+}
+
+int OverviewPage::healthPointCount(int channelId) const
+{
+    const QLineSeries *series = m_healthSeries.value(channelId, nullptr);
+    return series ? int(series->count()) : 0;
+}
+
+int OverviewPage::ttftPointCount() const
+{
+    return int(m_ttftP95->count());
+}
+
+int OverviewPage::failoverMarkerCount() const
+{
+    return int(m_failoverMarkers->count());
+}
+
+QString OverviewPage::kpiValue(const QString &title) const
+{
+    for (const KpiTile *tile : {m_availability, m_requestRate, m_ttft, m_failovers, m_cost}) {
+        if (tile->title() == title)
+            return tile->value();
+    }
+    return {};
+}
+
+} // namespace sb

@@ -11,6 +11,8 @@ public:
     KpiTile(const QString &title, QWidget *parent = nullptr);
     void setValue(const QString &value, const QString &caption = QString());
     QString value() const;
+    QString title() const;
+    QString caption() const;
 
 private:
     QLabel *m_title = nullptr;

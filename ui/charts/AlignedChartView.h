@@ -1,0 +1,18 @@
+#pragma once
+
+#include <QChartView>
+
+namespace sb {
+
+// A chart view whose plot area keeps ChartGeometry's gutters at any size, so stacked charts (and
+// the circuit timeline) share their x positions instead of each sizing itself to its labels.
+class AlignedChartView : public QChartView {
+    Q_OBJECT
+public:
+    explicit AlignedChartView(QChart *chart, QWidget *parent = nullptr);
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+};
+
+} // namespace sb

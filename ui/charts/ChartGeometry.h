@@ -1,0 +1,15 @@
+#pragma once
+
+namespace sb {
+
+// The Overview's charts share one time axis: every plot starts and ends at the same x, so a health
+// dip, the circuit opening and the failover markers line up vertically.
+struct ChartGeometry {
+    static constexpr int kLeftGutter = 128; // channel names in the circuit timeline, value labels in charts
+    static constexpr int kRightGutter = 20;
+    static constexpr int kTopMargin = 10;
+    static constexpr int kBottomMargin = 30; // time labels
+    static constexpr int kTimeTicks = 7;     // 6 intervals: 50 s / 150 s / 10 min
+};
+
+} // namespace sb

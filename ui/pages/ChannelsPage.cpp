@@ -1,0 +1,166 @@
+#include "pages/ChannelsPage.h"
+
+#include "ConsoleStyle.h"
+#include "models/ChannelTableModel.h"
+#include "widgets/HealthBarDelegate.h"
+#include "widgets/StateBadgeDelegate.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace sb {
+
+ChannelsPage::ChannelsPage(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 14, 16, 10);
+    layout->setSpacing(10);
+
+    auto *header = new QHBoxLayout;
+    auto *title = new QLabel(tr("Channels"), this);
+    QFont font = title->font();
+    font.setPointSizeF(font.pointSizeF() * 1.4);
+    font.setBold(true);
+    title->setFont(font);
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("channelSummary"));
+    m_filter = new QLineEdit(this);
+    m_filter->setObjectName(QStringLiteral("channelFilter"));
+    m_filter->setPlaceholderText(tr("Filter by route, provider, channel or state"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setMinimumWidth(320);
+    header->addWidget(title);
+    header->addSpacing(12);
+    header->addWidget(m_summary);
+    header->addStretch(1);
+    header->addWidget(m_filter);
+    layout->addLayout(header);
+
+    m_model = new ChannelTableModel(this);
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(ChannelTableModel::SortRole);
+    m_proxy->setFilterKeyColumn(-1);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy->setDynamicSortFilter(true);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+
+    m_view = new QTableView(this);
+    m_view->setObjectName(QStringLiteral("channelTable"));
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(ChannelTableModel::Route, Qt::AscendingOrder);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setAlternatingRowColors(true);
+    m_view->setShowGrid(false);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->setVisible(false);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 16);
+    m_view->horizontalHeader()->setHighlightSections(false);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    m_view->setItemDelegateForColumn(ChannelTableModel::State, new StateBadgeDelegate(m_view));
+    m_view->setItemDelegateForColumn(ChannelTableModel::Health, new HealthBarDelegate(m_view));
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+        const QModelIndex index = m_view->indexAt(pos);
+        if (!index.isValid())
+            return;
+        QMenu *menu = contextMenuFor(index.row(), this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_view->viewport()->mapToGlobal(pos));
+    });
+    layout->addWidget(m_view, 1);
+
+    m_empty = new QLabel(tr("No channels yet. They appear here once the proxy is running and has published its "
+                            "first snapshot."), this);
+    m_empty->setObjectName(QStringLiteral("channelsEmpty"));
+    m_empty->setWordWrap(true);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setForegroundRole(QPalette::PlaceholderText);
+    layout->addWidget(m_empty);
+
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &ChannelsPage::updateEmptyState);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &ChannelsPage::updateEmptyState);
+    updateEmptyState();
+}
+
+void ChannelsPage::setConfig(EngineConfigPtr config)
+{
+    m_model->setConfig(std::move(config));
+}
+
+void ChannelsPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
+{
+    m_model->applySnapshot(snapshot);
+    int incidents = 0, degraded = 0;
+    for (const ChannelSnapshot &channel : snapshot.channels) {
+        const ChannelState state = channelState(channel);
+        incidents += isIncident(state) ? 1 : 0;
+        degraded += state == ChannelState::Degraded ? 1 : 0;
+    }
+    QStringList parts{tr("%n channel(s)", nullptr, static_cast<int>(snapshot.channels.size()))};
+    parts << (incidents ? tr("%n not serving normally", nullptr, incidents) : tr("all serving"));
+    if (degraded)
+        parts << tr("%n degraded", nullptr, degraded);
+    m_summary->setText(parts.join(QStringLiteral(" · ")));
+    if (!m_columnsSized && m_model->rowCount() > 0) {
+        m_view->resizeColumnsToContents();
+        m_view->setColumnWidth(ChannelTableModel::Health, std::max(m_view->columnWidth(ChannelTableModel::Health), 160));
+        m_columnsSized = true;
+    }
+}
+
+void ChannelsPage::updateEmptyState()
+{
+    const bool empty = m_model->rowCount() == 0;
+    m_empty->setVisible(empty);
+    m_view->setVisible(!empty);
+    if (empty)
+        m_summary->setText(tr("proxy not running"));
+}
+
+QMenu *ChannelsPage::contextMenuFor(int proxyRow, QWidget *parent)
+{
+    auto *menu = new QMenu(parent);
+    menu->setToolTipsVisible(true);
+    const QModelIndex source = m_proxy->mapToSource(m_proxy->index(proxyRow, 0));
+    if (!source.isValid())
+        return menu;
+    const ChannelSnapshot channel = m_model->channelAt(source.row());
+    const int id = channel.channelId;
+    const int providerId = channel.providerId;
+
+    QAction *drain = menu->addAction(tr("Drain / eject %1").arg(channel.name));
+    drain->setObjectName(QStringLiteral("drain"));
+    drain->setToolTip(tr("Take the channel out of the pool until you re-admit it; requests in flight finish."));
+    drain->setEnabled(channel.pool != PoolState::Drained);
+    connect(drain, &QAction::triggered, this, [this, id] { emit drainRequested(id); });
+
+    QAction *readmit = menu->addAction(tr("Re-admit %1").arg(channel.name));
+    readmit->setObjectName(QStringLiteral("readmit"));
+    readmit->setToolTip(tr("Put the channel back in the pool now."));
+    readmit->setEnabled(channel.pool == PoolState::Drained || channel.pool == PoolState::Ejected);
+    connect(readmit, &QAction::triggered, this, [this, id] { emit readmitRequested(id); });
+
+    // The engine probes on its own schedule (HeartbeatProber::tick) and has no probe-now call yet.
+    QAction *probe = menu->addAction(tr("Probe now"));
+    probe->setObjectName(QStringLiteral("probe"));
+    probe->setEnabled(false);
+    probe->setToolTip(tr("Coming soon: until then the engine probes ejected and open channels on its own heartbeat schedule."));
+
+    menu->addSeparator();
+    QAction *open = menu->addAction(tr("Open in Providers"));
+    open->setObjectName(QStringLiteral("openProvider"));
+    connect(open, &QAction::triggered, this, [this, providerId] { emit openProviderRequested(providerId); });
+    return menu;
+}
+
+} // namespace sb
