@@ -53,6 +53,9 @@ std::shared_ptr<EngineConfig> launchDayConfig(const QString &primaryUrl, const Q
     route.id = 1;
     route.logicalModel = QStringLiteral("gpt-4o");
     route.channelIds = {1, 2};
+    // Launch day has a primary and a fallback: listed order. (With the health strategy a busy test
+    // machine can make the router leave the primary before the outage, and the drill drills nothing.)
+    route.strategy = RoutingStrategy::Priority;
     config->routes = {route};
     return config;
 }
