@@ -113,8 +113,9 @@ QString formatClock(std::int64_t wallMillis)
 
 void styleChart(QChart *chart, const QPalette &palette)
 {
-    chart->setBackgroundBrush(palette.base());
-    chart->setBackgroundPen(QPen(palette.mid().color(), 1));
+    // The view paints the base colour behind the chart (AlignedChartView), so the chart and the
+    // circuit timeline between the charts read as one surface.
+    chart->setBackgroundVisible(false);
     chart->setPlotAreaBackgroundVisible(false);
     chart->setTitleBrush(palette.text());
     QColor grid = palette.text().color();

@@ -36,6 +36,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_sidebar->setFixedWidth(170);
     m_sidebar->setFrameShape(QFrame::NoFrame);
     m_sidebar->setIconSize(QSize(18, 18));
+    m_sidebar->setFocusPolicy(Qt::NoFocus); // no focus frame inside the selected item
     m_sidebar->setStyleSheet(QStringLiteral(
         "QListWidget#sidebar { background: palette(alternate-base); padding-top: 8px; font-size: 14px; }"
         "QListWidget#sidebar::item { padding: 9px 14px; }"
@@ -112,7 +113,9 @@ void MainWindow::buildStatusBar()
     m_incidents = new QLabel(tr("no open incidents"), bar);
     m_incidents->setToolTip(tr("Channels whose circuit is open or half-open, or that were ejected"));
     for (QLabel *label : {m_proxyAddress, m_requestRate, m_successRate, m_ttft, m_incidents}) {
-        label->setContentsMargins(8, 0, 8, 0);
+        label->setContentsMargins(10, 1, 10, 1);
+        if (label != m_proxyAddress)
+            label->setStyleSheet(QStringLiteral("QLabel { border-left: 1px solid palette(mid); }"));
         bar->addWidget(label);
     }
     connect(m_proxyAddress, &QLabel::linkActivated, this, [this](const QString &link) {
@@ -130,7 +133,7 @@ void MainWindow::setProxyAddress(const QString &baseUrl)
         m_proxyAddress->setToolTip(QString());
         return;
     }
-    m_proxyAddress->setText(QStringLiteral("<a href=\"%1\" style=\"text-decoration:none\">Proxy %2 ⧉</a>")
+    m_proxyAddress->setText(QStringLiteral("Proxy <a href=\"%1\" style=\"text-decoration:none\">%2</a> (click to copy)")
                                 .arg(baseUrl.toHtmlEscaped(), baseUrl.toHtmlEscaped()));
     m_proxyAddress->setToolTip(tr("Click to copy the base URL for your OpenAI SDK"));
 }
@@ -154,7 +157,7 @@ void MainWindow::applySnapshot(const sb::MetricsSnapshot &snapshot)
     int incidents = 0;
     for (const sb::ChannelSnapshot &channel : snapshot.channels)
         incidents += sb::isIncident(sb::channelState(channel)) ? 1 : 0;
-    m_incidents->setText(incidents == 0 ? tr("no open incidents") : tr("%n open incident(s)", nullptr, incidents));
+    m_incidents->setText(incidents == 0 ? tr("no open incidents") : incidents == 1 ? tr("1 open incident") : tr("%1 open incidents").arg(incidents));
 }
 
 void MainWindow::addEvent(const sb::HealthEvent &event)
@@ -194,6 +197,10 @@ bool MainWindow::saveScreenshots(const QString &directory)
         showPage(i);
         if (m_pages->widget(i) == m_overview)
             m_overview->redrawNow(); // not the next 250 ms tick: the shot must show the latest snapshot
+        // Let pending layout requests (new rows, longer status texts) settle before grabbing.
+        // Let layouts and the charts' scenes settle (each level posts the next one's request).
+        for (int round = 0; round < 4; ++round)
+            QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
         const QPixmap shot = grab();
         const QString path = QDir(directory).filePath(m_pages->widget(i)->objectName() + QStringLiteral(".png"));
         ok = shot.save(path) && ok;

@@ -157,7 +157,7 @@ struct IncidentScenario {
             c.p95Ms = 2100 + 90 * id + 40 * wobble(s, id);
             c.p99Ms = c.p95Ms * 1.6;
             c.ttftP95Ms = 700 + 30 * id + 25 * wobble(s, id);
-            c.inFlight = int(snapshot.inFlight / 4);
+            c.inFlight = int(snapshot.inFlight * (0.18 + 0.03 * id) + 7 * wobble(s, id));
             c.keysTotal = id == 1 ? 3 : 2;
             c.keysHealthy = c.keysTotal;
             c.headroom = 0.7 - 0.05 * id;

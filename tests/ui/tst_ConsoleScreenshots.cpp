@@ -58,15 +58,21 @@ private:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         window.channelsPage()->setConfig(test::incidentConfig());
         window.setProxyAddress(QStringLiteral("http://127.0.0.1:8400/v1"));
+        const QString directory = QDir(QStringLiteral(SB_TEST_ARTIFACTS)).filePath(folder);
+        const QString during = directory + QStringLiteral("/during-incident");
         for (int s = 0; s < test::IncidentScenario::kSeconds; ++s) {
             window.applySnapshot(scenario.at(s));
             for (const HealthEvent &event : scenario.eventsAt(s))
                 window.addEvent(event);
+            if (s == test::IncidentScenario::kOpen + 20) {
+                // Mid-incident: gpt-4o/A's breaker is open and the status bar counts it.
+                QVERIFY2(window.statusText().contains(QStringLiteral("1 open incident")), qPrintable(window.statusText()));
+                QVERIFY(window.saveScreenshots(during));
+            }
         }
         QVERIFY(window.statusText().contains(QStringLiteral("req/s")));
         QVERIFY(window.statusText().contains(QStringLiteral("http://127.0.0.1:8400/v1")));
 
-        const QString directory = QDir(QStringLiteral(SB_TEST_ARTIFACTS)).filePath(folder);
         QVERIFY(window.saveScreenshots(directory));
         for (const QString &page : {QStringLiteral("overview"), QStringLiteral("channels")}) {
             const QImage image(QDir(directory).filePath(page + QStringLiteral(".png")));

@@ -68,8 +68,24 @@ private slots:
         QVERIFY2(page.healthPointCount(1) >= 300 && page.healthPointCount(1) <= 302,
                  qPrintable(QString::number(page.healthPointCount(1))));
         page.setWindowSeconds(3600);
-        QCOMPARE(page.healthPointCount(1), test::IncidentScenario::kSeconds);
         QCOMPARE(page.windowSeconds(), 3600);
+        // All 900 samples are in the span, thinned to the plot width but never below the 5-minute count.
+        QVERIFY2(page.healthPointCount(1) >= 300 && page.healthPointCount(1) <= test::IncidentScenario::kSeconds,
+                 qPrintable(QString::number(page.healthPointCount(1))));
+    }
+
+    void thinningKeepsTheDip()
+    {
+        test::IncidentScenario scenario;
+        OverviewPage page;
+        page.resize(400, 600); // a narrow chart: many samples per pixel
+        feed(page, scenario, 0, 3600);
+        page.setWindowSeconds(3600);
+        QVERIFY(page.healthPointCount(1) < 3600);
+        double lowest = 100;
+        for (int s = 0; s < 3600; ++s)
+            lowest = std::min(lowest, test::IncidentScenario::scoreA(s));
+        QCOMPARE(page.healthMinimum(1), lowest);
     }
 
     void ringsAreBoundedToAnHour()

@@ -10,6 +10,11 @@ class AlignedChartView : public QChartView {
     Q_OBJECT
 public:
     explicit AlignedChartView(QChart *chart, QWidget *parent = nullptr);
+    // Re-applies the gutters; QChart lays out again by itself when series are added.
+    void applyGutters();
+
+private:
+    void applyGutters(const QSizeF &size);
 
 protected:
     void resizeEvent(QResizeEvent *event) override;

@@ -64,7 +64,7 @@ ChannelsPage::ChannelsPage(QWidget *parent) : QWidget(parent)
     m_view->verticalHeader()->setVisible(false);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 16);
     m_view->horizontalHeader()->setHighlightSections(false);
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->horizontalHeader()->setStretchLastSection(false);
     m_view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_view->setItemDelegateForColumn(ChannelTableModel::State, new StateBadgeDelegate(m_view));
     m_view->setItemDelegateForColumn(ChannelTableModel::Health, new HealthBarDelegate(m_view));
@@ -106,14 +106,24 @@ void ChannelsPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
         incidents += isIncident(state) ? 1 : 0;
         degraded += state == ChannelState::Degraded ? 1 : 0;
     }
-    QStringList parts{tr("%n channel(s)", nullptr, static_cast<int>(snapshot.channels.size()))};
-    parts << (incidents ? tr("%n not serving normally", nullptr, incidents) : tr("all serving"));
+    const int count = static_cast<int>(snapshot.channels.size());
+    QStringList parts{count == 1 ? tr("1 channel") : tr("%1 channels").arg(count)};
+    parts << (incidents ? tr("%1 not serving normally").arg(incidents) : tr("all serving"));
     if (degraded)
-        parts << tr("%n degraded", nullptr, degraded);
+        parts << tr("%1 degraded").arg(degraded);
     m_summary->setText(parts.join(QStringLiteral(" · ")));
     if (!m_columnsSized && m_model->rowCount() > 0) {
+        // Room for the longest badge ("HALF-OPEN") and for numbers to grow, not just today's values.
         m_view->resizeColumnsToContents();
-        m_view->setColumnWidth(ChannelTableModel::Health, std::max(m_view->columnWidth(ChannelTableModel::Health), 160));
+        for (int column : {ChannelTableModel::Route, ChannelTableModel::Provider, ChannelTableModel::Channel})
+            m_view->setColumnWidth(column, m_view->columnWidth(column) + 24);
+        for (int column = ChannelTableModel::Err30s; column < ChannelTableModel::ColumnCount; ++column)
+            m_view->setColumnWidth(column, m_view->columnWidth(column) + 6);
+        const QFontMetrics metrics(m_view->font());
+        m_view->setColumnWidth(ChannelTableModel::State,
+                               std::max(m_view->columnWidth(ChannelTableModel::State),
+                                        metrics.horizontalAdvance(QStringLiteral("HALF-OPEN")) + 56));
+        m_view->setColumnWidth(ChannelTableModel::Health, std::max(m_view->columnWidth(ChannelTableModel::Health), 150));
         m_columnsSized = true;
     }
 }

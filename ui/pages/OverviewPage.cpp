@@ -29,17 +29,25 @@ namespace sb {
 
 namespace {
 
-// Rounds a chart's top up to 1, 2, 2.5 or 5 × 10^n so the value labels stay round.
-double niceCeiling(double value)
+// At most about maxPoints points: each bucket of consecutive points becomes its worst one (lowest
+// score, highest latency), so a one-second dip survives an hour squeezed into the chart's width,
+// and an hour of 1 s points does not cost 3,600 segments per line on every redraw.
+QList<QPointF> thin(const QList<QPointF> &points, int maxPoints, bool keepLowest)
 {
-    if (value <= 0)
-        return 1;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
-    for (double step : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-        if (step * magnitude >= value)
-            return step * magnitude;
+    if (points.size() <= maxPoints)
+        return points;
+    const qsizetype bucket = (points.size() + maxPoints - 1) / maxPoints;
+    QList<QPointF> out;
+    out.reserve(points.size() / bucket + 1);
+    for (qsizetype i = 0; i < points.size(); i += bucket) {
+        QPointF chosen = points[i];
+        for (qsizetype j = i + 1; j < std::min(points.size(), i + bucket); ++j) {
+            if (keepLowest ? points[j].y() < chosen.y() : points[j].y() > chosen.y())
+                chosen = points[j];
+        }
+        out.append(chosen);
     }
-    return 10 * magnitude;
+    return out;
 }
 
 QString windowLabel(int seconds)
@@ -67,6 +75,9 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
         tiles->addWidget(tile);
     }
     m_cost->setValue(QStringLiteral("—"), tr("pricing not wired yet"));
+    m_cost->setToolTip(tr("Cost needs the model prices and the request history; it arrives with the history wiring."));
+    m_availability->setToolTip(tr("Successful answers over all answered requests, last 5 minutes. "
+                                  "1 h and 24 h arrive with the history wiring."));
     layout->addLayout(tiles);
 
     // Window selector: the live span of all three charts.
@@ -103,6 +114,7 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     m_healthChart = makeChart(100, &m_healthValues, &m_healthTime);
     m_healthValues->setTickCount(5);
     auto *healthView = new AlignedChartView(m_healthChart, this);
+    m_healthView = healthView;
     healthView->setObjectName(QStringLiteral("healthChart"));
     healthView->setMinimumHeight(150);
     QLabel *unused = nullptr;
@@ -121,7 +133,7 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     m_failoverMarkers = new QScatterSeries(m_ttftChart);
     m_failoverMarkers->setName(tr("failovers"));
     m_failoverMarkers->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
-    m_failoverMarkers->setMarkerSize(13);
+    m_failoverMarkers->setMarkerSize(10);
     m_failoverMarkers->setColor(QColor(0xd5, 0x5e, 0x00));
     m_failoverMarkers->setBorderColor(QColor(0xd5, 0x5e, 0x00).darker(140));
     for (QXYSeries *series : std::initializer_list<QXYSeries *>{m_ttftP50, m_ttftP95, m_failoverMarkers}) {
@@ -131,6 +143,7 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     }
     connect(m_failoverMarkers, &QScatterSeries::hovered, this, &OverviewPage::showFailoverTip);
     auto *ttftView = new AlignedChartView(m_ttftChart, this);
+    m_ttftView = ttftView;
     ttftView->setObjectName(QStringLiteral("ttftChart"));
     ttftView->setMinimumHeight(150);
     auto *ttftLegend = new QLabel(this);
@@ -269,7 +282,7 @@ void OverviewPage::redraw()
             if (sample.wallMillis >= start - 1000)
                 points.append(QPointF(double(sample.wallMillis), sample.score));
         }
-        series->replace(points);
+        series->replace(thin(points, maxPoints(), true));
     }
     for (auto it = m_healthSeries.begin(); it != m_healthSeries.end();) {
         if (m_history.channels().count(it.key()) == 0) {
@@ -281,8 +294,10 @@ void OverviewPage::redraw()
             ++it;
         }
     }
-    if (legendChanged)
+    if (legendChanged) {
         updateLegend();
+        m_healthView->applyGutters();
+    }
 
     m_circuit->setData(m_history, start, end);
 
@@ -296,10 +311,11 @@ void OverviewPage::redraw()
         p95.append(QPointF(double(sample.wallMillis), sample.ttftP95Ms));
         top = std::max(top, sample.ttftP95Ms);
     }
-    const double yMax = niceCeiling(std::max(100.0, top * 1.25));
-    m_ttftValues->setRange(0, yMax);
-    m_ttftP50->replace(p50);
-    m_ttftP95->replace(p95);
+    m_ttftValues->setRange(0, std::max(100.0, top * 1.2));
+    m_ttftValues->applyNiceNumbers();
+    const double yMax = m_ttftValues->max();
+    m_ttftP50->replace(thin(p50, maxPoints(), false));
+    m_ttftP95->replace(thin(p95, maxPoints(), false));
 
     m_visibleMarkers.clear();
     QList<QPointF> markers;
@@ -323,8 +339,7 @@ void OverviewPage::updateTiles(const MetricsSnapshot &snapshot)
     m_ttft->setValue(formatMs(snapshot.ttftP95Ms), tr("p50 %1 (last minute)").arg(formatMs(snapshot.ttftP50Ms)));
     const std::uint64_t lastHour = m_history.failoversSince(snapshot.wallMillis - 3600 * 1000);
     m_failovers->setValue(formatCount(lastHour), tr("%1 since start").arg(formatCount(snapshot.failovers)));
-    m_cost->setValue(QStringLiteral("—"), tr("%1 tokens today; pricing not wired yet")
-                                              .arg(formatCount(snapshot.inputTokens + snapshot.outputTokens)));
+    m_cost->setValue(QStringLiteral("—"), tr("%1 tokens").arg(formatCount(snapshot.inputTokens + snapshot.outputTokens)));
 }
 
 void OverviewPage::updateLegend()
@@ -342,6 +357,8 @@ void OverviewPage::restyle()
     const QPalette pal = palette();
     styleChart(m_healthChart, pal);
     styleChart(m_ttftChart, pal);
+    m_healthView->setBackgroundBrush(pal.base());
+    m_ttftView->setBackgroundBrush(pal.base());
     QColor p50 = pal.text().color();
     p50.setAlpha(150);
     QPen p50Pen(p50, 1.6, Qt::DashLine);
@@ -375,6 +392,23 @@ void OverviewPage::showFailoverTip(const QPointF &point, bool state)
     }
     if (!lines.isEmpty())
         QToolTip::showText(QCursor::pos(), lines.join('\n'), this);
+}
+
+int OverviewPage::maxPoints() const
+{
+    // About one point per two pixels of plot; never fewer than a 5-minute window at 1/s.
+    return std::max(360, (m_healthView->width() - ChartGeometry::kLeftGutter - ChartGeometry::kRightGutter) / 2);
+}
+
+double OverviewPage::healthMinimum(int channelId) const
+{
+    const QLineSeries *series = m_healthSeries.value(channelId, nullptr);
+    double lowest = 100;
+    if (series) {
+        for (const QPointF &point : series->points())
+            lowest = std::min(lowest, point.y());
+    }
+    return lowest;
 }
 
 int OverviewPage::healthPointCount(int channelId) const

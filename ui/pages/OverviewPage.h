@@ -45,6 +45,7 @@ public:
     const Stats &stats() const { return m_stats; }
     const TimelineHistory &history() const { return m_history; }
     int healthPointCount(int channelId) const;
+    double healthMinimum(int channelId) const; // lowest score drawn (tests: thinning keeps dips)
     int ttftPointCount() const;
     int failoverMarkerCount() const;
     CircuitTimeline *circuitTimeline() const { return m_circuit; }
@@ -60,6 +61,7 @@ protected:
 private:
     QWidget *makeSection(const QString &title, QWidget *body, QWidget *trailing, QLabel **titleLabel);
     QChart *makeChart(double yMax, QValueAxis **values, QDateTimeAxis **time);
+    int maxPoints() const;
     void scheduleRedraw();
     void redraw();
     void updateTiles(const MetricsSnapshot &snapshot);
@@ -81,6 +83,8 @@ private:
     QButtonGroup *m_windowButtons = nullptr;
     QLabel *m_legend = nullptr;
     QLabel *m_waiting = nullptr;
+    AlignedChartView *m_healthView = nullptr;
+    AlignedChartView *m_ttftView = nullptr;
     QChart *m_healthChart = nullptr;
     QValueAxis *m_healthValues = nullptr;
     QDateTimeAxis *m_healthTime = nullptr;
