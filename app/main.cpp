@@ -1,12 +1,15 @@
 #include "CommandLine.h"
+#include "DemoProviders.h"
 #include "MainWindow.h"
+#include "SignalWatcher.h"
 
 #include "common/BuildInfo.h"
 #include "common/Logging.h"
+#include "engine/EngineHost.h"
 
 #include <QApplication>
 #include <QCoreApplication>
-#include <QDir>
+#include <QMessageBox>
 #include <QStandardPaths>
 
 #include <spdlog/spdlog.h>
@@ -31,13 +34,60 @@ void startLogging(const AppOptions &options)
     sb::setupLogging(logging);
 }
 
+sb::EngineHost::Options hostOptions(const AppOptions &options)
+{
+    sb::EngineHost::Options host;
+    host.dbPath = options.dbPath;
+    host.configPath = options.configPath;
+    host.listen = options.listen;
+    host.keyringAllowed = !options.headless; // a service has no desktop session to ask
+    return host;
+}
+
+// The demo configuration points at the built-in simulator; run it so the demo answers.
+std::unique_ptr<DemoProviders> startDemoIfNeeded(const sb::EngineHost &host)
+{
+    if (!host.gateway() || !host.gateway()->config()->demo)
+        return nullptr;
+    auto demo = std::make_unique<DemoProviders>();
+    QString error;
+    if (!demo->start(&error)) {
+        spdlog::warn("{}", error.toStdString());
+        return nullptr;
+    }
+    spdlog::info("demo configuration: the built-in simulator answers on 127.0.0.1:18401 and :18402");
+    return demo;
+}
+
 int runHeadless(int argc, char **argv, const AppOptions &options)
 {
     QCoreApplication app(argc, argv);
     configureApplication();
     startLogging(options);
-    spdlog::error("--headless: the proxy engine is not part of this build yet; run the console instead.");
-    return 3;
+    spdlog::info("Switchboard {} starting headless", SB_VERSION);
+
+    sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
+    QString error;
+    if (!host.start(hostOptions(options), &error)) {
+        spdlog::error("{}", error.toStdString());
+        return 1;
+    }
+    if (!host.secretStorageWarning().isEmpty())
+        spdlog::warn("{}", host.secretStorageWarning().toStdString());
+    auto demo = startDemoIfNeeded(host);
+
+    SignalWatcher termination;
+    QObject::connect(&termination, &SignalWatcher::terminationRequested, &app, [&](int number) {
+        spdlog::info("signal {}: draining in-flight requests, then exiting", number);
+        const auto drain = host.gateway()->config()->proxy.drainTimeout;
+        host.stop(std::chrono::duration_cast<std::chrono::milliseconds>(drain));
+        if (demo)
+            demo->stop();
+        app.quit();
+    });
+    const int code = app.exec();
+    spdlog::info("Switchboard stopped");
+    return code;
 }
 
 int runConsole(int argc, char **argv, const AppOptions &options)
@@ -51,11 +101,25 @@ int runConsole(int argc, char **argv, const AppOptions &options)
     MainWindow window;
     if (!options.screenshotDir.isEmpty()) {
         window.resize(1400, 860);
-        const bool saved = window.saveScreenshots(options.screenshotDir);
-        return saved ? 0 : 1;
+        return window.saveScreenshots(options.screenshotDir) ? 0 : 1;
+    }
+
+    sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
+    QString error;
+    std::unique_ptr<DemoProviders> demo;
+    if (host.start(hostOptions(options), &error)) {
+        demo = startDemoIfNeeded(host);
+        window.attach(host.gateway());
+    } else {
+        // The console still opens, so the user can read why and fix the configuration.
+        spdlog::error("{}", error.toStdString());
+        QMessageBox::warning(&window, QStringLiteral("Switchboard"),
+                             QStringLiteral("The proxy could not start:\n\n%1").arg(error));
     }
     window.show();
-    return app.exec();
+    const int code = app.exec();
+    host.stop(std::chrono::seconds(5));
+    return code;
 }
 
 } // namespace
@@ -64,6 +128,7 @@ int main(int argc, char **argv)
 {
     // The resources live in a static library, so the linker needs to be told to keep them.
     Q_INIT_RESOURCE(resources);
+
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);

@@ -15,7 +15,7 @@ packages=(
   node-llhttp libcurl4-openssl-dev libspdlog-dev libfmt-dev
   # tests, fuzzing, benchmarks
   clang libclang-rt-14-dev libbenchmark-dev xvfb xauth fonts-dejavu-core
-  sqlite3 wrk nginx-light procps iproute2
+  sqlite3 curl wrk nginx-light procps iproute2 openssl
 )
 # Node.js runs the real OpenAI SDK client in the integration tests. A machine that already has a
 # node + npm (from any source) keeps it; otherwise Debian's nodejs and npm are installed.

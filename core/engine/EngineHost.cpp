@@ -121,6 +121,7 @@ bool EngineHost::start(const Options &options, QString *error)
     m_history = std::make_unique<HistoryWriter>(m_dbPath, m_clock);
     if (!m_history->start(error))
         return false;
+    m_history->setRetentionDays(m_repository->historyRetentionDays());
 
     m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
     wireHistory();
@@ -134,12 +135,7 @@ bool EngineHost::start(const Options &options, QString *error)
             return;
         auto live = std::make_shared<EngineConfig>(*saved);
         live->proxy = m_gateway->config()->proxy;
-        m_gateway->applyConfig(std::move(live));
-        EventRecord row;
-        row.timeMs = m_clock.wallMillis();
-        row.kind = EventKind::ConfigChange;
-        row.message = QStringLiteral("configuration saved and applied");
-        m_history->enqueue(std::move(row));
+        m_gateway->applyConfig(std::move(live)); // the repository already logged the config_change event
     });
     return true;
 }

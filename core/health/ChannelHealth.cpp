@@ -136,9 +136,9 @@ HealthScore ChannelHealth::evaluate()
     HealthScore score;
     {
         std::lock_guard lock(m_mutex);
-        const auto slow = m_window.snapshot(now, m_health.window);
-        const auto fast = m_window.counts(now, m_health.fastWindow);
-        const auto recent = m_window.counts(now, std::chrono::seconds(5));
+        const auto slow = m_window.snapshot(now, evidenceSpan(now, m_health.window));
+        const auto fast = m_window.counts(now, evidenceSpan(now, m_health.fastWindow));
+        const auto recent = m_window.counts(now, evidenceSpan(now, std::chrono::seconds(5)));
         const Clock::Duration elapsed = m_lastEvaluation ? now - *m_lastEvaluation : Clock::Duration::zero();
         m_lastEvaluation = now;
         score = m_scorer.evaluate(slow, fast, recent, elapsed);
@@ -263,9 +263,11 @@ void ChannelHealth::setPoolLocked(PoolState to, const QString &reason, std::vect
     if (to == PoolState::Ejected)
         ++m_stats.ejections;
     if (!inPool(from) && inPool(to)) {
-        // A fresh start in the pool: the 3 minutes below the threshold count from now.
+        // A fresh start in the pool: the 3 minutes below the threshold count from now, and the
+        // score from the evidence that earned the re-admission on.
         m_belowEjectSince.reset();
         m_probeSuccessesInRow = 0;
+        m_evidenceSince = m_clock.now();
     }
     HealthEvent e = makeEvent(HealthEvent::Type::Pool);
     e.from = QString::fromLatin1(toString(from));
@@ -293,9 +295,20 @@ HealthEvent ChannelHealth::makeEvent(HealthEvent::Type type) const
     return e;
 }
 
-void ChannelHealth::emitBreaker(const std::vector<BreakerTransition> &transitions, std::vector<HealthEvent> *events) const
+std::chrono::seconds ChannelHealth::evidenceSpan(Clock::TimePoint now, std::chrono::seconds span) const
+{
+    if (!m_evidenceSince)
+        return span;
+    // Whole seconds since the recovery, counting the current one (a window's span includes it).
+    const auto since = std::chrono::duration_cast<std::chrono::seconds>(now - *m_evidenceSince) + std::chrono::seconds(1);
+    return std::clamp(since, std::chrono::seconds(1), span);
+}
+
+void ChannelHealth::emitBreaker(const std::vector<BreakerTransition> &transitions, std::vector<HealthEvent> *events)
 {
     for (const auto &t : transitions) {
+        if (t.from == BreakerState::HalfOpen && t.to == BreakerState::Closed)
+            m_evidenceSince = t.at;
         HealthEvent e = makeEvent(HealthEvent::Type::Breaker);
         e.from = QString::fromLatin1(toString(t.from));
         e.to = QString::fromLatin1(toString(t.to));

@@ -83,7 +83,9 @@ public:
 private:
     void setPoolLocked(PoolState to, const QString &reason, std::vector<HealthEvent> *events);
     void mirrorLocked();
-    void emitBreaker(const std::vector<BreakerTransition> &transitions, std::vector<HealthEvent> *events) const;
+    void emitBreaker(const std::vector<BreakerTransition> &transitions, std::vector<HealthEvent> *events);
+    // The span to read from the windows: `span`, cut to the evidence since the last proven recovery.
+    std::chrono::seconds evidenceSpan(Clock::TimePoint now, std::chrono::seconds span) const;
     void publish(const std::vector<HealthEvent> &events) const;
     HealthEvent makeEvent(HealthEvent::Type type) const;
 
@@ -102,6 +104,11 @@ private:
     PoolState m_poolState = PoolState::Active;
     QString m_poolReason;
     std::optional<Clock::TimePoint> m_belowEjectSince;
+    // When the channel last proved it recovered (breaker HALF_OPEN → CLOSED, or re-admission to the
+    // pool). The score reads only evidence from then on: otherwise the failures of the outage keep a
+    // recovered channel degraded for 5 minutes, no traffic reaches it to prove otherwise, and the
+    // primary never takes its traffic back (the launch-day drill's recovery target).
+    std::optional<Clock::TimePoint> m_evidenceSince;
     std::optional<Clock::TimePoint> m_lastEvaluation;
     int m_probeSuccessesInRow = 0;
     Stats m_stats;

@@ -88,6 +88,39 @@ struct Rig {
 class tst_PoolManager : public QObject {
     Q_OBJECT
 private slots:
+    // Regression: after a 2-minute outage the primary's breaker closed again, but the outage's
+    // failures kept its 5-minute score under 50 (degraded) and no traffic reached it to prove
+    // otherwise, so the primary never carried traffic again in the launch-day drill.
+    void aProvenRecoveryStartsAFreshScore()
+    {
+        Rig rig;
+        for (int s = 0; s < 120; ++s)
+            rig.second(false, 4);
+        auto c1 = rig.pool.channel(1);
+        QVERIFY(c1->snapshot().score < 30);
+        QCOMPARE(c1->snapshot().breaker, BreakerState::Open);
+
+        // The provider is back: probes succeed, and after the open duration trial calls close it.
+        int secondsToClose = 0;
+        while (c1->snapshot().breaker != BreakerState::Closed && secondsToClose < 120) {
+            const auto admission = c1->admit(rig.random);
+            if (admission != CircuitBreaker::Admission::Rejected)
+                c1->record(Outcome::success(), 300ms, 100ms, admission == CircuitBreaker::Admission::Trial);
+            rig.second(true, 0);
+            ++secondsToClose;
+        }
+        QCOMPARE(c1->snapshot().breaker, BreakerState::Closed);
+        // Within seconds of closing, the channel is back at full weight, not degraded for 5 minutes.
+        for (int s = 0; s < 3; ++s) {
+            c1->record(Outcome::success(), 300ms, 100ms, false);
+            rig.second(true, 0);
+        }
+        QVERIFY2(c1->snapshot().score >= 50, qPrintable(QString::number(c1->snapshot().score)));
+        QCOMPARE(c1->snapshot().pool, PoolState::Active);
+        // The outage is still in the raw 5-minute error rate the console shows.
+        QVERIFY(c1->snapshot().errorRate5m > 0.5);
+    }
+
     void ejectedAfterThreeMinutesUnderThirtyThenReadmittedByProbes()
     {
         Rig r;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs the headless proxy on its demo configuration (the built-in simulator behind it) and points
+# the official OpenAI Node SDK at it. Also checks that SIGTERM drains and exits cleanly.
+# Usage: run.sh SWITCHBOARD_BINARY SDK_DIR (holds node_modules/openai) WORK_DIR
+set -euo pipefail
+binary=$1 sdk_dir=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+HOME="$work/home" XDG_DATA_HOME="$work/data" "$binary" --headless --db "$work/switchboard.db" \
+  --listen 127.0.0.1:0 > "$work/proxy.log" 2>&1 &
+pid=$!
+trap 'kill -9 $pid 2>/dev/null || true' EXIT
+# Port 0: the proxy picks a free port and says which in its log.
+port=""
+for _ in $(seq 1 100); do
+  port=$(sed -n 's|.*proxy listening on http://127.0.0.1:\([0-9]*\)/v1.*|\1|p' "$work/proxy.log" | head -1)
+  if [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/healthz" > /dev/null; then break; fi
+  sleep 0.1
+done
+curl -sf "http://127.0.0.1:$port/healthz" > /dev/null || { echo "proxy did not come up"; cat "$work/proxy.log"; exit 1; }
+# ES modules resolve packages next to the script, so the client runs from the SDK's directory.
+cp "$(dirname "$0")/client.mjs" "$sdk_dir/client.mjs"
+node "$sdk_dir/client.mjs" "http://127.0.0.1:$port/v1" demo \
+  || { cat "$work/proxy.log"; exit 1; }
+kill -TERM $pid
+for _ in $(seq 1 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then echo "proxy did not exit after SIGTERM"; exit 1; fi
+code=0; wait $pid || code=$?
+[ $code -eq 0 ] || { echo "proxy exited with $code"; cat "$work/proxy.log"; exit 1; }
+grep -q "draining in-flight requests" "$work/proxy.log"
+if grep -q "not-needed-on-loopback" "$work/proxy.log"; then echo "a client key reached the log"; exit 1; fi
+echo "headless proxy + OpenAI SDK: passed"
