@@ -11,6 +11,7 @@
 #include <QCursor>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QElapsedTimer>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -245,6 +246,8 @@ void OverviewPage::redrawNow()
 void OverviewPage::redraw()
 {
     ++m_stats.redraws;
+    QElapsedTimer timer;
+    timer.start();
     const bool empty = m_history.isEmpty();
     m_waiting->setVisible(empty);
     const std::int64_t end = empty ? QDateTime::currentMSecsSinceEpoch() : m_history.latestMillis();
@@ -326,6 +329,7 @@ void OverviewPage::redraw()
         markers.append(QPointF(double(marker.secondMillis + 500), yMax * 0.92));
     }
     m_failoverMarkers->replace(markers);
+    m_stats.longestRedrawMicros = std::max<std::int64_t>(m_stats.longestRedrawMicros, timer.nsecsElapsed() / 1000);
 }
 
 void OverviewPage::updateTiles(const MetricsSnapshot &snapshot)

@@ -32,6 +32,7 @@ public:
         std::uint64_t snapshots = 0;
         std::uint64_t failoverEvents = 0;
         std::uint64_t redraws = 0;
+        std::int64_t longestRedrawMicros = 0; // series updates only; painting follows in the event loop
     };
     static constexpr int kRedrawIntervalMs = 250;
 
