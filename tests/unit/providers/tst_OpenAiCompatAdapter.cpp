@@ -4,7 +4,7 @@
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 #include "stream/SseParser.h"
 
-#include "TestPaths.h"
+#include "DialectFixtures.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -18,195 +18,32 @@ using namespace sb;
 
 namespace {
 
-const QString Dialect = QStringLiteral("openai_compat");
-
-QByteArray readFixture(const QString &name)
+const test::DialectFixtures &fixtures()
 {
-    QFile file(test::sourcePath(QStringLiteral("tests/fixtures/%1/%2").arg(Dialect, name)));
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("missing fixture %s", qPrintable(file.fileName()));
-    return file.readAll();
+    static const test::DialectFixtures f(QStringLiteral("openai_compat"));
+    return f;
 }
 
-QJsonObject manifest()
-{
-    return QJsonDocument::fromJson(readFixture(QStringLiteral("cases.json"))).object();
-}
-
-HttpHeaders headersOf(const QJsonObject &object)
-{
-    HttpHeaders headers;
-    for (auto it = object.begin(); it != object.end(); ++it)
-        headers.add(it.key().toUtf8(), it.value().toString().toUtf8());
-    return headers;
-}
-
-const ProviderAdapter &adapter()
-{
-    const ProviderAdapter *a = ProviderRegistry::find(Dialect);
-    if (!a)
-        qFatal("dialect not registered");
-    return *a;
-}
-
-struct StreamResult {
-    QList<QByteArray> chunks;
-    bool finished = false;
-    std::optional<Outcome> error;
-    std::optional<TokenUsage> usage;
-};
-
-// What the engine does with a stream: bytes → SseParser → translator, stopping at the first error.
-StreamResult runStream(const QJsonObject &request, const QList<QByteArray> &pieces)
-{
-    StreamResult result;
-    SseParser parser;
-    auto translator = adapter().streamTranslator(request);
-    translator->setCreated(1790000000);
-    auto take = [&](const StreamStep &step) {
-        for (const QByteArray &chunk : step.chunks)
-            result.chunks << chunk;
-        if (step.usage)
-            result.usage = step.usage;
-        if (step.error)
-            result.error = step.error;
-        result.finished = result.finished || step.finished;
-    };
-    for (const QByteArray &piece : pieces) {
-        for (const SseEvent &event : parser.feed(piece)) {
-            if (!result.error)
-                take(translator->onEvent(event));
-        }
-    }
-    for (const SseEvent &event : parser.finish()) {
-        if (!result.error)
-            take(translator->onEvent(event));
-    }
-    if (!result.error)
-        take(translator->onEnd());
-    return result;
-}
+QByteArray readFixture(const QString &name) { return fixtures().readFixture(name); }
+const ProviderAdapter &adapter() { return fixtures().adapter(); }
 
 } // namespace
 
 class tst_OpenAiCompatAdapter : public QObject {
     Q_OBJECT
 private slots:
-    void errorFixtures_data()
-    {
-        QTest::addColumn<QJsonObject>("fixture");
-        const QJsonArray cases = manifest().value(QLatin1String("errors")).toArray();
-        QVERIFY(cases.size() >= 20);
-        for (const QJsonValue &c : cases)
-            QTest::newRow(qPrintable(c.toObject().value(QLatin1String("name")).toString())) << c.toObject();
-    }
+    void errorFixtures_data() { fixtures().addCaseRows("errors", 20); }
     void errorFixtures()
     {
         QFETCH(QJsonObject, fixture);
-        const QByteArray body = fixture.contains(QLatin1String("bodyInline"))
-                                    ? fixture.value(QLatin1String("bodyInline")).toString().toUtf8()
-                                    : readFixture(fixture.value(QLatin1String("body")).toString());
-        const int status = fixture.value(QLatin1String("status")).toInt();
-        const Outcome outcome = adapter().classify(status, headersOf(fixture.value(QLatin1String("headers")).toObject()), body);
-
-        QCOMPARE(QString::fromLatin1(toString(outcome.kind)), fixture.value(QLatin1String("expect")).toString());
-        QCOMPARE(outcome.httpStatus, status);
-        QCOMPARE(outcome.origin, OutcomeOrigin::Upstream);
-        if (fixture.contains(QLatin1String("retryAfterMs"))) {
-            QVERIFY(outcome.retryAfter.has_value());
-            QCOMPARE(qint64(outcome.retryAfter->count()), qint64(fixture.value(QLatin1String("retryAfterMs")).toInt()));
-        } else if (!outcome.isSuccess()) {
-            QVERIFY2(!outcome.retryAfter.has_value(), "no header asked for a wait");
-        }
-        if (fixture.contains(QLatin1String("providerCode")))
-            QCOMPARE(outcome.providerCode, fixture.value(QLatin1String("providerCode")).toString());
-        if (fixture.contains(QLatin1String("messageMustNotContain")))
-            QVERIFY(!outcome.message.contains(fixture.value(QLatin1String("messageMustNotContain")).toString()));
-        if (!outcome.isSuccess())
-            QVERIFY2(!outcome.message.isEmpty(), "an error must say something a person can read");
+        fixtures().errorFixture(fixture);
     }
 
-    void streamFixtures_data()
-    {
-        QTest::addColumn<QJsonObject>("fixture");
-        const QJsonArray cases = manifest().value(QLatin1String("streams")).toArray();
-        QVERIFY(cases.size() >= 8);
-        for (const QJsonValue &c : cases)
-            QTest::newRow(qPrintable(c.toObject().value(QLatin1String("name")).toString())) << c.toObject();
-    }
+    void streamFixtures_data() { fixtures().addCaseRows("streams", 8); }
     void streamFixtures()
     {
         QFETCH(QJsonObject, fixture);
-        const QByteArray sse = readFixture(fixture.value(QLatin1String("file")).toString());
-        const QJsonObject request = fixture.value(QLatin1String("request")).toObject();
-        const StreamResult result = runStream(request, {sse});
-
-        QCOMPARE(result.chunks.size(), fixture.value(QLatin1String("chunks")).toInt());
-        QCOMPARE(result.finished, fixture.value(QLatin1String("finished")).toBool());
-        const QString expectedError = fixture.value(QLatin1String("error")).toString();
-        QCOMPARE(result.error ? QString::fromLatin1(toString(result.error->kind)) : QString(), expectedError);
-
-        QString content, reasoning, finishReason;
-        bool sawUsageChunk = false;
-        QMap<int, QJsonObject> tools; // index → {id, name, arguments}
-        for (const QByteArray &bytes : result.chunks) {
-            QJsonObject chunk;
-            QVERIFY2(parseJsonObject(bytes, &chunk), bytes.constData());
-            QCOMPARE(chunk.value(QLatin1String("object")).toString(), QStringLiteral("chat.completion.chunk"));
-            // The client sees the model it asked for, whatever the upstream called it.
-            QCOMPARE(chunk.value(QLatin1String("model")).toString(), request.value(QLatin1String("model")).toString());
-            if (chunk.value(QLatin1String("usage")).isObject())
-                sawUsageChunk = true;
-            for (const QJsonValue &c : chunk.value(QLatin1String("choices")).toArray()) {
-                const QJsonObject delta = c.toObject().value(QLatin1String("delta")).toObject();
-                content += delta.value(QLatin1String("content")).toString();
-                reasoning += delta.value(QLatin1String("reasoning_content")).toString();
-                if (c.toObject().value(QLatin1String("finish_reason")).isString())
-                    finishReason = c.toObject().value(QLatin1String("finish_reason")).toString();
-                for (const QJsonValue &t : delta.value(QLatin1String("tool_calls")).toArray()) {
-                    const QJsonObject call = t.toObject();
-                    QJsonObject &acc = tools[call.value(QLatin1String("index")).toInt()];
-                    if (call.contains(QLatin1String("id")))
-                        acc.insert(QStringLiteral("id"), call.value(QLatin1String("id")));
-                    const QJsonObject f = call.value(QLatin1String("function")).toObject();
-                    if (f.contains(QLatin1String("name")))
-                        acc.insert(QStringLiteral("name"), f.value(QLatin1String("name")));
-                    acc.insert(QStringLiteral("arguments"), acc.value(QLatin1String("arguments")).toString()
-                                                                + f.value(QLatin1String("arguments")).toString());
-                }
-            }
-        }
-        if (fixture.contains(QLatin1String("content")))
-            QCOMPARE(content, fixture.value(QLatin1String("content")).toString());
-        QCOMPARE(reasoning, fixture.value(QLatin1String("reasoning")).toString());
-        QCOMPARE(finishReason, fixture.value(QLatin1String("finishReason")).toString());
-        if (fixture.contains(QLatin1String("usageChunk")))
-            QCOMPARE(sawUsageChunk, fixture.value(QLatin1String("usageChunk")).toBool());
-        if (fixture.contains(QLatin1String("usage"))) {
-            const QJsonArray u = fixture.value(QLatin1String("usage")).toArray();
-            QVERIFY(result.usage.has_value());
-            QCOMPARE(result.usage->promptTokens, u.at(0).toInt());
-            QCOMPARE(result.usage->completionTokens, u.at(1).toInt());
-            QCOMPARE(result.usage->totalTokens, u.at(2).toInt());
-        }
-        const QJsonArray expectedTools = fixture.value(QLatin1String("toolCalls")).toArray();
-        QCOMPARE(tools.size(), expectedTools.size());
-        for (const QJsonValue &t : expectedTools) {
-            const QJsonObject want = t.toObject();
-            const QJsonObject got = tools.value(want.value(QLatin1String("index")).toInt());
-            QCOMPARE(got.value(QLatin1String("id")).toString(), want.value(QLatin1String("id")).toString());
-            QCOMPARE(got.value(QLatin1String("name")).toString(), want.value(QLatin1String("name")).toString());
-            QCOMPARE(got.value(QLatin1String("arguments")).toString(), want.value(QLatin1String("arguments")).toString());
-        }
-
-        // The same bytes cut at every offset give exactly the same chunks (each event is
-        // translated when whole, never earlier and never differently).
-        for (qsizetype cut = 1; cut < sse.size(); ++cut) {
-            const StreamResult split = runStream(request, {sse.left(cut), sse.mid(cut)});
-            if (split.chunks != result.chunks || split.finished != result.finished
-                || bool(split.error) != bool(result.error))
-                QFAIL(qPrintable(QStringLiteral("split at byte %1 changed the output").arg(cut)));
-        }
+        fixtures().streamFixture(fixture);
     }
 
     void eachChunkLeavesAsSoonAsItsEventIsWhole()
