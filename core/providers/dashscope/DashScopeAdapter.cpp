@@ -3,6 +3,8 @@
 #include "providers/dashscope/DashScopeErrorMap.h"
 #include "providers/dashscope/DashScopeStreamTranslator.h"
 
+#include "providers/common/OpenAiChunk.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -171,19 +173,8 @@ QJsonObject DashScopeAdapter::chatResponse(const QByteArray &body, TokenUsage *u
     if (usage)
         *usage = u;
     const QString requestId = root.value(QLatin1String("request_id")).toString();
-    QJsonObject out{
-        {QStringLiteral("id"), QStringLiteral("chatcmpl-") + (requestId.isEmpty() ? QStringLiteral("dashscope") : requestId)},
-        {QStringLiteral("object"), QStringLiteral("chat.completion")},
-        {QStringLiteral("created"), 0},
-        {QStringLiteral("model"), QString()},
-        {QStringLiteral("choices"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
-                                                           {QStringLiteral("message"), message},
-                                                           {QStringLiteral("finish_reason"), finish}}}}};
-    if (u.isKnown())
-        out.insert(QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), qMax(0, u.promptTokens)},
-                                                        {QStringLiteral("completion_tokens"), qMax(0, u.completionTokens)},
-                                                        {QStringLiteral("total_tokens"), qMax(0, u.totalTokens)}});
-    return out;
+    return openAiCompletion(QStringLiteral("chatcmpl-") + (requestId.isEmpty() ? QStringLiteral("dashscope") : requestId), 0,
+                            QString(), message, finish, u);
 }
 
 QJsonObject DashScopeAdapter::embeddingsResponse(const QByteArray &body, TokenUsage *usage) const
@@ -212,7 +203,7 @@ QJsonObject DashScopeAdapter::embeddingsResponse(const QByteArray &body, TokenUs
 
 std::unique_ptr<StreamTranslator> DashScopeAdapter::streamTranslator(const QJsonObject &openAiBody) const
 {
-    const bool includeUsage = openAiBody.value(QLatin1String("stream_options")).toObject().value(QLatin1String("include_usage")).toBool();
+    const bool includeUsage = includeUsageRequested(openAiBody);
     return std::make_unique<DashScopeStreamTranslator>(openAiBody.value(QLatin1String("model")).toString(), includeUsage);
 }
 

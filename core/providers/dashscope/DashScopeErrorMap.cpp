@@ -1,28 +1,12 @@
 #include "providers/dashscope/DashScopeErrorMap.h"
 
+#include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 
 #include <QJsonDocument>
 
 namespace sb {
-
-namespace {
-
-OutcomeKind kindFromHttpStatus(int status)
-{
-    if (status == 429)
-        return OutcomeKind::RetryableRateLimit;
-    if (status == 401 || status == 403)
-        return OutcomeKind::AuthError;
-    if (status == 408 || status >= 500)
-        return OutcomeKind::ProviderDown;
-    if (status >= 400)
-        return OutcomeKind::NonRetryableParamError;
-    return OutcomeKind::ProviderDown; // an error code we do not know inside a 200: never a success
-}
-
-} // namespace
 
 bool DashScopeErrorMap::isError(const QJsonObject &body)
 {
@@ -52,7 +36,7 @@ OutcomeKind DashScopeErrorMap::kindForCode(const QString &code, int httpStatus)
         || code.startsWith(QLatin1String("ServiceUnavailable")) || code == QLatin1String("ModelServiceFailed")
         || code == QLatin1String("ModelUnavailable") || code == QLatin1String("RequestTimeOut"))
         return OutcomeKind::ProviderDown;
-    return kindFromHttpStatus(httpStatus >= 400 ? httpStatus : 0);
+    return outcomeKindForHttpStatus(httpStatus >= 400 ? httpStatus : 0);
 }
 
 Outcome DashScopeErrorMap::fromErrorBody(const QJsonObject &body, int httpStatus)
@@ -86,13 +70,7 @@ Outcome DashScopeErrorMap::classify(int httpStatus, const HttpHeaders &headers, 
         }
         return Outcome::success(httpStatus);
     }
-    Outcome o;
-    o.kind = kindFromHttpStatus(httpStatus);
-    o.httpStatus = httpStatus;
-    o.providerCode = QString::number(httpStatus);
-    o.message = QStringLiteral("DashScope answered HTTP %1 without an error code").arg(httpStatus);
-    o.retryAfter = retryAfterFromHeaders(headers);
-    return o;
+    return httpStatusOutcome(httpStatus, headers, QStringLiteral("DashScope answered HTTP %1 without an error code").arg(httpStatus));
 }
 
 } // namespace sb

@@ -2,9 +2,11 @@
 
 #include "providers/dashscope/DashScopeErrorMap.h"
 
-#include <QJsonArray>
+#include "providers/common/OpenAiChunk.h"
 #include "providers/common/ProviderText.h"
+#include "providers/common/UpstreamOutcome.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace sb {
@@ -35,36 +37,17 @@ TokenUsage DashScopeStreamTranslator::usageFrom(const QJsonObject &usage)
     return u;
 }
 
-QByteArray DashScopeStreamTranslator::chunk(const QJsonObject &deltaIn, const QJsonValue &finishReason)
+QByteArray DashScopeStreamTranslator::chunk(const QJsonObject &delta, const QJsonValue &finishReason)
 {
-    QJsonObject delta = deltaIn;
-    if (!m_sentRole) {
-        delta.insert(QStringLiteral("role"), QStringLiteral("assistant"));
-        m_sentRole = true;
-    }
-    const QJsonObject choice{{QStringLiteral("index"), 0},
-                             {QStringLiteral("delta"), delta},
-                             {QStringLiteral("finish_reason"), finishReason}};
-    const QJsonObject object{{QStringLiteral("id"), m_id},
-                             {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
-                             {QStringLiteral("created"), m_created}, // set by the caller: DashScope sends no timestamp
-                             {QStringLiteral("model"), m_model},
-                             {QStringLiteral("choices"), QJsonArray{choice}}};
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+    const bool first = !m_sentRole;
+    m_sentRole = true;
+    // m_created is set by the caller: DashScope sends no timestamp.
+    return openAiChunk(m_id, m_created, m_model, delta, finishReason, first);
 }
 
 QByteArray DashScopeStreamTranslator::usageChunk(const TokenUsage &usage) const
 {
-    const QJsonObject object{
-        {QStringLiteral("id"), m_id},
-        {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
-        {QStringLiteral("created"), m_created},
-        {QStringLiteral("model"), m_model},
-        {QStringLiteral("choices"), QJsonArray()},
-        {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), qMax(0, usage.promptTokens)},
-                                              {QStringLiteral("completion_tokens"), qMax(0, usage.completionTokens)},
-                                              {QStringLiteral("total_tokens"), qMax(0, usage.totalTokens)}}}};
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+    return openAiUsageChunk(m_id, m_created, m_model, usage);
 }
 
 StreamStep DashScopeStreamTranslator::onEvent(const SseEvent &event)
@@ -80,11 +63,7 @@ StreamStep DashScopeStreamTranslator::onEvent(const SseEvent &event)
     QJsonParseError parseError{};
     const QJsonObject root = QJsonDocument::fromJson(data, &parseError).object();
     if (parseError.error != QJsonParseError::NoError || root.isEmpty()) {
-        Outcome o;
-        o.kind = OutcomeKind::ProviderDown;
-        o.httpStatus = 200;
-        o.message = QStringLiteral("DashScope sent a stream event that is not JSON");
-        step.error = o;
+        step.error = brokenStreamOutcome(QStringLiteral("DashScope sent a stream event that is not JSON"));
         return step;
     }
     // The HTTP status of an error event travels only in a ":HTTP_STATUS/429" comment, which SSE
@@ -151,11 +130,7 @@ StreamStep DashScopeStreamTranslator::onEnd()
     StreamStep step;
     step.finished = m_finished;
     if (!m_finished) {
-        Outcome o;
-        o.kind = OutcomeKind::ProviderDown;
-        o.httpStatus = 200;
-        o.message = QStringLiteral("DashScope's stream ended before a finish_reason");
-        step.error = o;
+        step.error = brokenStreamOutcome(QStringLiteral("DashScope's stream ended before a finish_reason"));
     }
     return step;
 }

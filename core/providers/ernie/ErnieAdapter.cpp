@@ -3,6 +3,8 @@
 #include "providers/ernie/ErnieErrorMap.h"
 #include "providers/ernie/ErnieStreamTranslator.h"
 
+#include "providers/common/OpenAiChunk.h"
+
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -221,18 +223,8 @@ QJsonObject ErnieAdapter::chatResponse(const QByteArray &body, TokenUsage *usage
     if (usage)
         *usage = u;
     const QString id = root.value(QLatin1String("id")).toString();
-    QJsonObject out{{QStringLiteral("id"), id.isEmpty() ? QStringLiteral("chatcmpl-ernie") : id},
-                    {QStringLiteral("object"), QStringLiteral("chat.completion")},
-                    {QStringLiteral("created"), static_cast<qint64>(root.value(QLatin1String("created")).toDouble(0))},
-                    {QStringLiteral("model"), QString()},
-                    {QStringLiteral("choices"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
-                                                                       {QStringLiteral("message"), message},
-                                                                       {QStringLiteral("finish_reason"), finish}}}}};
-    if (u.isKnown())
-        out.insert(QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), qMax(0, u.promptTokens)},
-                                                        {QStringLiteral("completion_tokens"), qMax(0, u.completionTokens)},
-                                                        {QStringLiteral("total_tokens"), qMax(0, u.totalTokens)}});
-    return out;
+    return openAiCompletion(id.isEmpty() ? QStringLiteral("chatcmpl-ernie") : id,
+                            static_cast<qint64>(root.value(QLatin1String("created")).toDouble(0)), QString(), message, finish, u);
 }
 
 QJsonObject ErnieAdapter::embeddingsResponse(const QByteArray &body, TokenUsage *usage) const
@@ -259,7 +251,7 @@ QJsonObject ErnieAdapter::embeddingsResponse(const QByteArray &body, TokenUsage 
 
 std::unique_ptr<StreamTranslator> ErnieAdapter::streamTranslator(const QJsonObject &openAiBody) const
 {
-    const bool includeUsage = openAiBody.value(QLatin1String("stream_options")).toObject().value(QLatin1String("include_usage")).toBool();
+    const bool includeUsage = includeUsageRequested(openAiBody);
     return std::make_unique<ErnieStreamTranslator>(openAiBody.value(QLatin1String("model")).toString(), includeUsage);
 }
 

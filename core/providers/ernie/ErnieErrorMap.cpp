@@ -1,28 +1,12 @@
 #include "providers/ernie/ErnieErrorMap.h"
 
+#include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 
 #include <QJsonDocument>
 
 namespace sb {
-
-namespace {
-
-OutcomeKind kindFromHttpStatus(int status)
-{
-    if (status == 429)
-        return OutcomeKind::RetryableRateLimit;
-    if (status == 401 || status == 403)
-        return OutcomeKind::AuthError;
-    if (status == 408 || status >= 500)
-        return OutcomeKind::ProviderDown;
-    if (status >= 400)
-        return OutcomeKind::NonRetryableParamError;
-    return OutcomeKind::ProviderDown;
-}
-
-} // namespace
 
 bool ErnieErrorMap::isError(const QJsonObject &body)
 {
@@ -99,13 +83,7 @@ Outcome ErnieErrorMap::classify(int httpStatus, const HttpHeaders &headers, cons
         }
         return Outcome::success(httpStatus);
     }
-    Outcome o;
-    o.kind = kindFromHttpStatus(httpStatus);
-    o.httpStatus = httpStatus;
-    o.providerCode = QString::number(httpStatus);
-    o.message = QStringLiteral("ERNIE answered HTTP %1 without an error code").arg(httpStatus);
-    o.retryAfter = retryAfterFromHeaders(headers);
-    return o;
+    return httpStatusOutcome(httpStatus, headers, QStringLiteral("ERNIE answered HTTP %1 without an error code").arg(httpStatus));
 }
 
 } // namespace sb

@@ -2,9 +2,11 @@
 
 #include "providers/ernie/ErnieErrorMap.h"
 
-#include <QJsonArray>
+#include "providers/common/OpenAiChunk.h"
 #include "providers/common/ProviderText.h"
+#include "providers/common/UpstreamOutcome.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace sb {
@@ -46,36 +48,16 @@ QJsonObject ErnieStreamTranslator::toolCall(const QJsonObject &functionCall, con
                                     {QStringLiteral("arguments"), functionCall.value(QLatin1String("arguments")).toString()}}}};
 }
 
-QByteArray ErnieStreamTranslator::chunk(const QJsonObject &deltaIn, const QJsonValue &finishReason)
+QByteArray ErnieStreamTranslator::chunk(const QJsonObject &delta, const QJsonValue &finishReason)
 {
-    QJsonObject delta = deltaIn;
-    if (!m_sentRole) {
-        delta.insert(QStringLiteral("role"), QStringLiteral("assistant"));
-        m_sentRole = true;
-    }
-    const QJsonObject choice{{QStringLiteral("index"), 0},
-                             {QStringLiteral("delta"), delta},
-                             {QStringLiteral("finish_reason"), finishReason}};
-    const QJsonObject object{{QStringLiteral("id"), m_id},
-                             {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
-                             {QStringLiteral("created"), m_created},
-                             {QStringLiteral("model"), m_model},
-                             {QStringLiteral("choices"), QJsonArray{choice}}};
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+    const bool first = !m_sentRole;
+    m_sentRole = true;
+    return openAiChunk(m_id, m_created, m_model, delta, finishReason, first);
 }
 
 QByteArray ErnieStreamTranslator::usageChunk(const TokenUsage &usage) const
 {
-    const QJsonObject object{
-        {QStringLiteral("id"), m_id},
-        {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
-        {QStringLiteral("created"), m_created},
-        {QStringLiteral("model"), m_model},
-        {QStringLiteral("choices"), QJsonArray()},
-        {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), qMax(0, usage.promptTokens)},
-                                              {QStringLiteral("completion_tokens"), qMax(0, usage.completionTokens)},
-                                              {QStringLiteral("total_tokens"), qMax(0, usage.totalTokens)}}}};
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+    return openAiUsageChunk(m_id, m_created, m_model, usage);
 }
 
 StreamStep ErnieStreamTranslator::onEvent(const SseEvent &event)
@@ -91,11 +73,7 @@ StreamStep ErnieStreamTranslator::onEvent(const SseEvent &event)
     QJsonParseError parseError{};
     const QJsonObject root = QJsonDocument::fromJson(data, &parseError).object();
     if (parseError.error != QJsonParseError::NoError || root.isEmpty()) {
-        Outcome o;
-        o.kind = OutcomeKind::ProviderDown;
-        o.httpStatus = 200;
-        o.message = QStringLiteral("ERNIE sent a stream event that is not JSON");
-        step.error = o;
+        step.error = brokenStreamOutcome(QStringLiteral("ERNIE sent a stream event that is not JSON"));
         return step;
     }
     if (ErnieErrorMap::isError(root)) {
@@ -146,11 +124,7 @@ StreamStep ErnieStreamTranslator::onEnd()
     StreamStep step;
     step.finished = m_finished;
     if (!m_finished) {
-        Outcome o;
-        o.kind = OutcomeKind::ProviderDown;
-        o.httpStatus = 200;
-        o.message = QStringLiteral("ERNIE's stream ended before an event with is_end true");
-        step.error = o;
+        step.error = brokenStreamOutcome(QStringLiteral("ERNIE's stream ended before an event with is_end true"));
     }
     return step;
 }

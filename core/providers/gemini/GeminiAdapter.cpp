@@ -3,6 +3,8 @@
 #include "providers/gemini/GeminiErrorMap.h"
 #include "providers/gemini/GeminiStreamTranslator.h"
 
+#include "providers/common/OpenAiChunk.h"
+
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -324,19 +326,8 @@ QJsonObject GeminiAdapter::chatResponse(const QByteArray &body, TokenUsage *usag
     if (usage)
         *usage = u;
     const QString responseId = root.value(QLatin1String("responseId")).toString();
-    QJsonObject out{
-        {QStringLiteral("id"), QStringLiteral("chatcmpl-") + (responseId.isEmpty() ? QStringLiteral("gemini") : responseId)},
-        {QStringLiteral("object"), QStringLiteral("chat.completion")},
-        {QStringLiteral("created"), 0},
-        {QStringLiteral("model"), root.value(QLatin1String("modelVersion")).toString()},
-        {QStringLiteral("choices"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
-                                                           {QStringLiteral("message"), message},
-                                                           {QStringLiteral("finish_reason"), finish}}}}};
-    if (u.isKnown())
-        out.insert(QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), qMax(0, u.promptTokens)},
-                                                        {QStringLiteral("completion_tokens"), qMax(0, u.completionTokens)},
-                                                        {QStringLiteral("total_tokens"), qMax(0, u.totalTokens)}});
-    return out;
+    return openAiCompletion(QStringLiteral("chatcmpl-") + (responseId.isEmpty() ? QStringLiteral("gemini") : responseId), 0,
+                            root.value(QLatin1String("modelVersion")).toString(), message, finish, u);
 }
 
 QJsonObject GeminiAdapter::embeddingsResponse(const QByteArray &body, TokenUsage *usage) const
@@ -358,7 +349,7 @@ QJsonObject GeminiAdapter::embeddingsResponse(const QByteArray &body, TokenUsage
 
 std::unique_ptr<StreamTranslator> GeminiAdapter::streamTranslator(const QJsonObject &openAiBody) const
 {
-    const bool includeUsage = openAiBody.value(QLatin1String("stream_options")).toObject().value(QLatin1String("include_usage")).toBool();
+    const bool includeUsage = includeUsageRequested(openAiBody);
     return std::make_unique<GeminiStreamTranslator>(openAiBody.value(QLatin1String("model")).toString(), includeUsage);
 }
 

@@ -1,5 +1,6 @@
 #include "providers/gemini/GeminiErrorMap.h"
 
+#include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 
@@ -18,19 +19,6 @@ Outcome make(OutcomeKind kind, int status, QString code, QString message)
     o.providerCode = std::move(code);
     o.message = cleanProviderMessage(message);
     return o;
-}
-
-OutcomeKind kindFromHttpStatus(int status)
-{
-    if (status == 429)
-        return OutcomeKind::RetryableRateLimit;
-    if (status == 401 || status == 403)
-        return OutcomeKind::AuthError;
-    if (status == 408 || status >= 500)
-        return OutcomeKind::ProviderDown;
-    if (status >= 400)
-        return OutcomeKind::NonRetryableParamError;
-    return OutcomeKind::ProviderDown; // a non-2xx we cannot read is the upstream's fault
 }
 
 bool mentionsInvalidKey(const QJsonObject &error)
@@ -83,7 +71,7 @@ Outcome GeminiErrorMap::fromError(const QJsonObject &error, int httpStatus,
              || status == QLatin1String("ABORTED") || status == QLatin1String("CANCELLED"))
         kind = OutcomeKind::ProviderDown;
     else
-        kind = effectiveStatus >= 400 ? kindFromHttpStatus(effectiveStatus) : OutcomeKind::ProviderDown;
+        kind = effectiveStatus >= 400 ? outcomeKindForHttpStatus(effectiveStatus) : OutcomeKind::ProviderDown;
 
     Outcome o = make(kind, httpStatus, status.isEmpty() ? QString::number(code) : status, message);
     o.retryAfter = retryAfter;
@@ -119,10 +107,7 @@ Outcome GeminiErrorMap::classify(int httpStatus, const HttpHeaders &headers, con
         return Outcome::success(httpStatus);
     }
 
-    Outcome o = make(kindFromHttpStatus(httpStatus), httpStatus, QString::number(httpStatus),
-                     QStringLiteral("Gemini answered HTTP %1 without an error object").arg(httpStatus));
-    o.retryAfter = retryAfterFromHeaders(headers);
-    return o;
+    return httpStatusOutcome(httpStatus, headers, QStringLiteral("Gemini answered HTTP %1 without an error object").arg(httpStatus));
 }
 
 } // namespace sb

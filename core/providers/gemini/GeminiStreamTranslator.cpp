@@ -2,7 +2,9 @@
 
 #include "providers/gemini/GeminiErrorMap.h"
 
+#include "providers/common/OpenAiChunk.h"
 #include "providers/common/ProviderText.h"
+#include "providers/common/UpstreamOutcome.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -69,36 +71,17 @@ TokenUsage GeminiStreamTranslator::usageFrom(const QJsonObject &usageMetadata)
     return u;
 }
 
-QByteArray GeminiStreamTranslator::chunk(const QJsonObject &deltaIn, const QJsonValue &finishReason)
+QByteArray GeminiStreamTranslator::chunk(const QJsonObject &delta, const QJsonValue &finishReason)
 {
-    QJsonObject delta = deltaIn;
-    if (!m_sentRole) {
-        delta.insert(QStringLiteral("role"), QStringLiteral("assistant"));
-        m_sentRole = true;
-    }
-    const QJsonObject choice{{QStringLiteral("index"), 0},
-                             {QStringLiteral("delta"), delta},
-                             {QStringLiteral("finish_reason"), finishReason}};
-    const QJsonObject object{{QStringLiteral("id"), m_id},
-                             {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
-                             {QStringLiteral("created"), m_created}, // set by the caller: Gemini sends no timestamp
-                             {QStringLiteral("model"), m_model},
-                             {QStringLiteral("choices"), QJsonArray{choice}}};
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+    const bool first = !m_sentRole;
+    m_sentRole = true;
+    // m_created is set by the caller: Gemini sends no timestamp.
+    return openAiChunk(m_id, m_created, m_model, delta, finishReason, first);
 }
 
 QByteArray GeminiStreamTranslator::usageChunk(const TokenUsage &usage) const
 {
-    const QJsonObject object{
-        {QStringLiteral("id"), m_id},
-        {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
-        {QStringLiteral("created"), m_created},
-        {QStringLiteral("model"), m_model},
-        {QStringLiteral("choices"), QJsonArray()},
-        {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), qMax(0, usage.promptTokens)},
-                                              {QStringLiteral("completion_tokens"), qMax(0, usage.completionTokens)},
-                                              {QStringLiteral("total_tokens"), qMax(0, usage.totalTokens)}}}};
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+    return openAiUsageChunk(m_id, m_created, m_model, usage);
 }
 
 StreamStep GeminiStreamTranslator::onEvent(const SseEvent &event)
@@ -115,11 +98,7 @@ StreamStep GeminiStreamTranslator::onEvent(const SseEvent &event)
     const QJsonDocument doc = QJsonDocument::fromJson(data, &parseError);
     const QJsonObject root = (doc.isArray() && !doc.array().isEmpty()) ? doc.array().first().toObject() : doc.object();
     if (parseError.error != QJsonParseError::NoError || root.isEmpty()) {
-        Outcome o;
-        o.kind = OutcomeKind::ProviderDown;
-        o.httpStatus = 200;
-        o.message = QStringLiteral("Gemini sent a stream event that is not JSON");
-        step.error = o;
+        step.error = brokenStreamOutcome(QStringLiteral("Gemini sent a stream event that is not JSON"));
         return step;
     }
     if (root.value(QLatin1String("error")).isObject()) {
@@ -173,11 +152,7 @@ StreamStep GeminiStreamTranslator::onEnd()
     StreamStep step;
     step.finished = m_finished;
     if (!m_finished) {
-        Outcome o;
-        o.kind = OutcomeKind::ProviderDown;
-        o.httpStatus = 200;
-        o.message = QStringLiteral("Gemini's stream ended before a candidate carried a finishReason");
-        step.error = o;
+        step.error = brokenStreamOutcome(QStringLiteral("Gemini's stream ended before a candidate carried a finishReason"));
     }
     return step;
 }

@@ -1,0 +1,40 @@
+#include "providers/common/UpstreamOutcome.h"
+
+#include "providers/common/RetryAfter.h"
+
+namespace sb {
+
+OutcomeKind outcomeKindForHttpStatus(int status)
+{
+    if (status == 429)
+        return OutcomeKind::RetryableRateLimit;
+    if (status == 401 || status == 403)
+        return OutcomeKind::AuthError;
+    if (status == 408 || status >= 500)
+        return OutcomeKind::ProviderDown;
+    if (status >= 400)
+        return OutcomeKind::NonRetryableParamError;
+    return OutcomeKind::ProviderDown;
+}
+
+Outcome httpStatusOutcome(int status, const HttpHeaders &headers, const QString &message)
+{
+    Outcome o;
+    o.kind = outcomeKindForHttpStatus(status);
+    o.httpStatus = status;
+    o.providerCode = QString::number(status);
+    o.message = message;
+    o.retryAfter = retryAfterFromHeaders(headers);
+    return o;
+}
+
+Outcome brokenStreamOutcome(const QString &message)
+{
+    Outcome o;
+    o.kind = OutcomeKind::ProviderDown;
+    o.httpStatus = 200;
+    o.message = message;
+    return o;
+}
+
+} // namespace sb
