@@ -462,4 +462,40 @@ void DialectFixtures::streamFixture(const QJsonObject &fixture) const
     }
 }
 
+ManifestFixtureTest::ManifestFixtureTest(const QString &dialect, std::unique_ptr<const ProviderAdapter> adapter)
+    : m_adapter(std::move(adapter)), m_fixtures(dialect, m_adapter.get())
+{
+}
+
+void ManifestFixtureTest::responsesThroughErrorMap_data() { m_fixtures.addManifestRows("responses"); }
+void ManifestFixtureTest::responsesThroughErrorMap()
+{
+    QFETCH(QJsonObject, c);
+    m_fixtures.responsesThroughErrorMap(c);
+}
+
+void ManifestFixtureTest::streamsThroughTranslator_data() { m_fixtures.addManifestRows("streams"); }
+void ManifestFixtureTest::streamsThroughTranslator()
+{
+    QFETCH(QJsonObject, c);
+    m_fixtures.streamsThroughTranslator(c);
+}
+
+void ManifestFixtureTest::usageChunkOnlyWhenAsked_data() { m_fixtures.addManifestRows("streams"); }
+void ManifestFixtureTest::usageChunkOnlyWhenAsked()
+{
+    QFETCH(QJsonObject, c);
+    m_fixtures.usageChunkOnlyWhenAsked(c);
+}
+
+void ManifestFixtureTest::cutBeforeEndMarkerIsProviderDown_data() { m_fixtures.addManifestRows("streams"); }
+void ManifestFixtureTest::cutBeforeEndMarkerIsProviderDown()
+{
+    QFETCH(QJsonObject, c);
+    m_fixtures.cutBeforeEndMarkerIsProviderDown(c);
+}
+
+void ManifestFixtureTest::nothingAfterTheFinish() { m_fixtures.nothingAfterTheFinish(); }
+void ManifestFixtureTest::garbageEventIsProviderDown() { m_fixtures.garbageEventIsProviderDown(); }
+
 } // namespace sb::test

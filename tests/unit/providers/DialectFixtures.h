@@ -5,8 +5,10 @@
 #include <QByteArray>
 #include <QJsonObject>
 #include <QList>
+#include <QObject>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 namespace sb::test {
@@ -53,6 +55,34 @@ private:
 
     QString m_dialect;
     const ProviderAdapter *m_adapter = nullptr;
+};
+
+// The manifest.json test functions, the same for every dialect that has a manifest: a
+// tst_<Dialect>Fixtures derives from this with its adapter and adds nothing else.
+class ManifestFixtureTest : public QObject {
+    Q_OBJECT
+public:
+    ManifestFixtureTest(const QString &dialect, std::unique_ptr<const ProviderAdapter> adapter);
+
+private slots:
+    void responsesThroughErrorMap_data();
+    void responsesThroughErrorMap();
+    void streamsThroughTranslator_data();
+    void streamsThroughTranslator();
+    // Usage still reaches the engine (StreamStep.usage), but the client gets the extra chunk only
+    // when it asked for it, as with OpenAI.
+    void usageChunkOnlyWhenAsked_data();
+    void usageChunkOnlyWhenAsked();
+    // Every complete stream, cut before its last event, must end as PROVIDER_DOWN from onEnd():
+    // a cut stream is never a clean finish.
+    void cutBeforeEndMarkerIsProviderDown_data();
+    void cutBeforeEndMarkerIsProviderDown();
+    void nothingAfterTheFinish();
+    void garbageEventIsProviderDown();
+
+private:
+    std::unique_ptr<const ProviderAdapter> m_adapter;
+    DialectFixtures m_fixtures;
 };
 
 } // namespace sb::test

@@ -1,6 +1,7 @@
 // Every gemini wire fixture (tests/fixtures/gemini/manifest.json) through the dialect's ErrorMap
 // (ProviderAdapter::classify + chatResponse) and its StreamTranslator, the streams cut into 5-byte
-// pieces and parsed by the real SseParser. The checks are DialectFixtures', shared by every dialect.
+// pieces and parsed by the real SseParser. The test functions are ManifestFixtureTest's, the same
+// for every dialect with a manifest.
 #include "providers/gemini/GeminiAdapter.h"
 
 #include "DialectFixtures.h"
@@ -9,47 +10,10 @@
 
 using namespace sb;
 
-class tst_GeminiFixtures : public QObject {
+class tst_GeminiFixtures : public test::ManifestFixtureTest {
     Q_OBJECT
-private slots:
-    void responsesThroughErrorMap_data() { m_fixtures.addManifestRows("responses"); }
-    void responsesThroughErrorMap()
-    {
-        QFETCH(QJsonObject, c);
-        m_fixtures.responsesThroughErrorMap(c);
-    }
-
-    void streamsThroughTranslator_data() { m_fixtures.addManifestRows("streams"); }
-    void streamsThroughTranslator()
-    {
-        QFETCH(QJsonObject, c);
-        m_fixtures.streamsThroughTranslator(c);
-    }
-
-    // Usage still reaches the engine (StreamStep.usage), but the client gets the extra chunk only
-    // when it asked for it, as with OpenAI.
-    void usageChunkOnlyWhenAsked_data() { m_fixtures.addManifestRows("streams"); }
-    void usageChunkOnlyWhenAsked()
-    {
-        QFETCH(QJsonObject, c);
-        m_fixtures.usageChunkOnlyWhenAsked(c);
-    }
-
-    // Every complete stream, cut before its last event, must end as PROVIDER_DOWN from onEnd():
-    // a cut stream is never a clean finish.
-    void cutBeforeEndMarkerIsProviderDown_data() { m_fixtures.addManifestRows("streams"); }
-    void cutBeforeEndMarkerIsProviderDown()
-    {
-        QFETCH(QJsonObject, c);
-        m_fixtures.cutBeforeEndMarkerIsProviderDown(c);
-    }
-
-    void nothingAfterTheFinish() { m_fixtures.nothingAfterTheFinish(); }
-    void garbageEventIsProviderDown() { m_fixtures.garbageEventIsProviderDown(); }
-
-private:
-    const GeminiAdapter m_adapter;
-    const test::DialectFixtures m_fixtures{QStringLiteral("gemini"), &m_adapter};
+public:
+    tst_GeminiFixtures() : ManifestFixtureTest(QStringLiteral("gemini"), std::make_unique<GeminiAdapter>()) {}
 };
 
 QTEST_APPLESS_MAIN(tst_GeminiFixtures)
