@@ -736,11 +736,14 @@ private slots:
         TransferOptions options;
         options.allowHttp2 = allowHttp2;
         options.caBundlePath = server.caFile();
+        // GET, not POST: nginx's `return` answers before a POST body has arrived and then resets the
+        // stream, which a slow client (the sanitizer build under load) sees as a broken stream. What is
+        // under test here is multiplexing, not nginx's handling of unread bodies.
         for (auto &rec : recs)
-            client.start(post(server.url(QStringLiteral("/v1/chat/completions"))), options, rec.callbacks());
+            client.start(get(server.url(QStringLiteral("/v1/models"))), options, rec.callbacks());
         QTRY_COMPARE_WITH_TIMEOUT(client.stats().active, 0u, 20000);
         for (const auto &rec : recs) {
-            QCOMPARE(rec.error, TransferError::None);
+            QVERIFY2(rec.error == TransferError::None, qPrintable(rec.message)); // say why, should it ever fail
             QCOMPARE(rec.status, 200);
             QCOMPARE(rec.body, QByteArray(R"({"ok":true})"));
         }
