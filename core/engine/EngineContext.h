@@ -42,11 +42,15 @@ public:
     const Clock &clock() const { return m_clock; }
     Random &random() const { return m_random; }
     Router &router() { return m_router; }
+    const Router &router() const { return m_router; }
     RetryBudget &retryBudget() { return m_retryBudget; }
+    const RetryBudget &retryBudget() const { return m_retryBudget; }
     GatewayCounters &counters() { return m_counters; }
+    const GatewayCounters &counters() const { return m_counters; }
     // Client-visible outcomes per second (success = Success, anything else = the error's kind):
     // the console's availability, requests/s and TTFT come from here.
     SlidingWindow &clientWindow() { return m_clientWindow; }
+    const SlidingWindow &clientWindow() const { return m_clientWindow; }
 
     EngineConfigPtr config() const { return m_router.config(); }
     // The policy belongs to the config it was built from; a request keeps the one it started with.

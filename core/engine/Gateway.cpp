@@ -166,7 +166,7 @@ QString Gateway::baseUrl() const
 
 MetricsSnapshot Gateway::snapshot() const
 {
-    auto &context = const_cast<EngineContext &>(m_context);
+    const EngineContext &context = m_context;
     MetricsSnapshot s;
     s.wallMillis = m_clock.wallMillis();
     s.channels = context.router().snapshots();
