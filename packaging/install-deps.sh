@@ -16,6 +16,8 @@ packages=(
   # tests, fuzzing, benchmarks
   clang libclang-rt-14-dev libbenchmark-dev xvfb xauth fonts-dejavu-core
   sqlite3 curl wrk nginx-light procps iproute2 openssl
+  # packaging: CPack's dependency scan, and the checks packaging/test-deb.sh runs
+  file dpkg-dev desktop-file-utils appstream
 )
 # Node.js runs the real OpenAI SDK client in the integration tests. A machine that already has a
 # node + npm (from any source) keeps it; otherwise Debian's nodejs and npm are installed.
