@@ -53,7 +53,12 @@ struct DrillReport {
     QStringList primaryChannels;
     std::optional<double> outageFrom;
     std::optional<double> outageTo;
-    std::optional<double> timeToFallback; // outage start → traffic fully on the fallback (scenario s)
+    // Outage start → the router's last attempt on a primary before traffic settled on the fallback
+    // (scenario s): after that moment no request touched a primary (SCENARIO_FORMAT.md, "time to fallback").
+    std::optional<double> timeToFallback;
+    // Outage start → the first of the settle_requests clean requests that showed it; later than
+    // timeToFallback by up to one gap between requests (the load's sampling, not the engine).
+    std::optional<double> firstSettledAfter;
     std::optional<double> timeToRecovery; // outage end → the primary carries traffic again (scenario s)
     QStringList channels;                 // columns of perSecond ("(failed)" last when any failed)
     std::vector<std::vector<int>> perSecond; // [scenario second][channel] → requests answered

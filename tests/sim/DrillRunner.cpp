@@ -103,10 +103,19 @@ bool DrillRunner::startLoad(const QUrl &proxy, const QByteArray &apiKey, QString
     return true;
 }
 
+void DrillRunner::stopLoad()
+{
+    if (!m_load)
+        return;
+    disconnect(m_load.get(), nullptr, this, nullptr);
+    m_stoppedRecords = m_load->records();
+    m_load.reset();
+}
+
 DrillReport DrillRunner::report() const
 {
     return DrillReport::compute(m_scenario.name, m_scenario.timeScale, m_scenario.load.duration,
-                                m_load ? m_load->records() : std::vector<RequestRecord>{}, m_scenario.report);
+                                m_load ? m_load->records() : m_stoppedRecords, m_scenario.report);
 }
 
 } // namespace sb::sim

@@ -29,6 +29,9 @@ public:
     // Starts the load. `proxy` is the proxy's base URL ("http://127.0.0.1:8400" or ".../v1"); an
     // empty URL sends the load straight to the scenario's direct provider (openai_compat only).
     bool startLoad(const QUrl &proxy, const QByteArray &apiKey, QString *error);
+    // Ends the load early (a cancelled drill): requests in flight are abandoned, what completed is
+    // kept for report(). finished() is not emitted.
+    void stopLoad();
 
     const Scenario &scenario() const { return m_scenario; }
     const ScenarioClock &clock() const { return m_clock; }
@@ -51,6 +54,7 @@ private:
     SplitMixRandom m_loadRandom; // the load plan: separate, so the plan does not depend on provider traffic
     std::vector<std::unique_ptr<FakeProvider>> m_providers;
     std::unique_ptr<LoadDriver> m_load;
+    std::vector<RequestRecord> m_stoppedRecords; // what a stopped load had recorded
 };
 
 } // namespace sb::sim

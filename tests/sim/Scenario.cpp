@@ -1,5 +1,7 @@
 #include "Scenario.h"
 
+#include "model/EngineConfig.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -344,6 +346,54 @@ const char *toString(Language language)
     return "en";
 }
 
+namespace {
+
+ProxySpec parseProxy(const QJsonObject &json, const Scenario &s, Parser &parser)
+{
+    ProxySpec proxy;
+    proxy.breakerPreset = json.value(QLatin1String("breaker")).toString(proxy.breakerPreset);
+    BreakerConfig preset;
+    if (!BreakerConfig::fromPreset(proxy.breakerPreset, &preset))
+        parser.error(QStringLiteral("proxy: \"breaker\" must be \"relay\" or \"launch-day\", not \"%1\".").arg(proxy.breakerPreset));
+    int i = 0;
+    for (const QJsonValue &v : json.value(QLatin1String("routes")).toArray()) {
+        const QJsonObject o = v.toObject();
+        const QString where = QStringLiteral("proxy route %1").arg(++i);
+        ProxyRouteSpec route;
+        route.model = o.value(QLatin1String("model")).toString();
+        route.strategy = o.value(QLatin1String("strategy")).toString(route.strategy);
+        for (const QJsonValue &c : o.value(QLatin1String("channels")).toArray())
+            route.channels.append(c.toString());
+        if (route.model.isEmpty())
+            parser.error(QStringLiteral("%1: \"model\" is required.").arg(where));
+        RoutingStrategy strategy;
+        if (!routingStrategyFromString(route.strategy, &strategy))
+            parser.error(QStringLiteral("%1: \"strategy\" \"%2\" is not one of health, weighted, latency, priority, round-robin.")
+                             .arg(where, route.strategy));
+        if (route.channels.isEmpty())
+            parser.error(QStringLiteral("%1: \"channels\" must list at least one provider.").arg(where));
+        for (const QString &c : route.channels)
+            if (!s.provider(c))
+                parser.error(QStringLiteral("%1: \"%2\" is not a provider of this scenario.").arg(where, c));
+        proxy.routes.push_back(route);
+    }
+    if (proxy.routes.empty()) {
+        for (const ModelWeight &m : s.load.models) {
+            ProxyRouteSpec route;
+            route.model = m.model;
+            for (const ProviderSpec &p : s.providers)
+                if (p.models.contains(m.model))
+                    route.channels.append(p.name);
+            // A scenario only ever run with --direct may name models no provider lists; the drill
+            // config refuses such a route when a proxy is set up for it.
+            proxy.routes.push_back(route);
+        }
+    }
+    return proxy;
+}
+
+} // namespace
+
 const ProviderSpec *Scenario::provider(const QString &name) const
 {
     for (const ProviderSpec &p : providers) {
@@ -363,6 +413,8 @@ std::optional<Scenario> Scenario::fromJson(const QJsonObject &json, QStringList 
     Scenario s;
     s.name = json.value(QLatin1String("name")).toString(QStringLiteral("unnamed"));
     s.description = json.value(QLatin1String("description")).toString();
+    s.summary = json.value(QLatin1String("summary")).toString(s.description.section(QLatin1Char('.'), 0, 0));
+    s.rehearses = json.value(QLatin1String("rehearses")).toString();
     s.timeScale = parser.number(json, "time_scale", 1.0, QStringLiteral("scenario"), 0.001);
     s.seed = static_cast<quint64>(parser.number(json, "seed", 1.0, QStringLiteral("scenario"), 0.0));
     const QJsonArray providers = json.value(QLatin1String("providers")).toArray();
@@ -411,6 +463,7 @@ std::optional<Scenario> Scenario::fromJson(const QJsonObject &json, QStringList 
             }
         }
     }
+    s.proxy = parseProxy(json.value(QLatin1String("proxy")).toObject(), s, parser);
     if (!parser.ok())
         return std::nullopt;
     return s;

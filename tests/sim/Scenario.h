@@ -126,14 +126,30 @@ struct ReportSpec {
     int settleRequests = 5; // "fully on the fallback" = this many requests in a row never touching a primary
 };
 
+// How a proxy is set up for the drill when the drill sets it up itself (the console's Drills page,
+// the tests): one channel per provider, named like the provider, serving its first model.
+struct ProxyRouteSpec {
+    QString model;                          // the logical model the load asks for
+    QString strategy = QStringLiteral("priority");
+    QStringList channels;                   // provider names, in priority order
+};
+
+struct ProxySpec {
+    QString breakerPreset = QStringLiteral("launch-day"); // "relay" or "launch-day"
+    std::vector<ProxyRouteSpec> routes; // default: each load model → the providers listing it, in order
+};
+
 struct Scenario {
     QString name;
+    QString summary;     // one line for a list of drills
+    QString rehearses;   // what it rehearses, one line
     QString description;
     double timeScale = 1.0; // 10 = ten times faster than real time
     quint64 seed = 1;
     std::vector<ProviderSpec> providers;
     LoadSpec load;
     ReportSpec report;
+    ProxySpec proxy;
 
     const ProviderSpec *provider(const QString &name) const;
 

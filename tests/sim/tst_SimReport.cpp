@@ -76,7 +76,9 @@ private slots:
         QCOMPARE(r.successRate, 119.0 / 120.0);
         QCOMPARE(r.failovers, 3);
         QCOMPARE(r.errors.value("http_503"), 1);
-        QCOMPARE(r.timeToFallback.value_or(-1), 1.0);
+        // The last failover was sent at 10.75 s; the settled run that shows it starts at 11 s.
+        QCOMPARE(r.timeToFallback.value_or(-1), 0.75);
+        QCOMPARE(r.firstSettledAfter.value_or(-1), 1.0);
         QCOMPARE(r.timeToRecovery.value_or(-1), 2.0);
         QCOMPARE(r.channels, QStringList({"fallback", "primary", "(failed)"}));
         QCOMPARE(r.perSecond.size(), std::size_t(30));
@@ -87,10 +89,25 @@ private slots:
 
         const QJsonObject json = r.toJson();
         QCOMPARE(json["success_rate"].toDouble(), 119.0 / 120.0);
-        QCOMPARE(json["time_to_fallback_s"].toDouble(), 1.0);
+        QCOMPARE(json["time_to_fallback_s"].toDouble(), 0.75);
+        QCOMPARE(json["first_settled_after_s"].toDouble(), 1.0);
         QCOMPARE(json["requests_per_channel_per_second"].toArray().size(), 30);
         QCOMPARE(json["requests_per_channel_per_second"].toArray()[10].toObject()["fallback"].toInt(), 3);
         QVERIFY(r.toText().contains(QLatin1String("99.17 %")));
+    }
+
+    void aFallbackAlreadyCarryingTheTrafficFailsOverInZero()
+    {
+        ReportSpec spec;
+        spec.primaryChannels = {"primary"};
+        spec.outageFrom = 10;
+        spec.outageTo = 20;
+        std::vector<RequestRecord> records;
+        for (int i = 0; i < 80; ++i)
+            records.push_back(rec(i * 0.25, true, "fallback", 300));
+        const DrillReport r = DrillReport::compute("t", 1, 20, records, spec);
+        QCOMPARE(r.timeToFallback.value_or(-1), 0.0);
+        QCOMPARE(r.firstSettledAfter.value_or(-1), 0.0);
     }
 
     void noRecoveryIsReportedAsMissingNotZero()

@@ -1,0 +1,41 @@
+// Issue #5 point 6, slow-ttft (MISSION.md §4): the primary answers correctly but its first token
+// takes 3.8 s; the fallback's takes 280 ms. Through the real proxy at x10 (18 s) with the scenario's
+// latency-aware route, traffic must move to the fast fallback and TTFT p95 stay near the fallback's
+// own and under the 1 s SLA.
+
+#include "DrillHarness.h"
+
+#include <QtTest>
+
+using namespace sb;
+using namespace sb::sim;
+
+class tst_DrillSlowTtft : public QObject {
+    Q_OBJECT
+
+private slots:
+    void trafficMovesToTheFastFallback()
+    {
+        const test::DrillOutcome run = test::runShippedDrill(QStringLiteral("slow-ttft"), 10.0);
+        QVERIFY2(run.error.isEmpty(), qPrintable(run.error));
+        const DrillReport &r = run.report;
+        qInfo().noquote() << r.toText();
+
+        QVERIFY2(r.successRate >= 0.99, qPrintable(r.toText()));
+        const qsizetype fallbackColumn = r.channels.indexOf(QStringLiteral("fallback"));
+        QVERIFY(fallbackColumn >= 0);
+        int onFallback = 0;
+        for (const auto &second : r.perSecond)
+            onFallback += second[std::size_t(fallbackColumn)];
+        QVERIFY2(onFallback >= r.succeeded * 9 / 10,
+                 qPrintable(QStringLiteral("the fallback served %1 of %2").arg(onFallback).arg(r.succeeded)));
+        // The fallback's own TTFT is normal(280 ms, 40 ms): p95 about 350 ms. Scenario times at x10
+        // carry ten times the machine's noise, so "near" is a generous 400 ms here; the SLA is 1 s.
+        QVERIFY2(r.ttftMs.p95 < 750.0, qPrintable(r.toText()));
+        QVERIFY2(r.ttftMs.p50 < 500.0, qPrintable(r.toText()));
+        QVERIFY(run.configRestored);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_DrillSlowTtft)
+#include "tst_DrillSlowTtft.moc"
