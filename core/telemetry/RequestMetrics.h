@@ -1,0 +1,86 @@
+#pragma once
+
+#include "telemetry/Histogram.h"
+#include "telemetry/HistoryRecords.h"
+
+#include <QString>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <tuple>
+#include <vector>
+
+namespace sb {
+
+// Counters and histograms by label, recorded as each request finishes (from the worker that ran
+// it), read by /metrics. Label sets are few (routes × channels × outcomes), so each series is
+// created once under a write lock and afterwards found under a shared lock and bumped with atomics.
+class RequestMetrics {
+public:
+    struct RequestKey {
+        QString route;   // the logical model the caller asked for
+        int channelId = 0; // the channel that answered last; 0 when none was tried
+        QString channelName;
+        RequestStatus status = RequestStatus::Ok;
+        OutcomeKind outcome = OutcomeKind::Success;
+        auto tie() const { return std::tie(route, channelId, channelName, status, outcome); }
+        bool operator<(const RequestKey &o) const { return tie() < o.tie(); }
+    };
+    struct AttemptKey {
+        QString route;
+        int channelId = 0;
+        QString channelName;
+        OutcomeKind outcome = OutcomeKind::Success;
+        auto tie() const { return std::tie(route, channelId, channelName, outcome); }
+        bool operator<(const AttemptKey &o) const { return tie() < o.tie(); }
+    };
+    struct ChannelKey {
+        int channelId = 0;
+        QString channelName;
+        auto tie() const { return std::tie(channelId, channelName); }
+        bool operator<(const ChannelKey &o) const { return tie() < o.tie(); }
+    };
+    struct RouteTotals {
+        std::uint64_t failovers = 0; // requests answered by another channel than the first tried
+        std::uint64_t retries = 0;   // attempts after the first
+    };
+    struct ChannelHistograms {
+        Histogram::Snapshot ttft;    // successful attempts that streamed a first token
+        Histogram::Snapshot latency; // every attempt that reached an outcome
+    };
+    struct Snapshot {
+        std::map<RequestKey, std::uint64_t> requests;
+        std::map<AttemptKey, std::uint64_t> attempts;
+        std::map<QString, RouteTotals> routes;
+        std::map<ChannelKey, ChannelHistograms> channels;
+    };
+
+    void record(const RequestRecord &request);
+    Snapshot snapshot() const;
+
+private:
+    struct Counter {
+        std::atomic<std::uint64_t> value{0};
+    };
+    struct RouteCounters {
+        std::atomic<std::uint64_t> failovers{0};
+        std::atomic<std::uint64_t> retries{0};
+    };
+    struct ChannelSeries {
+        Histogram ttft;
+        Histogram latency;
+    };
+    template <typename Map, typename Key>
+    typename Map::mapped_type::element_type &series(Map &map, const Key &key);
+
+    mutable std::shared_mutex m_mutex; // guards the maps' shape; the values are atomics
+    std::map<RequestKey, std::unique_ptr<Counter>> m_requests;
+    std::map<AttemptKey, std::unique_ptr<Counter>> m_attempts;
+    std::map<QString, std::unique_ptr<RouteCounters>> m_routes;
+    std::map<ChannelKey, std::unique_ptr<ChannelSeries>> m_channels;
+};
+
+} // namespace sb
