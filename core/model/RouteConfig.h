@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/CacheConfig.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -41,7 +43,8 @@ struct RouteConfig {
     RoutingStrategy strategy = RoutingStrategy::Health;
     std::vector<int> channelIds; // tier 0, in priority order
     QStringList fallbackModels;  // other logical models, by priority
-    bool cacheEnabled = false;
+    bool cacheEnabled = false;   // the exact cache (issue #8)
+    RouteCacheConfig cache;      // TTL and the semantic cache
 };
 
 } // namespace sb
