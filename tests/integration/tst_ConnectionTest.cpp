@@ -1,0 +1,232 @@
+// "Test connection" against real sockets on loopback: the simulator's fake providers for every
+// dialect's success and outage, and a tiny canned-response server for the answers the simulator's
+// probe endpoint does not give (401 that echoes the key, 429, a server that never answers).
+#include "FakeProvider.h"
+#include "common/SecretMask.h"
+#include "engine/ConnectionTest.h"
+
+#include <QtTest>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+
+using namespace sb;
+using namespace sb::sim;
+using namespace std::chrono_literals;
+
+namespace {
+
+const QString Secret = QStringLiteral("sk-test-0123456789abcdefWXYZ");
+
+// Answers every request with one canned response (or never, when it is empty) and keeps what it received.
+class CannedServer : public QObject {
+public:
+    explicit CannedServer(QByteArray response) : m_response(std::move(response))
+    {
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, this, [this, socket] {
+                    m_received += socket->readAll();
+                    if (!m_response.isEmpty() && m_received.contains("\r\n\r\n")) {
+                        socket->write(m_response);
+                        socket->disconnectFromHost();
+                    }
+                });
+            }
+        });
+    }
+    bool listen() { return m_server.listen(QHostAddress::LocalHost, 0); }
+    QString baseUrl() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(m_server.serverPort()); }
+    QByteArray received() const { return m_received; }
+
+private:
+    QTcpServer m_server;
+    QByteArray m_response;
+    QByteArray m_received;
+};
+
+QByteArray httpResponse(int status, const QByteArray &reason, const QByteArray &body, const QByteArray &extra = {})
+{
+    return "HTTP/1.1 " + QByteArray::number(status) + " " + reason + "\r\nContent-Type: application/json\r\n" + extra
+           + "Content-Length: " + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+}
+
+ProviderConfig providerFor(const QString &dialect, const QString &baseUrl)
+{
+    ProviderConfig p;
+    p.id = 1;
+    p.name = QStringLiteral("under-test");
+    p.dialect = dialect;
+    p.baseUrl = baseUrl;
+    p.connectTimeout = 2s;
+    return p;
+}
+
+ConnectionTest::Result run(ConnectionTest &test, const ProviderConfig &provider, const QString &model = QStringLiteral("m-1"),
+                           std::chrono::milliseconds timeout = 10s)
+{
+    QSignalSpy spy(&test, &ConnectionTest::finished);
+    test.start(provider, Secret, model, timeout);
+    if (!spy.wait(20000))
+        return {};
+    return spy.at(0).at(0).value<ConnectionTest::Result>();
+}
+
+} // namespace
+
+class tst_ConnectionTest : public QObject {
+    Q_OBJECT
+
+private:
+    SystemClock &m_clock = SystemClock::instance();
+    SplitMixRandom m_random{7};
+    ScenarioClock m_scenarioClock{m_clock, 1.0};
+
+    std::unique_ptr<FakeProvider> fake(const QString &dialect, std::vector<FaultSpec> faults = {})
+    {
+        ProviderSpec spec;
+        spec.name = dialect;
+        spec.dialect = dialect;
+        spec.models = {QStringLiteral("m-1"), QStringLiteral("m-2"), QStringLiteral("m-3")};
+        spec.ttftMs = Distribution::constant(1);
+        spec.tokensPerSecond = Distribution::constant(5000);
+        spec.completionTokens = 2;
+        spec.faults = std::move(faults);
+        auto provider = std::make_unique<FakeProvider>(spec, m_scenarioClock, m_random, 1);
+        QString error;
+        if (!provider->start(&error))
+            qWarning("fake provider did not start: %s", qPrintable(error));
+        return provider;
+    }
+
+private slots:
+    void succeedsAndCountsTheListedModels_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        QTest::addColumn<int>("models"); // -1: the dialect's probe is not a listing
+        QTest::newRow("openai_compat") << QStringLiteral("openai_compat") << 3;
+        QTest::newRow("anthropic") << QStringLiteral("anthropic") << 3;
+        QTest::newRow("gemini") << QStringLiteral("gemini") << 3;
+        QTest::newRow("dashscope") << QStringLiteral("dashscope") << 3;
+        QTest::newRow("ernie") << QStringLiteral("ernie") << -1;
+    }
+
+    void succeedsAndCountsTheListedModels()
+    {
+        QFETCH(QString, dialect);
+        QFETCH(int, models);
+        auto provider = fake(dialect);
+        QVERIFY(provider->isListening());
+        ConnectionTest test(m_clock);
+        const auto r = run(test, providerFor(dialect, provider->baseUrl()));
+        QCOMPARE(r.verdict, ConnectionTest::Verdict::Passed);
+        QCOMPARE(r.httpStatus, 200);
+        QCOMPARE(r.kind, OutcomeKind::Success);
+        QCOMPARE(r.modelCount, models);
+        QVERIFY2(r.text().startsWith(QStringLiteral("✓ 200 in ")), qPrintable(r.text()));
+        if (models == 3)
+            QVERIFY2(r.text().endsWith(QStringLiteral(" ms, 3 models listed")), qPrintable(r.text()));
+        QVERIFY(!test.isRunning());
+    }
+
+    void providerInAnOutageIsProviderDown()
+    {
+        FaultSpec blackout;
+        blackout.type = FaultSpec::Type::Blackout;
+        blackout.from = 0;
+        blackout.mix = {ErrorMixEntry{SimError::Http503, 1.0}};
+        auto provider = fake(QStringLiteral("openai_compat"), {blackout});
+        ConnectionTest test(m_clock);
+        const auto r = run(test, providerFor(QStringLiteral("openai_compat"), provider->baseUrl()));
+        QCOMPARE(r.verdict, ConnectionTest::Verdict::Failed);
+        QCOMPARE(r.httpStatus, 503);
+        QCOMPARE(r.kind, OutcomeKind::ProviderDown);
+        QVERIFY2(r.text().startsWith(QStringLiteral("✗ 503 provider down: ")), qPrintable(r.text()));
+    }
+
+    void rejectedKeyIsAnAuthErrorAndTheKeyNeverAppears()
+    {
+        // Providers echo the rejected key in their message; the result line must carry only the mask.
+        const QByteArray body = R"({"error":{"message":"Incorrect API key provided: )" + Secret.toUtf8()
+                                + R"(.","type":"invalid_request_error","code":"invalid_api_key"}})";
+        CannedServer server(httpResponse(401, "Unauthorized", body));
+        QVERIFY(server.listen());
+        ConnectionTest test(m_clock);
+        const auto r = run(test, providerFor(QStringLiteral("openai_compat"), server.baseUrl()));
+        QCOMPARE(r.verdict, ConnectionTest::Verdict::Failed);
+        QCOMPARE(r.httpStatus, 401);
+        QCOMPARE(r.kind, OutcomeKind::AuthError);
+        QVERIFY2(r.text().startsWith(QStringLiteral("✗ 401 auth error: ")), qPrintable(r.text()));
+        QVERIFY2(!r.text().contains(Secret), qPrintable(r.text()));
+        QVERIFY2(r.text().contains(maskSecret(Secret)), qPrintable(r.text()));
+        // The key did go out, in the header the dialect uses.
+        QVERIFY(server.received().contains("Bearer " + Secret.toUtf8()));
+    }
+
+    void rateLimitIsAWarningNotAFailure()
+    {
+        CannedServer server(httpResponse(429, "Too Many Requests",
+                                         R"({"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}})",
+                                         "Retry-After: 2\r\n"));
+        QVERIFY(server.listen());
+        ConnectionTest test(m_clock);
+        const auto r = run(test, providerFor(QStringLiteral("openai_compat"), server.baseUrl()));
+        QCOMPARE(r.verdict, ConnectionTest::Verdict::Warning);
+        QCOMPARE(r.httpStatus, 429);
+        QCOMPARE(r.kind, OutcomeKind::RetryableRateLimit);
+        QVERIFY2(r.text().startsWith(QStringLiteral("⚠ 429 rate limited in ")), qPrintable(r.text()));
+    }
+
+    void refusedConnectionSaysSo()
+    {
+        auto provider = fake(QStringLiteral("openai_compat"));
+        const QString url = provider->baseUrl();
+        provider->stop(); // nothing listens on that port any more
+        ConnectionTest test(m_clock);
+        const auto r = run(test, providerFor(QStringLiteral("openai_compat"), url));
+        QCOMPARE(r.verdict, ConnectionTest::Verdict::Failed);
+        QCOMPARE(r.httpStatus, 0);
+        QCOMPARE(r.kind, OutcomeKind::ConnectFailed);
+        QVERIFY2(r.text().startsWith(QStringLiteral("✗ connection failed: ")), qPrintable(r.text()));
+    }
+
+    void silentServerTimesOut()
+    {
+        CannedServer server{QByteArray()}; // accepts, reads, never answers
+        QVERIFY(server.listen());
+        ConnectionTest test(m_clock);
+        const auto r = run(test, providerFor(QStringLiteral("openai_compat"), server.baseUrl()), QString(), 300ms);
+        QCOMPARE(r.kind, OutcomeKind::Timeout);
+        QCOMPARE(r.verdict, ConnectionTest::Verdict::Failed);
+        QCOMPARE(r.text(), QStringLiteral("✗ timeout: no answer within 0.3 s"));
+    }
+
+    void unknownDialectIsRefusedLater()
+    {
+        ConnectionTest test(m_clock);
+        QSignalSpy spy(&test, &ConnectionTest::finished);
+        test.start(providerFor(QStringLiteral("no-such-dialect"), QStringLiteral("http://127.0.0.1:1/v1")), Secret);
+        QCOMPARE(spy.count(), 0); // never from inside start()
+        QVERIFY(spy.wait(5000));
+        const auto r = spy.at(0).at(0).value<ConnectionTest::Result>();
+        QCOMPARE(r.verdict, ConnectionTest::Verdict::Failed);
+        QVERIFY(r.text().contains(QStringLiteral("no-such-dialect")));
+    }
+
+    void cancelledTestNeverReports()
+    {
+        CannedServer server{QByteArray()};
+        QVERIFY(server.listen());
+        ConnectionTest test(m_clock);
+        QSignalSpy spy(&test, &ConnectionTest::finished);
+        test.start(providerFor(QStringLiteral("openai_compat"), server.baseUrl()), Secret, QString(), 200ms);
+        QVERIFY(test.isRunning());
+        test.cancel();
+        QVERIFY(!test.isRunning());
+        QVERIFY(!spy.wait(600)); // past the test's own timeout: still nothing
+        QCOMPARE(spy.count(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_ConnectionTest)
+#include "tst_ConnectionTest.moc"

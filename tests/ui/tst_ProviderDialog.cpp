@@ -1,0 +1,330 @@
+#include "ProviderTestStore.h"
+#include "common/SecretMask.h"
+#include "providers/KeyDialog.h"
+#include "providers/KeyTableModel.h"
+#include "providers/ProviderDialog.h"
+#include "providers/ProviderRegistry.h"
+
+#include <QtTest>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+
+using namespace sb;
+using namespace std::chrono_literals;
+
+namespace {
+
+template <class T>
+T *child(QWidget *root, const char *name)
+{
+    T *w = root->findChild<T *>(QLatin1String(name));
+    if (!w)
+        qFatal("no widget named %s", name);
+    return w;
+}
+
+QPushButton *saveButton(QWidget *dialog)
+{
+    return child<QDialogButtonBox>(dialog, "buttonBox")->button(QDialogButtonBox::Save);
+}
+
+void setText(QWidget *dialog, const char *name, const QString &text)
+{
+    auto *edit = child<QLineEdit>(dialog, name);
+    edit->selectAll();
+    if (text.isEmpty())
+        QTest::keyClick(edit, Qt::Key_Backspace);
+    else
+        QTest::keyClicks(edit, text); // typed, so it counts as the user's own text
+}
+
+void selectDialect(QWidget *dialog, const QString &dialect)
+{
+    auto *combo = child<QComboBox>(dialog, "dialectCombo");
+    combo->setCurrentIndex(combo->findData(dialect));
+}
+
+const ProviderConfig *byName(const EngineConfig &config, const QString &name)
+{
+    for (const auto &p : config.providers)
+        if (p.name == name)
+            return &p;
+    return nullptr;
+}
+
+// Adds a key the way a user does: "+ Add key", type into the key dialog, Save.
+void addKeyThroughDialog(ProviderDialog &dialog, const QString &secret, const QString &label)
+{
+    child<QPushButton>(&dialog, "addKeyButton")->click();
+    auto *keyDialog = dialog.findChild<KeyDialog *>();
+    QVERIFY(keyDialog);
+    QVERIFY(keyDialog->isVisible());
+    QTest::keyClicks(child<QLineEdit>(keyDialog, "secretEdit"), secret);
+    QTest::keyClicks(child<QLineEdit>(keyDialog, "labelEdit"), label);
+    saveButton(keyDialog)->click();
+    QTRY_VERIFY(!dialog.findChild<KeyDialog *>()); // closed and deleted
+}
+
+} // namespace
+
+class tst_ProviderDialog : public QObject {
+    Q_OBJECT
+private slots:
+    void choosingADialectFillsUrlAndName()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 0);
+        auto *url = child<QLineEdit>(&dialog, "baseUrlEdit");
+        auto *name = child<QLineEdit>(&dialog, "nameEdit");
+        const ProviderAdapter *openai = ProviderRegistry::find(u"openai_compat");
+        const ProviderAdapter *anthropic = ProviderRegistry::find(u"anthropic");
+        const ProviderAdapter *gemini = ProviderRegistry::find(u"gemini");
+        QCOMPARE(url->text(), openai->defaultBaseUrl());
+        QCOMPARE(name->text(), QStringLiteral("openai-compat"));
+
+        selectDialect(&dialog, QStringLiteral("anthropic"));
+        QCOMPARE(url->text(), anthropic->defaultBaseUrl());
+        QCOMPARE(name->text(), QStringLiteral("anthropic"));
+        QCOMPARE(dialog.provider().dialect, QStringLiteral("anthropic"));
+
+        // What the user typed stays when the dialect changes again.
+        setText(&dialog, "baseUrlEdit", QStringLiteral("https://llm-gateway.internal/anthropic"));
+        setText(&dialog, "nameEdit", QStringLiteral("claude-corp"));
+        selectDialect(&dialog, QStringLiteral("gemini"));
+        QCOMPARE(url->text(), QStringLiteral("https://llm-gateway.internal/anthropic"));
+        QCOMPARE(name->text(), QStringLiteral("claude-corp"));
+
+        // A URL that is just another dialect's default is not the user's own: it follows.
+        setText(&dialog, "baseUrlEdit", anthropic->defaultBaseUrl());
+        selectDialect(&dialog, QStringLiteral("gemini"));
+        selectDialect(&dialog, QStringLiteral("openai_compat"));
+        QCOMPARE(url->text(), openai->defaultBaseUrl());
+        Q_UNUSED(gemini);
+    }
+
+    void suggestedNameAvoidsTakenNames()
+    {
+        EngineConfig config = test::sampleProviders();
+        config.providers[1].name = QStringLiteral("anthropic");
+        test::TestStore t(config);
+        ProviderDialog dialog(t.store, 0);
+        selectDialect(&dialog, QStringLiteral("anthropic"));
+        QCOMPARE(child<QLineEdit>(&dialog, "nameEdit")->text(), QStringLiteral("anthropic-2"));
+        QVERIFY(dialog.problems().isEmpty());
+    }
+
+    void invalidInputShowsInlineMessagesAndDisablesSave()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 1);
+        dialog.show();
+        auto *nameError = child<QLabel>(&dialog, "nameError");
+        auto *urlError = child<QLabel>(&dialog, "baseUrlError");
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        QVERIFY(!nameError->isVisible());
+
+        setText(&dialog, "nameEdit", QString());
+        QVERIFY(nameError->isVisible());
+        QVERIFY(nameError->text().contains(QStringLiteral("Give the provider a name")));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+
+        setText(&dialog, "nameEdit", QStringLiteral("anthropic-backup"));
+        QVERIFY(nameError->text().contains(QStringLiteral("already named \"anthropic-backup\"")));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        setText(&dialog, "nameEdit", QStringLiteral("openai-main"));
+        QVERIFY(!nameError->isVisible());
+        QVERIFY(saveButton(&dialog)->isEnabled());
+
+        setText(&dialog, "baseUrlEdit", QStringLiteral("ftp://files.example.com"));
+        QVERIFY(urlError->isVisible());
+        QVERIFY(urlError->text().contains(QStringLiteral("not an http:// or https:// URL")));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        QVERIFY(!child<QPushButton>(&dialog, "testButton")->isEnabled());
+        setText(&dialog, "baseUrlEdit", QStringLiteral("https://api.openai.com/v1"));
+        QVERIFY(!urlError->isVisible());
+
+        child<QDoubleSpinBox>(&dialog, "connectSpin")->setValue(40);
+        QVERIFY(child<QLabel>(&dialog, "timeoutsError")->text().contains(QStringLiteral("connect timeout")));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        child<QDoubleSpinBox>(&dialog, "connectSpin")->setValue(5);
+
+        setText(&dialog, "egressEdit", QStringLiteral("not a proxy"));
+        QVERIFY(child<QLabel>(&dialog, "egressError")->text().contains(QStringLiteral("egress proxy")));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        setText(&dialog, "egressEdit", QStringLiteral("socks5://egress-2.internal:1080"));
+        QVERIFY(dialog.problems().isEmpty());
+        QVERIFY(saveButton(&dialog)->isEnabled());
+
+        // Save with problems does nothing: nothing reaches the store.
+        setText(&dialog, "nameEdit", QString());
+        QVERIFY(!dialog.save());
+        QCOMPARE(t.reload()->provider(1)->name, QStringLiteral("openai-main"));
+    }
+
+    void newProviderSavesToTheDatabaseWithSecretsInTheSecretStore()
+    {
+        test::TestStore t;
+        QSignalSpy changed(&t.store, &ConfigStore::configChanged);
+        ProviderDialog dialog(t.store, 0);
+        dialog.show();
+        selectDialect(&dialog, QStringLiteral("gemini"));
+        setText(&dialog, "nameEdit", QStringLiteral("gemini-eu"));
+        child<QSpinBox>(&dialog, "rpmSpin")->setValue(600);
+        child<QSpinBox>(&dialog, "tpmSpin")->setValue(250000);
+        child<QSpinBox>(&dialog, "burstSpin")->setValue(12);
+        child<QDoubleSpinBox>(&dialog, "primarySpin")->setValue(25);
+        child<QDoubleSpinBox>(&dialog, "fallbackSpin")->setValue(15);
+        child<QDoubleSpinBox>(&dialog, "connectSpin")->setValue(3);
+        setText(&dialog, "accountEdit", QStringLiteral("acct-eu"));
+        setText(&dialog, "regionEdit", QStringLiteral("europe-west4"));
+        QVERIFY(child<QLabel>(&dialog, "keysHint")->text().contains(QStringLiteral("No keys yet")));
+
+        const QString secret1 = QStringLiteral("AIzaSyD-gemini-key-number-one-9F2k");
+        const QString secret2 = QStringLiteral("AIzaSyD-gemini-key-number-two-7Q1z");
+        addKeyThroughDialog(dialog, secret1, QStringLiteral("primary"));
+        addKeyThroughDialog(dialog, secret2, QStringLiteral("spare"));
+        QCOMPARE(dialog.keyModel()->rowCount(), 2);
+        QCOMPARE(dialog.keyModel()->index(0, KeyTableModel::Key).data().toString(), maskSecret(secret1));
+
+        // After entry the keys are only masked, wherever a person could look.
+        const QString shown = test::visibleText(&dialog);
+        QVERIFY(!shown.contains(secret1));
+        QVERIFY(!shown.contains(secret2));
+        QVERIFY(shown.contains(maskSecret(secret1)));
+
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        saveButton(&dialog)->click();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QCOMPARE(changed.count(), 1); // the engine hears of it through the store, live
+
+        const EngineConfigPtr reloaded = t.reload();
+        QVERIFY(reloaded);
+        const ProviderConfig *p = byName(*reloaded, QStringLiteral("gemini-eu"));
+        QVERIFY(p);
+        QCOMPARE(p->id, 3);
+        QCOMPARE(p->dialect, QStringLiteral("gemini"));
+        QCOMPARE(p->baseUrl, ProviderRegistry::find(u"gemini")->defaultBaseUrl());
+        QCOMPARE(p->requestsPerMinute, 600);
+        QCOMPARE(p->tokensPerMinute, 250000);
+        QCOMPARE(p->burst, 12);
+        QCOMPARE(p->primaryTimeout, 25s);
+        QCOMPARE(p->fallbackTimeout, 15s);
+        QCOMPARE(p->connectTimeout, 3s);
+        QCOMPARE(p->domain.account, QStringLiteral("acct-eu"));
+        QCOMPARE(p->domain.region, QStringLiteral("europe-west4"));
+        QCOMPARE(int(p->keys.size()), 2);
+        QCOMPARE(p->keys[0].label, QStringLiteral("primary"));
+        QCOMPARE(p->keys[0].secret, secret1);
+        QCOMPARE(p->keys[1].secret, secret2);
+        // The secret went through the SecretStore; the table kept the masked preview.
+        const QString ref = t.repository.secretRefOf(p->keys[0].id);
+        QVERIFY(!ref.isEmpty());
+        QCOMPARE(t.secrets.load(ref).value_or(QString()), secret1);
+        bool previewFound = false;
+        for (const auto &preview : t.repository.keyPreviews())
+            if (preview.keyId == p->keys[0].id) {
+                QCOMPARE(preview.maskedPreview, maskSecret(secret1));
+                previewFound = true;
+            }
+        QVERIFY(previewFound);
+        // The other providers are untouched.
+        QCOMPARE(reloaded->provider(1)->keys[0].secret, test::OpenAiKey1);
+        QCOMPARE(reloaded->channels.size(), std::size_t(4));
+    }
+
+    void editingDisablesAKeyWithItsReasonAndKeepsTheSecret()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 1);
+        dialog.show();
+        QCOMPARE(child<QLineEdit>(&dialog, "nameEdit")->text(), QStringLiteral("openai-main"));
+        QCOMPARE(child<QSpinBox>(&dialog, "rpmSpin")->value(), 3000);
+        auto *view = child<QTableView>(&dialog, "keysView");
+        view->selectRow(1);
+        child<QPushButton>(&dialog, "editKeyButton")->click();
+        auto *keyDialog = dialog.findChild<KeyDialog *>();
+        QVERIFY(keyDialog);
+        QVERIFY(child<QLineEdit>(keyDialog, "secretEdit")->text().isEmpty()); // never pre-filled
+        QVERIFY(!test::visibleText(keyDialog).contains(test::OpenAiKey2));
+        child<QCheckBox>(keyDialog, "enabledCheck")->setChecked(false);
+        QVERIFY(!saveButton(keyDialog)->isEnabled());
+        QTest::keyClicks(child<QLineEdit>(keyDialog, "reasonEdit"), QStringLiteral("quota used up"));
+        saveButton(keyDialog)->click();
+        QTRY_VERIFY(!dialog.findChild<KeyDialog *>());
+        QCOMPARE(dialog.keyModel()->index(1, KeyTableModel::Status).data().toString(), QStringLiteral("disabled: quota used up"));
+        QVERIFY(child<QLabel>(&dialog, "keysHint")->text().contains(QStringLiteral("One enabled key")));
+        QVERIFY(dialog.save());
+
+        const EngineConfigPtr reloaded = t.reload();
+        const ProviderConfig *p = reloaded->provider(1);
+        QCOMPARE(int(p->keys.size()), 2);
+        QVERIFY(p->keys[0].enabled);
+        QVERIFY(!p->keys[1].enabled);
+        QCOMPARE(p->keys[1].disabledReason, QStringLiteral("quota used up"));
+        QCOMPARE(p->keys[1].secret, test::OpenAiKey2);
+        QCOMPARE(p->domain.region, QStringLiteral("us-east")); // fields the user did not touch survive
+        QCOMPARE(t.store.current()->provider(1)->keys[1].enabled, false);
+    }
+
+    void removingAKeyRemovesItOnSave()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 1);
+        dialog.show();
+        child<QTableView>(&dialog, "keysView")->selectRow(0);
+        child<QPushButton>(&dialog, "removeKeyButton")->click();
+        QCOMPARE(dialog.keyModel()->rowCount(), 1);
+        QVERIFY(dialog.save());
+        const ProviderConfig *p = t.reload()->provider(1);
+        QCOMPARE(int(p->keys.size()), 1);
+        QCOMPARE(p->keys[0].secret, test::OpenAiKey2);
+    }
+
+    void testConnectionShowsTheNormalisedResult()
+    {
+        test::CannedHttpServer server(200, R"({"object":"list","data":[{"id":"a"},{"id":"b"}]})");
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 1);
+        dialog.show();
+        setText(&dialog, "baseUrlEdit", server.baseUrl());
+        auto *result = child<QLabel>(&dialog, "testResult");
+        child<QPushButton>(&dialog, "testButton")->click();
+        QVERIFY(result->text().startsWith(QStringLiteral("Testing ")));
+        QVERIFY(!result->text().contains(test::OpenAiKey1));
+        QTRY_VERIFY_WITH_TIMEOUT(result->text().contains(QStringLiteral("✓ 200 in ")), 15000);
+        QVERIFY2(result->text().endsWith(QStringLiteral("2 models listed")), qPrintable(result->text()));
+        QVERIFY(result->text().contains(maskSecret(test::OpenAiKey1))); // the first enabled key was used …
+        QVERIFY(server.received().contains("Bearer " + test::OpenAiKey1.toUtf8())); // … and really sent
+        QVERIFY(dialog.keyModel()->index(0, KeyTableModel::LastTest).data().toString().startsWith(QStringLiteral("✓ 200")));
+    }
+
+    void perKeyTestOfARejectedKeySaysAuthErrorWithoutTheKey()
+    {
+        // Providers echo the rejected key; the dialog must show only its mask.
+        const QByteArray body = R"({"error":{"message":"Incorrect API key provided: )" + test::OpenAiKey2.toUtf8()
+                                + R"(","type":"invalid_request_error","code":"invalid_api_key"}})";
+        test::CannedHttpServer server(401, body);
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 1);
+        dialog.show();
+        setText(&dialog, "baseUrlEdit", server.baseUrl());
+        child<QTableView>(&dialog, "keysView")->selectRow(1);
+        child<QPushButton>(&dialog, "testKeyButton")->click();
+        auto *result = child<QLabel>(&dialog, "testResult");
+        QTRY_VERIFY_WITH_TIMEOUT(result->text().contains(QStringLiteral("✗ 401 auth error")), 15000);
+        QVERIFY(server.received().contains("Bearer " + test::OpenAiKey2.toUtf8()));
+        QVERIFY(dialog.keyModel()->index(1, KeyTableModel::LastTest).data().toString().startsWith(QStringLiteral("✗ 401 auth error")));
+        QVERIFY(dialog.keyModel()->index(0, KeyTableModel::LastTest).data().toString().isEmpty());
+        const QString shown = test::visibleText(&dialog);
+        QVERIFY(!shown.contains(test::OpenAiKey2));
+        QVERIFY(shown.contains(maskSecret(test::OpenAiKey2)));
+    }
+};
+
+QTEST_MAIN(tst_ProviderDialog)
+#include "tst_ProviderDialog.moc"

@@ -1,0 +1,331 @@
+#include "ProviderTestStore.h"
+#include "TestPaths.h"
+#include "common/Random.h"
+#include "engine/EngineHost.h"
+#include "providers/ChannelConfigModel.h"
+#include "providers/ChannelDialog.h"
+#include "providers/ProviderDialog.h"
+#include "providers/ProviderTableModel.h"
+#include "providers/ProvidersPage.h"
+#include "providers/RouteDialog.h"
+#include "providers/RouteTableModel.h"
+
+#include <QtTest>
+#include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QPushButton>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QTableView>
+
+using namespace sb;
+
+namespace {
+
+template <class T>
+T *child(QWidget *root, const char *name)
+{
+    T *w = root->findChild<T *>(QLatin1String(name));
+    if (!w)
+        qFatal("no widget named %s", name);
+    return w;
+}
+
+QPushButton *saveButton(QWidget *dialog)
+{
+    return child<QDialogButtonBox>(dialog, "buttonBox")->button(QDialogButtonBox::Save);
+}
+
+QString cell(const QAbstractItemModel *model, int row, int column)
+{
+    return model->index(row, column).data().toString();
+}
+
+QPalette darkPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x20, 0x22, 0x26));
+    p.setColor(QPalette::WindowText, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Base, QColor(0x18, 0x1a, 0x1d));
+    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x29, 0x2e));
+    p.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Button, QColor(0x2a, 0x2d, 0x32));
+    p.setColor(QPalette::ButtonText, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xb5));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Mid, QColor(0x50, 0x54, 0x5a));
+    p.setColor(QPalette::PlaceholderText, QColor(0xa0, 0xa4, 0xaa));
+    return p;
+}
+
+bool saveShot(QWidget *widget, const QString &name)
+{
+    for (int round = 0; round < 4; ++round)
+        QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
+    const QString directory = test::artifactPath(QStringLiteral("providers"));
+    QDir().mkpath(directory);
+    return widget->grab().save(QDir(directory).filePath(name + QStringLiteral(".png")));
+}
+
+} // namespace
+
+class tst_ProvidersPage : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    }
+
+    void tablesShowTheStoredConfiguration()
+    {
+        test::TestStore t;
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        const auto *providers = page.providerModel();
+        QCOMPARE(providers->rowCount(), 2);
+        QCOMPARE(cell(providers, 0, ProviderTableModel::Name), QStringLiteral("openai-main"));
+        QCOMPARE(cell(providers, 0, ProviderTableModel::Dialect), QStringLiteral("OpenAI-compatible"));
+        QCOMPARE(cell(providers, 0, ProviderTableModel::BaseUrl), QStringLiteral("https://api.openai.com/v1"));
+        QCOMPARE(cell(providers, 0, ProviderTableModel::Keys), QStringLiteral("2/2 enabled"));
+        QCOMPARE(cell(providers, 0, ProviderTableModel::Channels), QStringLiteral("3"));
+        QCOMPARE(page.channelModel()->rowCount(), 4);
+        QCOMPARE(cell(page.channelModel(), 1, ChannelConfigModel::Provider), QStringLiteral("anthropic-backup"));
+        QCOMPARE(cell(page.channelModel(), 1, ChannelConfigModel::Domain), QStringLiteral("acct-2 · eu-west"));
+        QCOMPARE(cell(page.channelModel(), 1, ChannelConfigModel::Routes), QStringLiteral("gpt-4o, claude"));
+        QCOMPARE(page.routeModel()->rowCount(), 3);
+        QCOMPARE(cell(page.routeModel(), 0, RouteTableModel::Channels), QStringLiteral("gpt-4o/A → gpt-4o/B → gpt-4o/C"));
+        QCOMPARE(cell(page.routeModel(), 0, RouteTableModel::Fallbacks), QStringLiteral("gpt-4o-mini"));
+        QVERIFY(!test::visibleText(&page).contains(test::OpenAiKey1));
+    }
+
+    void keysColumnFollowsSnapshotsCellByCell()
+    {
+        test::TestStore t;
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        QSignalSpy changed(page.providerModel(), &QAbstractItemModel::dataChanged);
+        QSignalSpy reset(page.providerModel(), &QAbstractItemModel::modelReset);
+        MetricsSnapshot snapshot;
+        ChannelSnapshot a;
+        a.channelId = 1;
+        a.providerId = 1;
+        a.keysHealthy = 1; // one key cooling down after a 429
+        a.keysTotal = 2;
+        snapshot.channels = {a};
+        page.applySnapshot(snapshot);
+        QCOMPARE(cell(page.providerModel(), 0, ProviderTableModel::Keys), QStringLiteral("1/2 healthy"));
+        QCOMPARE(changed.count(), 1);
+        const QModelIndex topLeft = changed.at(0).at(0).value<QModelIndex>();
+        const QModelIndex bottomRight = changed.at(0).at(1).value<QModelIndex>();
+        QCOMPARE(topLeft.row(), 0);
+        QCOMPARE(topLeft.column(), int(ProviderTableModel::Keys));
+        QCOMPARE(bottomRight.column(), int(ProviderTableModel::Keys));
+        page.applySnapshot(snapshot); // nothing new: no signal
+        QCOMPARE(changed.count(), 1);
+        a.keysHealthy = 0;
+        snapshot.channels = {a};
+        page.applySnapshot(snapshot);
+        QCOMPARE(cell(page.providerModel(), 0, ProviderTableModel::Keys), QStringLiteral("0/2 healthy"));
+        QVERIFY(page.providerModel()->index(0, ProviderTableModel::Keys).data(Qt::ForegroundRole).isValid());
+        QCOMPARE(reset.count(), 0);
+    }
+
+    void savedEditsReachTheTablesInPlace()
+    {
+        test::TestStore t;
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        page.providerView()->selectRow(1);
+        QSignalSpy reset(page.providerModel(), &QAbstractItemModel::modelReset);
+        auto *dialog = page.openProviderDialog(2);
+        QVERIFY(dialog);
+        QVERIFY(dialog->isVisible());
+        auto *name = child<QLineEdit>(dialog, "nameEdit");
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("claude-eu"));
+        saveButton(dialog)->click();
+        QCOMPARE(cell(page.providerModel(), 1, ProviderTableModel::Name), QStringLiteral("claude-eu"));
+        QCOMPARE(reset.count(), 0); // same providers: rows updated in place …
+        QCOMPARE(page.providerView()->selectionModel()->selectedRows().value(0).row(), 1); // … selection kept
+        QCOMPARE(cell(page.channelModel(), 1, ChannelConfigModel::Provider), QStringLiteral("claude-eu"));
+    }
+
+    void doubleClickOpensTheEditor()
+    {
+        test::TestStore t;
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        page.resize(1100, 760);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QTableView *view = page.routeView();
+        const QRect rect = view->visualRect(page.routeModel()->index(2, 0));
+        QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, rect.center());
+        auto *dialog = page.findChild<RouteDialog *>();
+        QVERIFY(dialog);
+        QCOMPARE(child<QLineEdit>(dialog, "modelEdit")->text(), QStringLiteral("claude"));
+        dialog->reject();
+    }
+
+    void addChannelDialogValidatesAndSaves()
+    {
+        test::TestStore t;
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        auto *dialog = page.openChannelDialog(0, 2);
+        QVERIFY(dialog);
+        QCOMPARE(child<QComboBox>(dialog, "providerCombo")->currentText(), QStringLiteral("anthropic-backup"));
+        QVERIFY(!saveButton(dialog)->isEnabled());
+        QVERIFY(child<QLabel>(dialog, "modelError")->text().contains(QStringLiteral("model name")));
+        QTest::keyClicks(child<QLineEdit>(dialog, "modelEdit"), QStringLiteral("claude-3-5-haiku-latest"));
+        QCOMPARE(child<QLineEdit>(dialog, "nameEdit")->text(), QStringLiteral("claude-3-5-haiku-latest/anthropic-backup"));
+        auto *name = child<QLineEdit>(dialog, "nameEdit");
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("gpt-4o/A"));
+        QVERIFY(child<QLabel>(dialog, "nameError")->text().contains(QStringLiteral("already named")));
+        QVERIFY(!saveButton(dialog)->isEnabled());
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("haiku/B"));
+        QTest::keyClicks(child<QLineEdit>(dialog, "regionEdit"), QStringLiteral("us-west"));
+        QVERIFY(saveButton(dialog)->isEnabled());
+        saveButton(dialog)->click();
+        QCOMPARE(page.channelModel()->rowCount(), 5);
+        const EngineConfigPtr reloaded = t.reload();
+        const ChannelConfig *c = reloaded->channel(5);
+        QVERIFY(c);
+        QCOMPARE(c->name, QStringLiteral("haiku/B"));
+        QCOMPARE(c->providerId, 2);
+        QCOMPARE(c->upstreamModel, QStringLiteral("claude-3-5-haiku-latest"));
+        QCOMPARE(reloaded->domainOf(*c).region, QStringLiteral("us-west"));
+        QCOMPARE(reloaded->domainOf(*c).account, QStringLiteral("acct-2")); // the provider's, not overridden
+    }
+
+    void deleteAsksNamingDependantsThenTakesThemAlong()
+    {
+        test::TestStore t;
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        const QString question = page.deleteProviderQuestion(2);
+        QVERIFY2(question.contains(QStringLiteral("“anthropic-backup”")), qPrintable(question));
+        QVERIFY2(question.contains(QStringLiteral("“gpt-4o/B”")), qPrintable(question));
+        QVERIFY2(question.contains(QStringLiteral("Routes that use them: “gpt-4o”, “claude”")), qPrintable(question));
+        QVERIFY2(question.contains(QStringLiteral("“claude” would have no channel left")), qPrintable(question));
+        QVERIFY(page.deleteChannelQuestion(4).contains(QStringLiteral("“gpt-4o-mini”")));
+
+        QVERIFY(page.deleteProvider(2));
+        QCOMPARE(page.providerModel()->rowCount(), 1);
+        QCOMPARE(page.channelModel()->rowCount(), 3);
+        QCOMPARE(page.routeModel()->rowCount(), 2);
+        const EngineConfigPtr reloaded = t.reload();
+        QVERIFY(!reloaded->provider(2));
+        QVERIFY(!reloaded->channel(2));
+        QVERIFY(!reloaded->route(u"claude"));
+        QCOMPARE(reloaded->route(u"gpt-4o")->channelIds, (std::vector<int>{1, 3}));
+
+        // Deleting the route another falls back to drops that fallback rather than failing the save.
+        QVERIFY(page.deleteRoute(2));
+        QVERIFY(t.reload()->route(u"gpt-4o")->fallbackModels.isEmpty());
+        QVERIFY(page.errorText().isEmpty());
+    }
+
+    void buttonsFollowSelectionAndStore()
+    {
+        ProvidersPage page;
+        QVERIFY(!child<QPushButton>(&page, "add_provider")->isEnabled()); // no store: read-only
+        test::TestStore t;
+        page.setConfigStore(&t.store);
+        QVERIFY(child<QPushButton>(&page, "add_provider")->isEnabled());
+        QVERIFY(!child<QPushButton>(&page, "edit_provider")->isEnabled());
+        page.showProvider(2);
+        QVERIFY(child<QPushButton>(&page, "edit_provider")->isEnabled());
+        QVERIFY(child<QPushButton>(&page, "delete_provider")->isEnabled());
+    }
+
+    void savingAppliesLiveToTheRunningGateway()
+    {
+        QTemporaryDir dir;
+        SplitMixRandom random(3);
+        EngineHost host(SystemClock::instance(), random);
+        EngineHost::Options options;
+        options.dbPath = dir.filePath(QStringLiteral("live.db"));
+        options.listen = QStringLiteral("127.0.0.1:0");
+        options.keyringAllowed = false;
+        QString error;
+        QVERIFY2(host.start(options, &error), qPrintable(error));
+        ProvidersPage page;
+        page.setConfigStore(host.configStore());
+        const std::size_t before = host.gateway()->config()->providers.size();
+        auto *dialog = page.openProviderDialog(0);
+        auto *name = child<QLineEdit>(dialog, "nameEdit");
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("added-live"));
+        saveButton(dialog)->click();
+        const EngineConfigPtr running = host.gateway()->config();
+        QCOMPARE(running->providers.size(), before + 1);
+        QCOMPARE(running->providers.back().name, QStringLiteral("added-live"));
+        host.stop(std::chrono::milliseconds(0));
+    }
+
+    void screenshots_data()
+    {
+        QTest::addColumn<bool>("dark");
+        QTest::newRow("light") << false;
+        QTest::newRow("dark") << true;
+    }
+
+    void screenshots()
+    {
+        QFETCH(bool, dark);
+        const QPalette original = QApplication::palette();
+        QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
+        const QString suffix = dark ? QStringLiteral("-dark") : QString();
+        test::TestStore t;
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        page.resize(1200, 760);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        MetricsSnapshot snapshot;
+        ChannelSnapshot a;
+        a.providerId = 1;
+        a.keysHealthy = 1;
+        a.keysTotal = 2;
+        snapshot.channels = {a};
+        page.applySnapshot(snapshot);
+        page.providerView()->selectRow(0);
+        QVERIFY(saveShot(&page, QStringLiteral("providers-page") + suffix));
+
+        test::CannedHttpServer server(200, R"({"object":"list","data":[{"id":"gpt-4o"},{"id":"gpt-4o-mini"},{"id":"o3-mini"}]})");
+        auto *dialog = page.openProviderDialog(1);
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        dialog->findChild<QTableView *>(QStringLiteral("keysView"))->selectRow(0);
+        // A real probe, to a loopback stand-in (the shot shows its address rather than a real provider's).
+        dialog->findChild<QLineEdit *>(QStringLiteral("baseUrlEdit"))->setText(server.baseUrl());
+        child<QPushButton>(dialog, "testButton")->click();
+        QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(dialog, "testResult")->text().startsWith(QStringLiteral("Key ")), 15000);
+        QVERIFY(saveShot(dialog, QStringLiteral("provider-dialog") + suffix));
+
+        // The same dialog with problems, as a user sees them before fixing them.
+        child<QLineEdit>(dialog, "nameEdit")->setText(QStringLiteral("anthropic-backup"));
+        child<QLineEdit>(dialog, "baseUrlEdit")->setText(QStringLiteral("api.openai.com/v1"));
+        QVERIFY(saveShot(dialog, QStringLiteral("provider-dialog-invalid") + suffix));
+        dialog->reject();
+
+        auto *route = page.openRouteDialog(1);
+        QVERIFY(QTest::qWaitForWindowExposed(route));
+        QVERIFY(saveShot(route, QStringLiteral("route-dialog") + suffix));
+        route->reject();
+        auto *channel = page.openChannelDialog(2);
+        QVERIFY(QTest::qWaitForWindowExposed(channel));
+        QVERIFY(saveShot(channel, QStringLiteral("channel-dialog") + suffix));
+        channel->reject();
+        QApplication::setPalette(original);
+    }
+};
+
+QTEST_MAIN(tst_ProvidersPage)
+#include "tst_ProvidersPage.moc"

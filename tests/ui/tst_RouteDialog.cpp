@@ -1,0 +1,212 @@
+#include "ProviderTestStore.h"
+#include "providers/ConfigEdits.h"
+#include "providers/RouteDialog.h"
+#include "providers/TierListModel.h"
+
+#include <QtTest>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QListView>
+#include <QMimeData>
+#include <QPushButton>
+
+using namespace sb;
+
+namespace {
+
+template <class T>
+T *child(QWidget *root, const char *name)
+{
+    T *w = root->findChild<T *>(QLatin1String(name));
+    if (!w)
+        qFatal("no widget named %s", name);
+    return w;
+}
+
+QPushButton *saveButton(QWidget *dialog)
+{
+    return child<QDialogButtonBox>(dialog, "buttonBox")->button(QDialogButtonBox::Save);
+}
+
+std::vector<int> ids(const TierListModel *model)
+{
+    std::vector<int> out;
+    for (const auto &item : model->items())
+        out.push_back(item.id);
+    return out;
+}
+
+QStringList texts(const TierListModel *model)
+{
+    QStringList out;
+    for (const auto &item : model->items())
+        out << item.text;
+    return out;
+}
+
+const RouteConfig *route(const EngineConfig &config, const QString &model)
+{
+    return config.route(model);
+}
+
+} // namespace
+
+class tst_RouteDialog : public QObject {
+    Q_OBJECT
+private slots:
+    void loadsTheRouteInTierOrder()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 1);
+        QCOMPARE(child<QLineEdit>(&dialog, "modelEdit")->text(), QStringLiteral("gpt-4o"));
+        QCOMPARE(ids(dialog.channelModel()), (std::vector<int>{1, 2, 3}));
+        QCOMPARE(texts(dialog.fallbackModel()), QStringList{QStringLiteral("gpt-4o-mini")});
+        QVERIFY(dialog.channelModel()->index(0).data().toString().startsWith(QStringLiteral("1.  gpt-4o/A")));
+        // The pickers offer only what is not listed yet; a route never falls back to itself.
+        auto *channelPicker = child<QComboBox>(&dialog, "channelsPicker");
+        QCOMPARE(channelPicker->count(), 1);
+        QCOMPARE(channelPicker->itemData(0).toInt(), 4);
+        auto *fallbackPicker = child<QComboBox>(&dialog, "fallbacksPicker");
+        QCOMPARE(fallbackPicker->count(), 1);
+        QCOMPARE(fallbackPicker->itemText(0), QStringLiteral("claude"));
+    }
+
+    void moveRowsReordersLikeADrag()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 1);
+        TierListModel *model = dialog.channelModel();
+        QSignalSpy moved(model, &QAbstractItemModel::rowsMoved);
+        // What QListView's internal-move drop calls: move the first channel behind the last.
+        QVERIFY(model->moveRows({}, 0, 1, {}, 3));
+        QCOMPARE(ids(model), (std::vector<int>{2, 3, 1}));
+        QCOMPARE(moved.count(), 1);
+        QVERIFY(model->index(2).data().toString().startsWith(QStringLiteral("3.  gpt-4o/A"))); // renumbered
+        // Onto itself is no move; out of range is refused.
+        QVERIFY(!model->moveRows({}, 1, 1, {}, 1));
+        QVERIFY(!model->moveRows({}, 0, 1, {}, 9));
+        // The mime path (a drop that does not go through QListView) moves too, and never duplicates.
+        std::unique_ptr<QMimeData> data(model->mimeData({model->index(2)}));
+        model->dropMimeData(data.get(), Qt::MoveAction, 0, 0, {});
+        QCOMPARE(ids(model), (std::vector<int>{1, 2, 3}));
+        QVERIFY(model->flags(model->index(0)) & Qt::ItemIsDragEnabled);
+        QVERIFY(!(model->flags(model->index(0)) & Qt::ItemIsDropEnabled)); // drops go between items, not onto one
+    }
+
+    void upAndDownButtonsAndShortcutsReorderForKeyboardUsers()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 1);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        auto *view = child<QListView>(&dialog, "channelsView");
+        auto *up = child<QPushButton>(&dialog, "channelsUpButton");
+        auto *down = child<QPushButton>(&dialog, "channelsDownButton");
+        QVERIFY(!up->isEnabled() && !down->isEnabled()); // nothing selected
+        view->setCurrentIndex(dialog.channelModel()->index(0));
+        QVERIFY(!up->isEnabled());
+        QVERIFY(down->isEnabled());
+        down->click();
+        QCOMPARE(ids(dialog.channelModel()), (std::vector<int>{2, 1, 3}));
+        QCOMPARE(view->currentIndex().row(), 1); // the selection follows the moved channel
+        down->click();
+        QCOMPARE(ids(dialog.channelModel()), (std::vector<int>{2, 3, 1}));
+        QVERIFY(!down->isEnabled());
+        up->click();
+        QCOMPARE(ids(dialog.channelModel()), (std::vector<int>{2, 1, 3}));
+
+        view->setFocus();
+        view->setCurrentIndex(dialog.channelModel()->index(2));
+        QTest::keyClick(view, Qt::Key_Up, Qt::ControlModifier);
+        QCOMPARE(ids(dialog.channelModel()), (std::vector<int>{2, 3, 1}));
+
+        // Add the spare channel and a second fallback; order the fallbacks by priority.
+        child<QPushButton>(&dialog, "channelsAddButton")->click();
+        QCOMPARE(ids(dialog.channelModel()), (std::vector<int>{2, 3, 1, 4}));
+        child<QPushButton>(&dialog, "fallbacksAddButton")->click();
+        QCOMPARE(texts(dialog.fallbackModel()), (QStringList{QStringLiteral("gpt-4o-mini"), QStringLiteral("claude")}));
+        child<QListView>(&dialog, "fallbacksView")->setCurrentIndex(dialog.fallbackModel()->index(1));
+        child<QPushButton>(&dialog, "fallbacksUpButton")->click();
+        QCOMPARE(texts(dialog.fallbackModel()), (QStringList{QStringLiteral("claude"), QStringLiteral("gpt-4o-mini")}));
+
+        saveButton(&dialog)->click();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        const EngineConfigPtr reloaded = t.reload();
+        const RouteConfig *r = route(*reloaded, QStringLiteral("gpt-4o"));
+        QVERIFY(r);
+        QCOMPARE(r->channelIds, (std::vector<int>{2, 3, 1, 4}));
+        QCOMPARE(r->fallbackModels, (QStringList{QStringLiteral("claude"), QStringLiteral("gpt-4o-mini")}));
+    }
+
+    void invalidRoutesShowWhyAndCannotBeSaved()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 0);
+        dialog.show();
+        auto *modelError = child<QLabel>(&dialog, "modelError");
+        auto *channelsError = child<QLabel>(&dialog, "channelsError");
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        QVERIFY(modelError->text().contains(QStringLiteral("Enter the model name")));
+        QVERIFY(channelsError->text().contains(QStringLiteral("Add at least one channel")));
+
+        QTest::keyClicks(child<QLineEdit>(&dialog, "modelEdit"), QStringLiteral("claude"));
+        QVERIFY(modelError->text().contains(QStringLiteral("already exists")));
+        child<QLineEdit>(&dialog, "modelEdit")->clear();
+        QTest::keyClicks(child<QLineEdit>(&dialog, "modelEdit"), QStringLiteral("auto"));
+        QVERIFY(modelError->text().contains(QStringLiteral("reserved")));
+        child<QLineEdit>(&dialog, "modelEdit")->clear();
+        QTest::keyClicks(child<QLineEdit>(&dialog, "modelEdit"), QStringLiteral("o3-mini"));
+        QVERIFY(modelError->text().isEmpty());
+        QVERIFY(!saveButton(&dialog)->isEnabled()); // still no channel
+
+        child<QPushButton>(&dialog, "channelsAddButton")->click();
+        QVERIFY(channelsError->text().contains(QStringLiteral("no failover"))); // a warning, not a blocker
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        child<QPushButton>(&dialog, "channelsAddButton")->click();
+        QVERIFY(channelsError->text().isEmpty());
+        auto *strategy = child<QComboBox>(&dialog, "strategyCombo");
+        strategy->setCurrentIndex(strategy->findData(int(RoutingStrategy::Priority)));
+        QVERIFY(dialog.save());
+
+        const RouteConfig *r = route(*t.reload(), QStringLiteral("o3-mini"));
+        QVERIFY(r);
+        QVERIFY(r->id > 3);
+        QCOMPARE(r->channelIds, (std::vector<int>{1, 2}));
+        QCOMPARE(r->strategy, RoutingStrategy::Priority);
+    }
+
+    void storeRefusalIsShownInline()
+    {
+        // Someone deletes a channel while this dialog still lists it: the store refuses the save and
+        // the dialog says why, above its buttons, and stays open.
+        test::TestStore t;
+        RouteDialog dialog(t.store, 1);
+        dialog.show();
+        EngineConfig edited = *t.store.current();
+        std::erase_if(edited.channels, [](const ChannelConfig &c) { return c.id == 3; });
+        for (auto &r : edited.routes)
+            std::erase(r.channelIds, 3);
+        QVERIFY(t.store.save(edited).ok());
+
+        QVERIFY(!dialog.save());
+        auto *saveError = child<QLabel>(&dialog, "saveError");
+        QVERIFY(saveError->isVisible());
+        QVERIFY2(saveError->text().contains(QStringLiteral("channel id 3, which does not exist")), qPrintable(saveError->text()));
+        QVERIFY(dialog.isVisible());
+        QCOMPARE(t.reload()->route(u"gpt-4o")->channelIds, (std::vector<int>{1, 2}));
+    }
+
+    void renamingARouteKeepsTheFallbacksThatPointToIt()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 2); // gpt-4o-mini, the fallback of gpt-4o
+        auto *edit = child<QLineEdit>(&dialog, "modelEdit");
+        edit->clear();
+        QTest::keyClicks(edit, QStringLiteral("small"));
+        QVERIFY(dialog.save());
+        QCOMPARE(t.reload()->route(u"gpt-4o")->fallbackModels, QStringList{QStringLiteral("small")});
+    }
+};
+
+QTEST_MAIN(tst_RouteDialog)
+#include "tst_RouteDialog.moc"
