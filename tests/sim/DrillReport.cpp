@@ -111,7 +111,7 @@ DrillReport DrillReport::compute(const QString &scenario, double timeScale, doub
         // (0.25 s at launch day's 4 req/s), so it is reported beside it, not as it.
         const double to = spec.outageTo.value_or(std::numeric_limits<double>::infinity());
         int run = 0;
-        std::optional<double> runStart;
+        double runStart = 0.0; // valid while run > 0 (a plain double: GCC's -O3 misreads an optional here)
         std::optional<double> lastUnsettled;
         std::optional<double> lastUnsettledBeforeRun;
         for (const RequestRecord &rec : records) {
@@ -120,7 +120,6 @@ DrillReport DrillReport::compute(const QString &scenario, double timeScale, doub
             const bool clean = rec.ok && !isPrimary(rec) && !rec.failover && rec.attempts <= 1;
             if (!clean) {
                 run = 0;
-                runStart.reset();
                 lastUnsettled = rec.at;
                 continue;
             }
@@ -129,7 +128,7 @@ DrillReport DrillReport::compute(const QString &scenario, double timeScale, doub
                 lastUnsettledBeforeRun = lastUnsettled;
             }
             if (run >= spec.settleRequests) {
-                r.firstSettledAfter = *runStart - *spec.outageFrom;
+                r.firstSettledAfter = runStart - *spec.outageFrom;
                 // No request touched a primary during the outage: it was already out when it began.
                 r.timeToFallback = lastUnsettledBeforeRun ? *lastUnsettledBeforeRun - *spec.outageFrom : 0.0;
                 break;
