@@ -34,6 +34,7 @@ void EngineContext::setRequestSink(RequestSink sink)
 
 void EngineContext::emitRequest(RequestRecord &&record)
 {
+    m_requestMetrics.record(record);
     std::shared_ptr<const RequestSink> sink;
     {
         std::lock_guard lock(m_mutex);

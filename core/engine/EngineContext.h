@@ -7,6 +7,7 @@
 #include "routing/RetryPolicy.h"
 #include "routing/Router.h"
 #include "telemetry/HistoryRecords.h"
+#include "telemetry/RequestMetrics.h"
 
 #include <atomic>
 #include <functional>
@@ -14,6 +15,8 @@
 #include <mutex>
 
 namespace sb {
+
+class Gateway;
 
 // Client-visible totals since start, updated by every worker.
 struct GatewayCounters {
@@ -58,7 +61,15 @@ public:
     void setConfig(EngineConfigPtr config);
 
     void setRequestSink(RequestSink sink);
+    // Called once per finished request by the worker that ran it: feeds /metrics, then the sink.
     void emitRequest(RequestRecord &&record);
+    // Counters and TTFT/latency histograms by route, channel and outcome, for /metrics.
+    const RequestMetrics &requestMetrics() const { return m_requestMetrics; }
+
+    // The Gateway that owns this context, for the admin API (probe now, reload, events); null while
+    // it is being torn down. Set by the Gateway only.
+    void setGateway(Gateway *gateway) { m_gateway.store(gateway, std::memory_order_release); }
+    Gateway *gateway() const { return m_gateway.load(std::memory_order_acquire); }
 
 private:
     const Clock &m_clock;
@@ -67,6 +78,8 @@ private:
     RetryBudget m_retryBudget;
     GatewayCounters m_counters;
     SlidingWindow m_clientWindow{std::chrono::seconds(300)};
+    RequestMetrics m_requestMetrics;
+    std::atomic<Gateway *> m_gateway{nullptr};
     mutable std::mutex m_mutex; // guards the two pointers below
     std::shared_ptr<const RetryPolicy> m_retryPolicy;
     std::shared_ptr<const RequestSink> m_requestSink;

@@ -62,6 +62,7 @@ EngineHost::~EngineHost()
 
 bool EngineHost::start(const Options &options, QString *error)
 {
+    m_options = options;
     m_dbPath = options.dbPath.isEmpty() ? Database::defaultPath(error) : options.dbPath;
     if (m_dbPath.isEmpty())
         return false;
@@ -129,14 +130,63 @@ bool EngineHost::start(const Options &options, QString *error)
         m_gateway.reset();
         return false;
     }
-    // Saved edits apply live; the listen address itself only changes on restart.
+    // Saved edits apply live, the listen address too (the Gateway rebinds, or keeps the old
+    // address and says why through Gateway::listenFailed).
     m_configStore->addListener([this](const EngineConfigPtr &saved) {
-        if (!m_gateway)
-            return;
-        auto live = std::make_shared<EngineConfig>(*saved);
-        live->proxy = m_gateway->config()->proxy;
-        m_gateway->applyConfig(std::move(live)); // the repository already logged the config_change event
+        if (m_gateway)
+            m_gateway->applyConfig(withOverrides(saved)); // the repository already logged the config_change event
     });
+    m_gateway->setReloadHandler([this](QString *message) { return reload(message); });
+    return true;
+}
+
+EngineConfigPtr EngineHost::withOverrides(const EngineConfigPtr &config) const
+{
+    if (m_options.listen.isEmpty())
+        return config;
+    QString ignored;
+    const auto address = ListenAddress::parse(m_options.listen, &ignored);
+    if (!address)
+        return config;
+    auto edited = std::make_shared<EngineConfig>(*config);
+    edited->proxy.listenHost = address->host.toString();
+    edited->proxy.listenPort = address->port;
+    return edited;
+}
+
+bool EngineHost::reload(QString *message)
+{
+    if (!m_gateway || !m_repository)
+        return false;
+    EngineConfigPtr config;
+    QString source;
+    if (m_configFromFile) {
+        ConfigImport imported = importConfigFile(m_options.configPath);
+        if (!imported.ok()) {
+            *message = QStringLiteral("%1: %2 The running configuration is unchanged.")
+                           .arg(m_options.configPath, imported.errors.join(QStringLiteral(" ")));
+            return false;
+        }
+        config = std::make_shared<const EngineConfig>(std::move(imported.config));
+        source = m_options.configPath;
+    } else {
+        QString error;
+        config = m_repository->load(&error);
+        if (!config) {
+            *message = QStringLiteral("Cannot read the stored configuration (%1). The running configuration is unchanged.").arg(error);
+            return false;
+        }
+        source = m_dbPath;
+    }
+    config = withOverrides(config);
+    if (const QStringList problems = config->validate(); !problems.isEmpty()) {
+        *message = QStringLiteral("The configuration in %1 has problems: %2 The running configuration is unchanged.")
+                       .arg(source, problems.join(QStringLiteral(" ")));
+        return false;
+    }
+    m_gateway->applyConfig(config);
+    *message = QStringLiteral("Configuration reloaded from %1.").arg(source);
+    spdlog::info("{}", message->toStdString());
     return true;
 }
 

@@ -47,12 +47,18 @@ public:
 
 private:
     void wireHistory();
+    // POST /admin/reload: the configuration read again from where this run took it (the --config
+    // file or the database), with the --listen override kept, applied live.
+    bool reload(QString *message);
+    // What is applied to the engine for a stored configuration: --listen still wins over it.
+    EngineConfigPtr withOverrides(const EngineConfigPtr &config) const;
 
     Clock &m_clock;
     Random &m_random;
     QString m_dbPath;
     QString m_secretWarning;
     bool m_configFromFile = false;
+    Options m_options;
     std::unique_ptr<SecretStore> m_secrets;
     std::unique_ptr<ConfigRepository> m_repository;
     std::unique_ptr<ConfigStore> m_configStore;

@@ -6,8 +6,11 @@
 #include "net/HttpServer.h"
 
 #include <QHostAddress>
+#include <QPointer>
 #include <QThread>
 #include <QTimer>
+
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -47,6 +50,42 @@ public:
 
     HeartbeatProber::Stats proberStats() const { return m_prober ? m_prober->stats() : HeartbeatProber::Stats{}; }
 
+    // "Probe now" from the console or the admin API: the same transport and the same bookkeeping
+    // on the channel as a heartbeat, outside the prober's schedule (which skips drained channels,
+    // exactly the ones an operator wants to check before re-admitting them).
+    void probeNow(int channelId)
+    {
+        if (!m_transport || !m_probing.insert(channelId).second)
+            return;
+        {
+            std::lock_guard lock(m_statsMutex);
+            ++m_manual.started;
+        }
+        const auto timeout = Clock::Duration(m_context.config()->probe.timeout);
+        QPointer<ControlLoop> self(this);
+        m_transport->startProbe(channelId, timeout, [this, self, channelId](bool ok, Clock::Duration latency, const QString &) {
+            // The transport reports on this thread; the loop may have ended meanwhile.
+            if (!self)
+                return;
+            m_probing.erase(channelId);
+            {
+                std::lock_guard lock(m_statsMutex);
+                ++(ok ? m_manual.succeeded : m_manual.failed);
+            }
+            if (auto channel = m_context.router().pool().channel(channelId))
+                channel->recordProbe(ok, latency);
+            emit m_gateway.snapshotReady(m_gateway.snapshot());
+        });
+    }
+
+    bool isProbing(int channelId) const { return m_probing.count(channelId) != 0; }
+
+    Gateway::ManualProbeStats manualStats() const
+    {
+        std::lock_guard lock(m_statsMutex);
+        return m_manual;
+    }
+
 private:
     void tick()
     {
@@ -61,6 +100,9 @@ private:
     std::unique_ptr<AdapterProbeTransport> m_transport;
     std::unique_ptr<HeartbeatProber> m_prober;
     QTimer *m_timer = nullptr;
+    std::set<int> m_probing; // control thread only
+    mutable std::mutex m_statsMutex;
+    Gateway::ManualProbeStats m_manual;
 };
 
 bool listenAddressAllowed(const ProxyConfig &proxy, QString *error)
@@ -84,78 +126,189 @@ Gateway::Gateway(const Clock &clock, Random &random, EngineConfigPtr config, QOb
 {
     qRegisterMetaType<sb::MetricsSnapshot>();
     qRegisterMetaType<sb::HealthEvent>();
-    m_context.router().setEventSink([this](const HealthEvent &event) { emit healthEvent(event); });
+    m_context.setGateway(this);
+    m_context.router().setEventSink([this](const HealthEvent &event) {
+        m_events.append(event);
+        emit healthEvent(event);
+    });
 }
 
 Gateway::~Gateway()
 {
     stop(std::chrono::milliseconds(0));
     m_context.router().setEventSink({});
+    m_context.setGateway(nullptr);
+}
+
+std::unique_ptr<HttpServer> Gateway::openServer(const ProxyConfig &proxy, QString *error)
+{
+    if (!listenAddressAllowed(proxy, error))
+        return nullptr;
+    HttpServerLimits limits;
+    limits.maxBodyBytes = proxy.maxBodyBytes;
+    limits.maxHeaderBytes = proxy.maxHeaderBytes;
+    limits.idleTimeout = proxy.idleTimeout;
+    auto server = std::make_unique<HttpServer>(
+        limits, [this](int workerIndex) { return std::make_unique<ProxyHandler>(m_context, workerIndex); });
+    const QString host = proxy.listenHost == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : proxy.listenHost;
+    QString listenError;
+    if (!server->listen(QHostAddress(host), static_cast<quint16>(proxy.listenPort), &listenError)) {
+        *error = QStringLiteral("Cannot open the proxy port %1:%2 (%3). Is another Switchboard running? Choose another port with --listen.")
+                     .arg(host)
+                     .arg(proxy.listenPort)
+                     .arg(listenError);
+        return nullptr;
+    }
+    return server;
 }
 
 bool Gateway::start(QString *error)
 {
     if (m_server)
         return true;
-    const EngineConfigPtr config = m_context.config();
-    if (!listenAddressAllowed(config->proxy, error))
+    auto server = openServer(m_context.config()->proxy, error);
+    if (!server)
         return false;
-
-    HttpServerLimits limits;
-    limits.maxBodyBytes = config->proxy.maxBodyBytes;
-    limits.maxHeaderBytes = config->proxy.maxHeaderBytes;
-    limits.idleTimeout = config->proxy.idleTimeout;
-    auto server = std::make_unique<HttpServer>(
-        limits, [this](int workerIndex) { return std::make_unique<ProxyHandler>(m_context, workerIndex); });
-    const QString host = config->proxy.listenHost == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : config->proxy.listenHost;
-    QString listenError;
-    if (!server->listen(QHostAddress(host), static_cast<quint16>(config->proxy.listenPort), &listenError)) {
-        *error = QStringLiteral("Cannot open the proxy port %1:%2 (%3). Is another Switchboard running? Choose another port with --listen.")
-                     .arg(host)
-                     .arg(config->proxy.listenPort)
-                     .arg(listenError);
-        return false;
+    {
+        std::lock_guard lock(m_serverMutex);
+        m_server = std::move(server);
     }
-    m_server = std::move(server);
 
     m_controlThread = new QThread;
     m_controlThread->setObjectName(QStringLiteral("sb-control"));
-    m_control = new ControlLoop(*this, m_context);
-    m_control->moveToThread(m_controlThread);
+    auto *control = new ControlLoop(*this, m_context);
+    control->moveToThread(m_controlThread);
     m_controlThread->start();
-    QMetaObject::invokeMethod(m_control, [control = m_control] { control->begin(); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(control, [control] { control->begin(); }, Qt::BlockingQueuedConnection);
+    m_control = control;
     spdlog::info("proxy listening on {}", baseUrl().toStdString());
     return true;
 }
 
 void Gateway::stop(std::chrono::milliseconds drain)
 {
-    if (m_control) {
-        QMetaObject::invokeMethod(m_control, [control = m_control] { control->end(); }, Qt::BlockingQueuedConnection);
-        QMetaObject::invokeMethod(m_control, [control = m_control] { delete control; }, Qt::BlockingQueuedConnection);
-        m_control = nullptr;
+    // The port first: admin requests still in flight may call into the control loop, and the
+    // health bookkeeping keeps running while the last streams drain.
+    std::unique_ptr<HttpServer> server;
+    {
+        std::lock_guard lock(m_serverMutex);
+        server = std::move(m_server);
+    }
+    if (server)
+        server->shutdown(drain);
+    joinRetired();
+    if (ControlLoop *control = m_control.exchange(nullptr)) {
+        QMetaObject::invokeMethod(control, [control] { control->end(); }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(control, [control] { delete control; }, Qt::BlockingQueuedConnection);
         m_controlThread->quit();
         m_controlThread->wait();
         delete m_controlThread;
         m_controlThread = nullptr;
     }
-    if (m_server) {
-        m_server->shutdown(drain);
-        m_server.reset();
-    }
+}
+
+void Gateway::retire(std::unique_ptr<HttpServer> server, std::chrono::milliseconds drain)
+{
+    // shutdown() blocks until the old connections are done; the owner (the GUI thread) must not.
+    m_retiring.emplace_back([server = std::move(server), drain]() mutable {
+        server->shutdown(drain);
+        server.reset();
+    });
+}
+
+void Gateway::joinRetired()
+{
+    for (std::thread &thread : m_retiring)
+        thread.join();
+    m_retiring.clear();
 }
 
 void Gateway::applyConfig(EngineConfigPtr config)
 {
+    const EngineConfigPtr current = m_context.config();
+    bool rebound = false;
+    const bool moved = config->proxy.listenHost != current->proxy.listenHost || config->proxy.listenPort != current->proxy.listenPort;
+    if (moved && m_server) {
+        QString error;
+        auto server = openServer(config->proxy, &error);
+        if (!server) {
+            spdlog::warn("proxy stays on {}: {}", baseUrl().toStdString(), error.toStdString());
+            // Everything else in the new configuration still applies; only the address stays.
+            auto kept = std::make_shared<EngineConfig>(*config);
+            kept->proxy.listenHost = current->proxy.listenHost;
+            kept->proxy.listenPort = current->proxy.listenPort;
+            config = std::move(kept);
+            emit listenFailed(QStringLiteral("%1 The proxy keeps listening on %2.").arg(error, baseUrl()));
+        } else {
+            std::unique_ptr<HttpServer> old;
+            {
+                std::lock_guard lock(m_serverMutex);
+                old = std::exchange(m_server, std::move(server));
+            }
+            retire(std::move(old), current->proxy.drainTimeout);
+            rebound = true;
+        }
+    }
     const ProbeConfig probe = config->probe;
     m_context.setConfig(std::move(config));
-    if (m_control)
-        QMetaObject::invokeMethod(m_control, [control = m_control, probe] { control->setProbeConfig(probe); });
+    if (ControlLoop *control = m_control)
+        QMetaObject::invokeMethod(control, [control, probe] { control->setProbeConfig(probe); });
+    if (rebound) {
+        spdlog::info("proxy moved to {}", baseUrl().toStdString());
+        emit listenAddressChanged(baseUrl());
+    }
 }
 
 quint16 Gateway::port() const
 {
+    std::lock_guard lock(m_serverMutex);
     return m_server ? m_server->serverPort() : 0;
+}
+
+bool Gateway::probeNow(int channelId)
+{
+    ControlLoop *control = m_control;
+    if (!control || !m_context.router().pool().channel(channelId))
+        return false;
+    bool accepted = false;
+    // Blocking so the caller learns whether it started; the control thread never waits on anyone.
+    QMetaObject::invokeMethod(
+        control,
+        [control, channelId, &accepted] {
+            accepted = !control->isProbing(channelId);
+            control->probeNow(channelId);
+        },
+        QThread::currentThread() == m_controlThread ? Qt::DirectConnection : Qt::BlockingQueuedConnection);
+    return accepted;
+}
+
+Gateway::ManualProbeStats Gateway::manualProbeStats() const
+{
+    const ControlLoop *control = m_control;
+    return control ? control->manualStats() : ManualProbeStats{};
+}
+
+void Gateway::setReloadHandler(ReloadHandler handler)
+{
+    m_reloadHandler = std::move(handler);
+}
+
+void Gateway::requestReload(QObject *replyContext, std::function<void(bool, const QString &)> reply)
+{
+    QPointer<QObject> context(replyContext);
+    QMetaObject::invokeMethod(this, [this, context, reply = std::move(reply)] {
+        QString message;
+        bool ok = false;
+        if (!m_reloadHandler)
+            message = QStringLiteral("This instance has no stored configuration to reload (it was started without one).");
+        else
+            ok = m_reloadHandler(&message);
+        if (context)
+            QMetaObject::invokeMethod(context, [context, reply, ok, message] {
+                if (context)
+                    reply(ok, message);
+            });
+    });
 }
 
 QString Gateway::baseUrl() const
@@ -197,10 +350,13 @@ MetricsSnapshot Gateway::snapshot() const
 
     s.router = context.router().stats();
     s.retryBudget = context.retryBudget().stats();
-    if (m_server)
-        s.server = m_server->stats();
-    if (m_control)
-        s.prober = m_control->proberStats();
+    {
+        std::lock_guard lock(m_serverMutex);
+        if (m_server)
+            s.server = m_server->stats();
+    }
+    if (const ControlLoop *control = m_control)
+        s.prober = control->proberStats();
     return s;
 }
 

@@ -1,14 +1,20 @@
 #pragma once
 
 #include "engine/EngineContext.h"
+#include "engine/EventLog.h"
 #include "engine/MetricsSnapshot.h"
 #include "health/HealthEvent.h"
 
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 class QThread;
 
@@ -34,6 +40,11 @@ public:
     bool isRunning() const { return m_server != nullptr; }
 
     // A saved configuration, applied live: requests in flight finish on the config they started with.
+    // A changed proxy.listenHost/listenPort rebinds: the new address is opened first, then the old
+    // one stops accepting while its connections finish (up to proxy.drainTimeout). When the new
+    // address is refused (listenAddressAllowed) or cannot be opened, the engine keeps serving on
+    // the old one, keeps the old address in its config, and emits listenFailed with a sentence.
+    // Call from the thread that owns the Gateway.
     void applyConfig(EngineConfigPtr config);
     EngineConfigPtr config() const { return m_context.config(); }
 
@@ -44,19 +55,54 @@ public:
     Router &router() { return m_context.router(); }
     // Computed on demand; thread-safe.
     MetricsSnapshot snapshot() const;
+    // The recent health events (for /admin/events and /admin/incidents); thread-safe.
+    const EventLog &eventLog() const { return m_events; }
+
+    // Thread-safe: asks the control thread to send a heartbeat probe to the channel now. The result
+    // flows like any heartbeat's (the channel's window and pool rules, then the next snapshot).
+    // False when the channel is unknown, a manual probe of it is already running, or the engine is stopped.
+    bool probeNow(int channelId);
+    struct ManualProbeStats {
+        std::uint64_t started = 0;
+        std::uint64_t succeeded = 0;
+        std::uint64_t failed = 0;
+    };
+    ManualProbeStats manualProbeStats() const;
+
+    // How POST /admin/reload re-reads the configuration: set by whoever owns the configuration
+    // (EngineHost reads its ConfigStore's database or the --config file). Runs on this object's
+    // thread; returns false with a sentence when the stored configuration cannot be read.
+    using ReloadHandler = std::function<bool(QString *message)>;
+    void setReloadHandler(ReloadHandler handler);
+    // Thread-safe: runs the reload handler on this object's thread, then calls `reply` on
+    // `replyContext`'s thread (not at all if that object is gone by then).
+    void requestReload(QObject *replyContext, std::function<void(bool ok, const QString &message)> reply);
 
 signals:
     // Once a second from the control thread; connect with a queued connection from the GUI.
     void snapshotReady(const sb::MetricsSnapshot &snapshot);
     // Breaker, pool, failover and panic events as they happen, from whichever thread caused them.
     void healthEvent(const sb::HealthEvent &event);
+    // applyConfig moved the proxy to a new address ("http://HOST:PORT/v1").
+    void listenAddressChanged(const QString &baseUrl);
+    // applyConfig could not move the proxy; the old address still serves. A sentence for the user.
+    void listenFailed(const QString &message);
 
 private:
+    std::unique_ptr<HttpServer> openServer(const ProxyConfig &proxy, QString *error);
+    void rebind(EngineConfigPtr config);
+    void retire(std::unique_ptr<HttpServer> server, std::chrono::milliseconds drain);
+    void joinRetired();
+
     const Clock &m_clock;
     EngineContext m_context;
+    EventLog m_events;
+    mutable std::mutex m_serverMutex; // guards m_server, which a rebind replaces while others read stats
     std::unique_ptr<HttpServer> m_server;
+    std::vector<std::thread> m_retiring; // old servers draining after a rebind; owner thread only
+    ReloadHandler m_reloadHandler;       // owner thread only
     QThread *m_controlThread = nullptr;
-    ControlLoop *m_control = nullptr;
+    std::atomic<ControlLoop *> m_control{nullptr}; // read by workers (probe now, snapshots)
 };
 
 // Refuses an address that is not loopback unless a local token is set (issue: binding to a

@@ -1,0 +1,182 @@
+#include "engine/RemoteGateway.h"
+
+#include "engine/SnapshotJson.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+
+namespace sb {
+
+namespace {
+
+// The first poll asks for this many past events, so an attached console starts with some context.
+constexpr int initialEvents = 200;
+
+} // namespace
+
+RemoteGateway::RemoteGateway(const Clock &clock, Target target, QObject *parent)
+    : QObject(parent), m_clock(clock), m_target(std::move(target)), m_http(new QNetworkAccessManager(this))
+{
+    qRegisterMetaType<sb::MetricsSnapshot>();
+    qRegisterMetaType<sb::HealthEvent>();
+    m_timer.setSingleShot(false);
+    connect(&m_timer, &QTimer::timeout, this, &RemoteGateway::poll);
+}
+
+RemoteGateway::~RemoteGateway()
+{
+    stop();
+}
+
+void RemoteGateway::start(std::chrono::milliseconds interval)
+{
+    setState(State::Connecting, QStringLiteral("Connecting to %1 …").arg(displayName()));
+    m_timer.start(interval);
+    poll();
+}
+
+void RemoteGateway::stop()
+{
+    m_timer.stop();
+    if (m_inFlight)
+        m_inFlight->abort();
+    setState(State::Disconnected, QStringLiteral("Not attached."));
+}
+
+QString RemoteGateway::displayName() const
+{
+    const QString host = m_target.host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]").arg(m_target.host) : m_target.host;
+    return QStringLiteral("http://%1:%2").arg(host).arg(m_target.port);
+}
+
+QNetworkReply *RemoteGateway::send(const QByteArray &method, const QString &pathAndQuery)
+{
+    QNetworkRequest request(QUrl(displayName() + pathAndQuery));
+    request.setTransferTimeout(10000); // a remote that stops answering must show as unreachable, not hang the poll
+    if (!m_target.token.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + m_target.token.toUtf8());
+    if (method == "POST")
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    return m_http->sendCustomRequest(request, method, method == "POST" ? QByteArrayLiteral("{}") : QByteArray());
+}
+
+bool RemoteGateway::readReply(QNetworkReply *reply, QJsonObject *json)
+{
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray body = reply->readAll();
+    const QJsonObject parsed = QJsonDocument::fromJson(body).object();
+    if (status == 401 || status == 403) {
+        setState(State::Refused, QStringLiteral("%1 refused the token: %2").arg(displayName(),
+                 parsed.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString()));
+        return false;
+    }
+    if (reply->error() != QNetworkReply::NoError && status == 0) {
+        setState(State::Unreachable, QStringLiteral("Cannot reach %1: %2").arg(displayName(), reply->errorString()));
+        return false;
+    }
+    if (status != 200 || parsed.isEmpty()) {
+        setState(State::Unreachable, QStringLiteral("%1 did not answer like a Switchboard admin API (HTTP %2).").arg(displayName()).arg(status));
+        return false;
+    }
+    *json = parsed;
+    return true;
+}
+
+void RemoteGateway::poll()
+{
+    if (m_inFlight)
+        return; // the previous poll is still waiting; never pile requests up on a slow instance
+    QNetworkReply *reply = send("GET", QStringLiteral("/admin/snapshot"));
+    m_inFlight = reply;
+    connect(reply, &QNetworkReply::finished, this, [this, reply] {
+        reply->deleteLater();
+        QJsonObject json;
+        if (!readReply(reply, &json))
+            return;
+        m_last = SnapshotJson::snapshotFromJson(json);
+        const auto remoteLast = static_cast<std::uint64_t>(json.value(QStringLiteral("lastEventId")).toDouble());
+        if (remoteLast < m_lastEventId) // the instance restarted: its event numbers began again
+            m_haveEvents = false;
+        setState(State::Connected, QStringLiteral("Watching %1.").arg(displayName()));
+        emit snapshotReady(m_last);
+        if (!m_haveEvents || remoteLast > m_lastEventId)
+            pollEvents();
+    });
+}
+
+void RemoteGateway::pollEvents()
+{
+    const QString query = m_haveEvents ? QStringLiteral("/admin/events?since=%1&limit=1000").arg(m_lastEventId)
+                                       : QStringLiteral("/admin/events?since=0&limit=%1").arg(initialEvents);
+    QNetworkReply *reply = send("GET", query);
+    m_inFlight = reply;
+    connect(reply, &QNetworkReply::finished, this, [this, reply] {
+        reply->deleteLater();
+        QJsonObject json;
+        if (!readReply(reply, &json))
+            return;
+        if (!m_haveEvents)
+            m_lastEventId = 0;
+        m_haveEvents = true;
+        for (const QJsonValue &value : json.value(QStringLiteral("data")).toArray()) {
+            auto entry = SnapshotJson::eventFromJson(value.toObject());
+            if (!entry || entry->sequence <= m_lastEventId)
+                continue;
+            m_lastEventId = entry->sequence;
+            entry->event.at = m_clock.now(); // the remote's steady clock means nothing here
+            emit healthEvent(entry->event);
+        }
+    });
+}
+
+void RemoteGateway::post(const QString &path, const QString &what)
+{
+    QNetworkReply *reply = send("POST", path);
+    connect(reply, &QNetworkReply::finished, this, [this, reply, what] {
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QJsonObject json = QJsonDocument::fromJson(reply->readAll()).object();
+        if (status >= 200 && status < 300) {
+            emit actionFinished(true, QStringLiteral("%1 on %2: done.").arg(what, displayName()));
+            poll(); // show the effect without waiting for the next interval
+            return;
+        }
+        const QString reason = status == 0 ? reply->errorString()
+                                           : json.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString();
+        emit actionFinished(false, QStringLiteral("%1 on %2 failed: %3").arg(what, displayName(), reason));
+    });
+}
+
+void RemoteGateway::eject(int channelId)
+{
+    post(QStringLiteral("/admin/channels/%1/eject").arg(channelId), QStringLiteral("Eject channel %1").arg(channelId));
+}
+
+void RemoteGateway::readmit(int channelId)
+{
+    post(QStringLiteral("/admin/channels/%1/readmit").arg(channelId), QStringLiteral("Re-admit channel %1").arg(channelId));
+}
+
+void RemoteGateway::probeNow(int channelId)
+{
+    post(QStringLiteral("/admin/channels/%1/probe").arg(channelId), QStringLiteral("Probe channel %1").arg(channelId));
+}
+
+void RemoteGateway::reload()
+{
+    post(QStringLiteral("/admin/reload"), QStringLiteral("Reload"));
+}
+
+void RemoteGateway::setState(State state, const QString &message)
+{
+    // A steady state is reported once; the same failure every second would flood the status bar.
+    if (state == m_state)
+        return;
+    m_state = state;
+    emit stateChanged(state, message);
+}
+
+} // namespace sb
