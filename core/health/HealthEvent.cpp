@@ -9,6 +9,7 @@ const char *toString(HealthEvent::Type type)
     case HealthEvent::Type::Pool: return "pool";
     case HealthEvent::Type::Failover: return "failover";
     case HealthEvent::Type::Panic: return "panic";
+    case HealthEvent::Type::Budget: return "budget";
     }
     return "unknown";
 }

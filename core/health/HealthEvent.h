@@ -19,6 +19,7 @@ struct HealthEvent {
         Pool,     // pool membership change (from/to: "active", "degraded", "ejected", "drained")
         Failover, // a request moved from channel `fromChannelId` to `channelId`
         Panic,    // every channel of a route was out; the least-bad one was used anyway
+        Budget,   // a route's spend reached its alert limit or hard stop (channelName = the route; to: "over_soft_limit", "hard_stop")
     };
     Type type = Type::Breaker;
     int channelId = 0;
@@ -33,7 +34,7 @@ struct HealthEvent {
 
 using EventSink = std::function<void(const HealthEvent &)>;
 
-const char *toString(HealthEvent::Type type); // "breaker", "pool", "failover", "panic"
+const char *toString(HealthEvent::Type type); // "breaker", "pool", "failover", "panic", "budget"
 
 } // namespace sb
 
