@@ -1,0 +1,537 @@
+// The caches through a real Gateway (issue #8): a real loopback proxy port, switchboard-sim's fake
+// providers behind it, a small fake embeddings server for the semantic cache, and a real HTTP
+// client in front. Miss then hit in both forms, SSE with [DONE] on a hit, bypass headers, per-route
+// opt-in, nothing saved from errors or cut streams, the history's cache-hit flag, and semantic
+// entries that survive a restart of the engine.
+#include "FakeProvider.h"
+#include "engine/Gateway.h"
+#include "net/HttpServer.h"
+#include "net/ResponseWriter.h"
+
+#include <QtTest>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+
+#include <atomic>
+#include <cmath>
+#include <mutex>
+
+using namespace sb;
+using namespace sb::sim;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Reply {
+    int status = 0;
+    QByteArray body;
+    QHash<QByteArray, QByteArray> headers; // lower-case names
+    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
+    QByteArray cache() const { return headers.value("x-switchboard-cache"); }
+};
+
+struct StreamText {
+    QString content;
+    bool done = false;
+    int chunks = 0;
+    QJsonObject error;
+};
+
+StreamText parseStream(const QByteArray &body)
+{
+    StreamText out;
+    for (const QByteArray &line : body.split('\n')) {
+        if (!line.startsWith("data: "))
+            continue;
+        const QByteArray data = line.mid(6).trimmed();
+        if (data == "[DONE]") {
+            out.done = true;
+            continue;
+        }
+        const QJsonObject chunk = QJsonDocument::fromJson(data).object();
+        if (chunk.contains("error")) {
+            out.error = chunk.value("error").toObject();
+            continue;
+        }
+        ++out.chunks;
+        for (const QJsonValue &choice : chunk.value("choices").toArray())
+            out.content += choice.toObject().value("delta").toObject().value("content").toString();
+    }
+    return out;
+}
+
+QString completionText(const Reply &reply)
+{
+    return reply.json().value("choices").toArray().at(0).toObject().value("message").toObject().value("content").toString();
+}
+
+// An OpenAI-compatible /v1/embeddings endpoint with a bag-of-words embedding: the same words in
+// any case, order or punctuation give the same vector (cosine 1), other words another.
+class FakeEmbeddings {
+public:
+    static constexpr int kDim = 64;
+
+    bool start(QString *error)
+    {
+        m_server = std::make_unique<HttpServer>(HttpServerLimits{}, [this](int) { return std::make_unique<Handler>(this); }, 1);
+        return m_server->listen(QHostAddress::LocalHost, 0, error);
+    }
+    QString baseUrl() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(m_server->serverPort()); }
+    int calls() const { return m_calls.load(); }
+    QStringList inputs() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_inputs;
+    }
+
+private:
+    struct Handler : HttpHandler {
+        explicit Handler(FakeEmbeddings *owner) : m_owner(owner) {}
+        void handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response) override
+        {
+            HttpHeaders headers;
+            headers.set("Content-Type", "application/json");
+            if (request.path != "/v1/embeddings") {
+                response->send(200, headers, R"({"object":"list","data":[]})");
+                return;
+            }
+            m_owner->m_calls.fetch_add(1);
+            const QString input = QJsonDocument::fromJson(request.body).object().value("input").toString();
+            {
+                std::lock_guard lock(m_owner->m_mutex);
+                m_owner->m_inputs << input;
+            }
+            QJsonArray vector;
+            std::vector<double> v(kDim, 0.0);
+            for (const QString &word : input.toLower().split(QRegularExpression(QStringLiteral("[^a-z]+")), Qt::SkipEmptyParts))
+                v[qHash(word, 7) % kDim] += 1.0;
+            for (double x : v)
+                vector.append(x);
+            const QJsonObject body{{"object", "list"},
+                                   {"data", QJsonArray{QJsonObject{{"object", "embedding"}, {"index", 0}, {"embedding", vector}}}},
+                                   {"model", "fake-embed"}};
+            response->send(200, headers, QJsonDocument(body).toJson(QJsonDocument::Compact));
+        }
+        FakeEmbeddings *m_owner;
+    };
+
+    std::unique_ptr<HttpServer> m_server;
+    std::atomic<int> m_calls{0};
+    mutable std::mutex m_mutex;
+    QStringList m_inputs;
+};
+
+ProviderSpec providerSpec(const QString &name, std::vector<FaultSpec> faults = {})
+{
+    ProviderSpec spec;
+    spec.name = name;
+    spec.dialect = QStringLiteral("openai_compat");
+    spec.models = {QStringLiteral("gpt-4o")};
+    spec.ttftMs = Distribution::constant(5);
+    spec.tokensPerSecond = Distribution::constant(2000);
+    spec.completionTokens = 12;
+    spec.faults = std::move(faults);
+    return spec;
+}
+
+FaultSpec always(SimError error)
+{
+    FaultSpec fault;
+    fault.type = FaultSpec::Type::Errors;
+    fault.from = 0;
+    fault.probability = 1.0;
+    fault.mix = {ErrorMixEntry{error, 1.0}};
+    return fault;
+}
+
+QByteArray chatBody(bool stream, const QString &question = QStringLiteral("What is the capital of France?"),
+                    const QString &system = QString(), const QString &model = QStringLiteral("gpt-4o"))
+{
+    QJsonArray messages;
+    if (!system.isEmpty())
+        messages.append(QJsonObject{{"role", "system"}, {"content", system}});
+    messages.append(QJsonObject{{"role", "user"}, {"content", question}});
+    return QJsonDocument(QJsonObject{{"model", model}, {"messages", messages}, {"stream", stream}}).toJson(QJsonDocument::Compact);
+}
+
+} // namespace
+
+class tst_CacheThrough : public QObject {
+    Q_OBJECT
+
+private:
+    SystemClock &m_clock = SystemClock::instance();
+    SplitMixRandom m_random{4321};
+    std::unique_ptr<ScenarioClock> m_scenarioClock;
+    std::unique_ptr<FakeProvider> m_primary;
+    std::unique_ptr<FakeProvider> m_fallback;
+    std::unique_ptr<FakeEmbeddings> m_embeddings;
+    std::unique_ptr<Gateway> m_gateway;
+    QNetworkAccessManager m_http;
+    std::mutex m_recordsMutex;
+    std::vector<RequestRecord> m_records;
+
+    std::shared_ptr<EngineConfig> makeConfig(std::function<void(EngineConfig &)> tweak)
+    {
+        auto config = std::make_shared<EngineConfig>();
+        config->proxy.listenPort = 0;
+        ProviderConfig a;
+        a.id = 1;
+        a.name = QStringLiteral("primary");
+        a.dialect = QStringLiteral("openai_compat");
+        a.baseUrl = m_primary->baseUrl();
+        a.primaryTimeout = 3s;
+        a.fallbackTimeout = 3s;
+        a.keys = {ApiKeyConfig{1, QStringLiteral("primary key"), QStringLiteral("sk-primary-0001"), true, {}}};
+        ProviderConfig b = a;
+        b.id = 2;
+        b.name = QStringLiteral("fallback");
+        b.baseUrl = m_fallback->baseUrl();
+        b.keys = {ApiKeyConfig{2, QStringLiteral("fallback key"), QStringLiteral("sk-fallback-0002"), true, {}}};
+        ProviderConfig e = a;
+        e.id = 3;
+        e.name = QStringLiteral("embeddings");
+        e.baseUrl = m_embeddings->baseUrl();
+        e.keys = {ApiKeyConfig{3, QStringLiteral("embeddings key"), QStringLiteral("sk-embed-0003"), true, {}}};
+        config->providers = {a, b, e};
+        ChannelConfig ca;
+        ca.id = 1;
+        ca.name = QStringLiteral("gpt-4o/A");
+        ca.providerId = 1;
+        ca.upstreamModel = QStringLiteral("gpt-4o");
+        ChannelConfig cb = ca;
+        cb.id = 2;
+        cb.name = QStringLiteral("gpt-4o/B");
+        cb.providerId = 2;
+        ChannelConfig ce = ca;
+        ce.id = 3;
+        ce.name = QStringLiteral("embed");
+        ce.providerId = 3;
+        ce.upstreamModel = QStringLiteral("fake-embed");
+        config->channels = {ca, cb, ce};
+        RouteConfig cached;
+        cached.id = 1;
+        cached.logicalModel = QStringLiteral("gpt-4o");
+        cached.strategy = RoutingStrategy::Priority;
+        cached.channelIds = {1, 2};
+        cached.cacheEnabled = true;
+        RouteConfig uncached = cached;
+        uncached.id = 2;
+        uncached.logicalModel = QStringLiteral("gpt-4o-nocache");
+        uncached.cacheEnabled = false;
+        config->routes = {cached, uncached};
+        config->retry.baseDelay = 10ms;
+        config->retry.jitter = 5ms;
+        if (tweak)
+            tweak(*config);
+        return config;
+    }
+
+    void startAll(std::vector<FaultSpec> faults = {}, std::function<void(EngineConfig &)> tweak = {}, const QString &storePath = {})
+    {
+        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
+        m_primary = std::make_unique<FakeProvider>(providerSpec("primary", faults), *m_scenarioClock, m_random);
+        m_fallback = std::make_unique<FakeProvider>(providerSpec("fallback", faults), *m_scenarioClock, m_random);
+        m_embeddings = std::make_unique<FakeEmbeddings>();
+        QString error;
+        QVERIFY2(m_primary->start(&error), qPrintable(error));
+        QVERIFY2(m_fallback->start(&error), qPrintable(error));
+        QVERIFY2(m_embeddings->start(&error), qPrintable(error));
+        startGateway(makeConfig(std::move(tweak)), storePath);
+    }
+
+    void startGateway(std::shared_ptr<EngineConfig> config, const QString &storePath = {})
+    {
+        QVERIFY2(config->validate().isEmpty(), qPrintable(config->validate().join('\n')));
+        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
+        if (!storePath.isEmpty()) {
+            QString error;
+            QVERIFY2(m_gateway->context().cache().openStore(storePath, &error), qPrintable(error));
+        }
+        m_gateway->context().setRequestSink([this](RequestRecord &&r) {
+            std::lock_guard lock(m_recordsMutex);
+            m_records.push_back(std::move(r));
+        });
+        QString error;
+        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+    }
+
+    Reply post(const QByteArray &body, QList<QPair<QByteArray, QByteArray>> headers = {})
+    {
+        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_gateway->port())));
+        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+        for (const auto &h : headers)
+            req.setRawHeader(h.first, h.second);
+        QNetworkReply *reply = m_http.post(req, body);
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        if (!reply->isFinished())
+            finished.wait(20000);
+        Reply out;
+        out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        out.body = reply->readAll();
+        for (const auto &pair : reply->rawHeaderPairs())
+            out.headers.insert(pair.first.toLower(), pair.second);
+        reply->deleteLater();
+        return out;
+    }
+
+    quint64 upstreamChats() const { return m_primary->stats().chat + m_fallback->stats().chat; }
+    CacheFront::Stats cacheStats() { return m_gateway->context().cache().stats(); }
+
+    std::vector<RequestRecord> records()
+    {
+        std::lock_guard lock(m_recordsMutex);
+        return m_records;
+    }
+
+    void useSemantic(EngineConfig &c, SemanticPreset preset = SemanticPreset::Balanced)
+    {
+        c.routes[0].cacheEnabled = false;
+        c.routes[0].cache.semantic = true;
+        c.routes[0].cache.preset = preset;
+        c.routes[0].cache.embeddingsChannelId = 3;
+    }
+
+private slots:
+    void cleanup()
+    {
+        if (m_gateway)
+            m_gateway->stop(500ms);
+        m_gateway.reset();
+        m_primary.reset();
+        m_fallback.reset();
+        m_embeddings.reset();
+        m_records.clear();
+    }
+
+    void streamMissThenHitAsSse()
+    {
+        startAll();
+        const Reply miss = post(chatBody(true));
+        QCOMPARE(miss.status, 200);
+        QCOMPARE(miss.cache(), QByteArray("miss"));
+        const StreamText first = parseStream(miss.body);
+        QVERIFY(first.done);
+        QVERIFY(!first.content.isEmpty());
+        QCOMPARE(upstreamChats(), 1u);
+        QTRY_COMPARE(cacheStats().exact.stores, 1u);
+
+        const Reply hit = post(chatBody(true));
+        QCOMPARE(hit.status, 200);
+        QCOMPARE(hit.cache(), QByteArray("hit"));
+        QCOMPARE(hit.headers.value("x-switchboard-cache-kind"), QByteArray("exact"));
+        QVERIFY(hit.headers.value("content-type").startsWith("text/event-stream"));
+        QVERIFY(hit.body.endsWith("data: [DONE]\n\n"));
+        const StreamText second = parseStream(hit.body);
+        QVERIFY(second.done);
+        QCOMPARE(second.content, first.content);
+        QCOMPARE(second.chunks, first.chunks);
+        QCOMPARE(upstreamChats(), 1u); // the provider was not asked again
+        QVERIFY(!m_embeddings->calls()); // the exact cache costs no embeddings call
+    }
+
+    void nonStreamMissThenHit()
+    {
+        startAll();
+        const Reply miss = post(chatBody(false));
+        QCOMPARE(miss.status, 200);
+        QCOMPARE(miss.cache(), QByteArray("miss"));
+        QTRY_COMPARE(cacheStats().exact.stores, 1u);
+        const Reply hit = post(chatBody(false));
+        QCOMPARE(hit.status, 200);
+        QCOMPARE(hit.cache(), QByteArray("hit"));
+        QCOMPARE(hit.json().value("object").toString(), QStringLiteral("chat.completion"));
+        QCOMPARE(completionText(hit), completionText(miss));
+        QCOMPARE(upstreamChats(), 1u);
+    }
+
+    void aHitAnswersTheOtherForm()
+    {
+        startAll();
+        const Reply streamed = post(chatBody(true));
+        QTRY_COMPARE(cacheStats().exact.stores, 1u);
+        const Reply whole = post(chatBody(false)); // same question, not streamed: same key
+        QCOMPARE(whole.cache(), QByteArray("hit"));
+        QCOMPARE(completionText(whole), parseStream(streamed.body).content);
+
+        const Reply other = post(chatBody(false, QStringLiteral("Another question")));
+        QCOMPARE(other.cache(), QByteArray("miss"));
+        QTRY_COMPARE(cacheStats().exact.stores, 2u);
+        const Reply asStream = post(chatBody(true, QStringLiteral("Another question")));
+        QCOMPARE(asStream.cache(), QByteArray("hit"));
+        const StreamText text = parseStream(asStream.body);
+        QVERIFY(text.done);
+        QCOMPARE(text.content, completionText(other));
+        QCOMPARE(upstreamChats(), 2u);
+    }
+
+    void bypassHeadersSkipTheCache_data()
+    {
+        QTest::addColumn<QByteArray>("name");
+        QTest::addColumn<QByteArray>("value");
+        QTest::newRow("Cache-Control: no-cache") << QByteArray("Cache-Control") << QByteArray("no-cache");
+        QTest::newRow("x-switchboard-cache: skip") << QByteArray("x-switchboard-cache") << QByteArray("skip");
+    }
+    void bypassHeadersSkipTheCache()
+    {
+        QFETCH(QByteArray, name);
+        QFETCH(QByteArray, value);
+        startAll();
+        post(chatBody(false));
+        QTRY_COMPARE(cacheStats().exact.stores, 1u);
+        const Reply skipped = post(chatBody(false), {{name, value}});
+        QCOMPARE(skipped.status, 200);
+        QCOMPARE(skipped.cache(), QByteArray("skip"));
+        QCOMPARE(upstreamChats(), 2u);
+        QCOMPARE(post(chatBody(false)).cache(), QByteArray("hit"));
+        QCOMPARE(upstreamChats(), 2u);
+        QCOMPARE(cacheStats().skipped, 1u);
+    }
+
+    void aRouteWithoutCacheIsNeverCached()
+    {
+        startAll();
+        const QByteArray body = chatBody(true, QStringLiteral("hello"), {}, QStringLiteral("gpt-4o-nocache"));
+        const Reply a = post(body);
+        const Reply b = post(body);
+        QCOMPARE(a.status, 200);
+        QCOMPARE(b.status, 200);
+        QVERIFY(!a.headers.contains("x-switchboard-cache"));
+        QVERIFY(!b.headers.contains("x-switchboard-cache"));
+        QCOMPARE(upstreamChats(), 2u);
+        QCOMPARE(cacheStats().exact.stores, 0u);
+    }
+
+    void aStreamCutMidwayIsNotCached_data()
+    {
+        QTest::addColumn<int>("error");
+        QTest::newRow("cut") << int(SimError::StreamCut);
+        QTest::newRow("error event mid-stream") << int(SimError::MidStreamError);
+    }
+    void aStreamCutMidwayIsNotCached()
+    {
+        QFETCH(int, error);
+        startAll({always(static_cast<SimError>(error))});
+        const Reply broken = post(chatBody(true));
+        QCOMPARE(broken.status, 200);
+        const StreamText text = parseStream(broken.body);
+        QVERIFY(!text.done);
+        QVERIFY(!text.error.isEmpty());
+        QVERIFY(text.chunks > 0); // it really was cut mid-way, after bytes went out
+        // The save would run on the next turn of the worker's loop; a later request sees its effect.
+        const Reply again = post(chatBody(true));
+        QCOMPARE(again.cache(), QByteArray("miss"));
+        QCOMPARE(cacheStats().exact.stores, 0u);
+        QCOMPARE(upstreamChats(), 2u);
+    }
+
+    void anErrorIsNotCached()
+    {
+        startAll({always(SimError::Http500)});
+        const Reply failed = post(chatBody(false));
+        QCOMPARE(failed.status, 502);
+        QCOMPARE(failed.cache(), QByteArray("miss"));
+        QVERIFY(failed.json().contains("error"));
+        const Reply again = post(chatBody(false));
+        QCOMPARE(again.status, 502);
+        QCOMPARE(again.cache(), QByteArray("miss"));
+        QCOMPARE(cacheStats().exact.stores, 0u);
+        QCOMPARE(cacheStats().exact.hits, 0u);
+    }
+
+    void theHistoryMarksCacheHits()
+    {
+        startAll();
+        post(chatBody(true));
+        QTRY_COMPARE(cacheStats().exact.stores, 1u);
+        post(chatBody(true));
+        QTRY_COMPARE(records().size(), std::size_t(2));
+        const auto rows = records();
+        QVERIFY(!rows[0].cacheHit);
+        QCOMPARE(rows[0].channelName, QStringLiteral("gpt-4o/A"));
+        QVERIFY(rows[1].cacheHit);
+        QCOMPARE(rows[1].status, RequestStatus::Ok);
+        QCOMPARE(rows[1].httpStatus, 200);
+        QCOMPARE(rows[1].logicalModel, QStringLiteral("gpt-4o"));
+        QVERIFY(rows[1].streamed);
+        QVERIFY(rows[1].ttftMs >= 0);
+        QVERIFY(rows[1].attempts.empty());
+        QCOMPARE(m_gateway->context().counters().requests.load(), 2u);
+        QCOMPARE(m_gateway->context().counters().succeeded.load(), 2u);
+    }
+
+    void semanticHitForARewording()
+    {
+        startAll({}, [this](EngineConfig &c) { useSemantic(c); });
+        const Reply miss = post(chatBody(true, QStringLiteral("What is the capital of France?")));
+        QCOMPARE(miss.cache(), QByteArray("miss"));
+        QTRY_COMPARE(cacheStats().semantic.stores, 1u);
+        const Reply hit = post(chatBody(true, QStringLiteral("what is THE capital of france")));
+        QCOMPARE(hit.cache(), QByteArray("hit"));
+        QCOMPARE(hit.headers.value("x-switchboard-cache-kind"), QByteArray("semantic"));
+        QCOMPARE(hit.headers.value("x-switchboard-cache-similarity").toDouble(), 1.0);
+        QCOMPARE(parseStream(hit.body).content, parseStream(miss.body).content);
+        QVERIFY(parseStream(hit.body).done);
+        QCOMPARE(upstreamChats(), 1u);
+        QCOMPARE(m_embeddings->calls(), 2);
+        QCOMPARE(m_embeddings->inputs().at(0), QStringLiteral("user: What is the capital of France?"));
+
+        const Reply other = post(chatBody(true, QStringLiteral("How do I bake sourdough bread?")));
+        QCOMPARE(other.cache(), QByteArray("miss"));
+        QCOMPARE(upstreamChats(), 2u);
+    }
+
+    void semanticCacheIsScopedBySystemPrompt()
+    {
+        startAll({}, [this](EngineConfig &c) { useSemantic(c, SemanticPreset::Loose); });
+        post(chatBody(false, QStringLiteral("Capital of France?"), QStringLiteral("Answer in English.")));
+        QTRY_COMPARE(cacheStats().semantic.stores, 1u);
+        const Reply otherSystem = post(chatBody(false, QStringLiteral("Capital of France?"), QStringLiteral("Answer in French.")));
+        QCOMPARE(otherSystem.cache(), QByteArray("miss"));
+        const Reply sameSystem = post(chatBody(false, QStringLiteral("capital of france"), QStringLiteral("Answer in English.")));
+        QCOMPARE(sameSystem.cache(), QByteArray("hit"));
+        QCOMPARE(upstreamChats(), 2u);
+    }
+
+    void semanticEntriesSurviveARestart()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("switchboard.db");
+        startAll({}, [this](EngineConfig &c) { useSemantic(c); }, path);
+        const Reply miss = post(chatBody(false));
+        QCOMPARE(miss.cache(), QByteArray("miss"));
+        QTRY_COMPARE(cacheStats().semantic.stores, 1u);
+        m_gateway->context().cache().semantic().flush();
+        const EngineConfigPtr config = m_gateway->config();
+        m_gateway->stop(500ms);
+        m_gateway.reset();
+
+        startGateway(std::make_shared<EngineConfig>(*config), path);
+        QCOMPARE(cacheStats().semantic.loaded, qint64(1));
+        const Reply hit = post(chatBody(false, QStringLiteral("what is the capital of France")));
+        QCOMPARE(hit.cache(), QByteArray("hit"));
+        QCOMPARE(completionText(hit), completionText(miss));
+        QCOMPARE(upstreamChats(), 1u);
+    }
+
+    void aFailedEmbeddingsCallIsAMiss()
+    {
+        startAll({}, [this](EngineConfig &c) {
+            useSemantic(c);
+            c.providers[2].baseUrl = QStringLiteral("http://127.0.0.1:1/v1"); // nothing listens there
+        });
+        const Reply reply = post(chatBody(true));
+        QCOMPARE(reply.status, 200);
+        QCOMPARE(reply.cache(), QByteArray("miss"));
+        QVERIFY(parseStream(reply.body).done);
+        QCOMPARE(cacheStats().embeddingFailures, 1u);
+        QCOMPARE(cacheStats().semantic.stores, 0u);
+    }
+};
+
+QTEST_MAIN(tst_CacheThrough)
+#include "tst_CacheThrough.moc"
