@@ -607,6 +607,18 @@ qint64 HttpConnection::bufferedBytes() const
     return m_tornDown ? 0 : m_socket->bytesToWrite();
 }
 
+void HttpConnection::resetConnection(quint64 sequence)
+{
+    if (m_tornDown || !m_responseActive || sequence != m_activeSequence)
+        return;
+    // SO_LINGER with a zero timeout makes close() send RST and drop unsent bytes, which is what a
+    // reset means; a plain close would deliver the buffered bytes and a FIN (a clean end).
+    const linger reset{1, 0};
+    ::setsockopt(static_cast<int>(m_socket->socketDescriptor()), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    ++m_counters.resets;
+    teardown(false);
+}
+
 void HttpConnection::onBytesWritten()
 {
     if (m_tornDown)

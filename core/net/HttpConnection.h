@@ -89,6 +89,7 @@ private:
     void responseComplete(quint64 sequence, int status);
     void responseAbandoned(quint64 sequence);
     qint64 bufferedBytes() const;
+    void resetConnection(quint64 sequence);
 
     void writeRaw(const QByteArray &bytes);
     void closeGracefully();

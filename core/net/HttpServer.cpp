@@ -175,6 +175,7 @@ HttpServer::Stats HttpServer::stats() const
     s.idleCloses = c.idleCloses.load();
     s.slowClientCloses = c.slowClientCloses.load();
     s.clientAborts = c.clientAborts.load();
+    s.resets = c.resets.load();
     s.bytesIn = c.bytesIn.load();
     s.bytesOut = c.bytesOut.load();
     return s;

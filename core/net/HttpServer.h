@@ -41,6 +41,7 @@ public:
         std::uint64_t idleCloses = 0;
         std::uint64_t slowClientCloses = 0;   // response buffer over maxBufferedResponseBytes
         std::uint64_t clientAborts = 0;       // client gone while its response was in progress
+        std::uint64_t resets = 0;             // connections reset by a handler (ResponseWriter::abort)
         std::uint64_t bytesIn = 0;
         std::uint64_t bytesOut = 0;
     };

@@ -192,6 +192,17 @@ void ResponseWriter::finish()
     complete();
 }
 
+void ResponseWriter::abort()
+{
+    SB_ASSERT_WORKER_THREAD();
+    if (m_state != State::Pending && m_state != State::Streaming)
+        return;
+    auto keepAlive = shared_from_this();
+    if (m_connection)
+        m_connection->resetConnection(m_sequence); // calls connectionClosed() through teardown
+    connectionClosed(); // no-op when the connection already did it
+}
+
 void ResponseWriter::complete()
 {
     if (m_state != State::Streaming)

@@ -30,6 +30,11 @@ public:
     // One piece of the stream, handed to the socket at once (TCP_NODELAY is set on every connection).
     void write(const QByteArray &bytes);
     void finish();
+    // Resets the connection (TCP RST) instead of closing it cleanly: the client sees a broken
+    // connection, not a truncated answer it might take for a complete one. For "reset" faults (the
+    // simulator) and for a handler that must not let a half-written answer look finished. The
+    // onClosed callbacks run; the response is closed afterwards (isOpen() is false).
+    void abort();
 
     // False once the client went away, the connection was cut (slow reader, shutdown deadline) or
     // the response is complete.
