@@ -133,13 +133,18 @@ void ConnectionTest::start(const ProviderConfig &provider, const QString &secret
             finish(r);
             return;
         }
-        const Outcome outcome = adapter->classify(state->status, state->headers, state->body);
+        Outcome outcome = adapter->classify(state->status, state->headers, state->body);
+        // The ErrorMaps judge chat bodies; DashScope's calls a 2xx without "output" a failure, which
+        // a model list always is. A 2xx model listing is the probe's success in every dialect.
+        const int listed = countModels(state->body);
+        if (state->status >= 200 && state->status < 300 && listed >= 0 && outcome.kind == OutcomeKind::ProviderDown)
+            outcome = Outcome::success(state->status);
         r.httpStatus = state->status;
         r.kind = outcome.kind;
         r.message = scrub(outcome.message, secret);
         if (outcome.isSuccess()) {
             r.verdict = Verdict::Passed;
-            r.modelCount = countModels(state->body);
+            r.modelCount = listed;
         } else if (outcome.kind == OutcomeKind::RetryableRateLimit) {
             // Rate limited means the provider knew the key: worth a warning, not a red cross.
             r.verdict = Verdict::Warning;

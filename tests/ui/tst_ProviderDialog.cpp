@@ -287,7 +287,7 @@ private slots:
 
     void testConnectionShowsTheNormalisedResult()
     {
-        test::CannedHttpServer server(200, R"({"object":"list","data":[{"id":"a"},{"id":"b"}]})");
+        test::CannedHttpServer server(200, "{\"object\":\"list\",\"data\":[{\"id\":\"a\"},{\"id\":\"b\"}]}");
         test::TestStore t;
         ProviderDialog dialog(t.store, 1);
         dialog.show();
@@ -306,8 +306,8 @@ private slots:
     void perKeyTestOfARejectedKeySaysAuthErrorWithoutTheKey()
     {
         // Providers echo the rejected key; the dialog must show only its mask.
-        const QByteArray body = R"({"error":{"message":"Incorrect API key provided: )" + test::OpenAiKey2.toUtf8()
-                                + R"(","type":"invalid_request_error","code":"invalid_api_key"}})";
+        const QByteArray body = "{\"error\":{\"message\":\"Incorrect API key provided: " + test::OpenAiKey2.toUtf8()
+                                + "\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}";
         test::CannedHttpServer server(401, body);
         test::TestStore t;
         ProviderDialog dialog(t.store, 1);

@@ -299,7 +299,7 @@ private slots:
         page.providerView()->selectRow(0);
         QVERIFY(saveShot(&page, QStringLiteral("providers-page") + suffix));
 
-        test::CannedHttpServer server(200, R"({"object":"list","data":[{"id":"gpt-4o"},{"id":"gpt-4o-mini"},{"id":"o3-mini"}]})");
+        test::CannedHttpServer server(200, "{\"object\":\"list\",\"data\":[{\"id\":\"gpt-4o\"},{\"id\":\"gpt-4o-mini\"},{\"id\":\"o3-mini\"}]}");
         auto *dialog = page.openProviderDialog(1);
         QVERIFY(QTest::qWaitForWindowExposed(dialog));
         dialog->findChild<QTableView *>(QStringLiteral("keysView"))->selectRow(0);
