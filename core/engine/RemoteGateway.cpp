@@ -41,8 +41,12 @@ void RemoteGateway::start(std::chrono::milliseconds interval)
 void RemoteGateway::stop()
 {
     m_timer.stop();
-    if (m_inFlight)
+    if (m_inFlight) {
+        // Aborted on purpose: its handler must not read it or report the instance unreachable.
+        m_inFlight->disconnect(this);
         m_inFlight->abort();
+        m_inFlight->deleteLater();
+    }
     setState(State::Disconnected, QStringLiteral("Not attached."));
 }
 
