@@ -37,6 +37,20 @@ Where requestWhere(const HistoryReader::RequestQuery &q, bool paging)
         w.clauses << QStringLiteral("failover = 1");
     if (q.cacheHitsOnly)
         w.clauses << QStringLiteral("cache_hit = 1");
+    if (q.maxId > 0) {
+        w.clauses << QStringLiteral("id <= ?");
+        w.values << q.maxId;
+    }
+    if (q.minIdExclusive > 0) {
+        w.clauses << QStringLiteral("id > ?");
+        w.values << q.minIdExclusive;
+    }
+    if (q.attemptChannelId != 0) {
+        // Attempts are compact JSON with sorted keys, so "ch" comes first in each object and is
+        // followed by a comma: the pattern cannot match a longer id (1 vs 12).
+        w.clauses << QStringLiteral("(channel_id = ? OR attempts LIKE ?)");
+        w.values << q.attemptChannelId << QStringLiteral("%{\"ch\":%1,%").arg(q.attemptChannelId);
+    }
     if (paging && q.beforeId > 0) {
         w.clauses << QStringLiteral("(time_ms < ? OR (time_ms = ? AND id < ?))");
         w.values << q.beforeTimeMs << q.beforeTimeMs << q.beforeId;
@@ -57,6 +71,38 @@ bool execWith(QSqlQuery &q, const QString &sql, const QVariantList &values, QStr
         return false;
     }
     return true;
+}
+
+const QString kRequestColumns = QStringLiteral(
+    "id, time_ms, request_id, logical_model, channel_id, channel_name, status, outcome, http_status,"
+    " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts,"
+    " cost_known, auto_tier");
+
+RequestRecord requestFrom(const QSqlQuery &q)
+{
+    RequestRecord r;
+    r.id = q.value(0).toLongLong();
+    r.timeMs = q.value(1).toLongLong();
+    r.requestId = q.value(2).toString();
+    r.logicalModel = q.value(3).toString();
+    r.channelId = q.value(4).toInt();
+    r.channelName = q.value(5).toString();
+    r.status = HistoryCodec::statusFromName(q.value(6).toString());
+    r.outcome = outcomeKindFromString(q.value(7).toString()).value_or(OutcomeKind::ProviderDown);
+    r.httpStatus = q.value(8).toInt();
+    r.ttftMs = q.value(9).toInt();
+    r.latencyMs = q.value(10).toInt();
+    r.inputTokens = q.value(11).toInt();
+    r.outputTokens = q.value(12).toInt();
+    r.costUsd = q.value(13).toDouble();
+    r.failover = q.value(14).toBool();
+    r.cacheHit = q.value(15).toBool();
+    r.streamed = q.value(16).toBool();
+    r.error = q.value(17).toString();
+    r.attempts = HistoryCodec::decodeAttempts(q.value(18).toString());
+    r.costKnown = q.value(19).toBool();
+    r.autoTier = q.value(20).toString();
+    return r;
 }
 
 HealthMinute minuteFrom(const QSqlQuery &q)
@@ -93,34 +139,92 @@ std::vector<RequestRecord> HistoryReader::requests(const RequestQuery &query)
     QSqlQuery q(m_db.connection());
     q.setForwardOnly(true);
     QVariantList values = w.values;
-    values << std::max(0, query.limit);
-    if (!execWith(q, QStringLiteral("SELECT id, time_ms, request_id, logical_model, channel_id, channel_name, status, outcome, http_status,"
-                                    " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts"
-                                    " FROM requests WHERE %1 ORDER BY time_ms DESC, id DESC LIMIT ?").arg(w.clauses.join(QStringLiteral(" AND "))),
+    values << std::max(0, query.limit) << std::max<qint64>(0, query.offset);
+    if (!execWith(q, QStringLiteral("SELECT %1 FROM requests WHERE %2 ORDER BY time_ms DESC, id DESC LIMIT ? OFFSET ?")
+                         .arg(kRequestColumns, w.clauses.join(QStringLiteral(" AND "))),
                   values, &m_lastError))
         return out;
+    while (q.next())
+        out.push_back(requestFrom(q));
+    return out;
+}
+
+qint64 HistoryReader::count(const RequestQuery &query)
+{
+    const Where w = requestWhere(query, false);
+    QSqlQuery q(m_db.connection());
+    if (!execWith(q, QStringLiteral("SELECT COUNT(*) FROM requests WHERE %1").arg(w.clauses.join(QStringLiteral(" AND "))),
+                  w.values, &m_lastError)
+        || !q.next())
+        return 0;
+    return q.value(0).toLongLong();
+}
+
+std::optional<RequestRecord> HistoryReader::request(qint64 id)
+{
+    QSqlQuery q(m_db.connection());
+    if (!execWith(q, QStringLiteral("SELECT %1 FROM requests WHERE id = ?").arg(kRequestColumns), {id}, &m_lastError) || !q.next())
+        return std::nullopt;
+    return requestFrom(q);
+}
+
+qint64 HistoryReader::latestRequestId()
+{
+    QSqlQuery q(m_db.connection());
+    if (!execWith(q, QStringLiteral("SELECT COALESCE(MAX(id), 0) FROM requests"), {}, &m_lastError) || !q.next())
+        return 0;
+    return q.value(0).toLongLong();
+}
+
+std::vector<HistoryReader::ChannelName> HistoryReader::channelNames()
+{
+    std::vector<ChannelName> out;
+    QSqlQuery q(m_db.connection());
+    q.setForwardOnly(true);
+    if (!execWith(q, QStringLiteral("SELECT id, name FROM channels ORDER BY position, id"), {}, &m_lastError))
+        return out;
+    while (q.next())
+        out.push_back({q.value(0).toInt(), q.value(1).toString()});
+    return out;
+}
+
+QStringList HistoryReader::logicalModels()
+{
+    // The configured routes, plus whatever the history holds; DISTINCT over the requests would
+    // read every row, so the history part only looks at the newest 10,000.
+    QStringList out;
+    QSqlQuery q(m_db.connection());
+    q.setForwardOnly(true);
+    if (execWith(q, QStringLiteral("SELECT logical_model FROM routes UNION SELECT DISTINCT logical_model FROM"
+                                   " (SELECT logical_model FROM requests ORDER BY id DESC LIMIT 10000)"),
+                 {}, &m_lastError)) {
+        while (q.next())
+            out << q.value(0).toString();
+    }
+    out.removeDuplicates();
+    out.sort();
+    return out;
+}
+
+std::vector<HistoryReader::RequestMinute> HistoryReader::requestsPerMinute(qint64 fromMs, qint64 toMs)
+{
+    std::vector<RequestMinute> out;
+    QSqlQuery q(m_db.connection());
+    q.setForwardOnly(true);
+    if (!execWith(q, QStringLiteral("SELECT (time_ms / 60000) * 60000 AS m, COUNT(*), SUM(status != 'ok'), SUM(failover),"
+                                    " AVG(CASE WHEN ttft_ms >= 0 THEN ttft_ms END), MAX(ttft_ms)"
+                                    " FROM requests WHERE time_ms >= ? AND time_ms < ? GROUP BY m ORDER BY m"),
+                  {fromMs, toMs}, &m_lastError))
+        return out;
     while (q.next()) {
-        RequestRecord r;
-        r.id = q.value(0).toLongLong();
-        r.timeMs = q.value(1).toLongLong();
-        r.requestId = q.value(2).toString();
-        r.logicalModel = q.value(3).toString();
-        r.channelId = q.value(4).toInt();
-        r.channelName = q.value(5).toString();
-        r.status = HistoryCodec::statusFromName(q.value(6).toString());
-        r.outcome = outcomeKindFromString(q.value(7).toString()).value_or(OutcomeKind::ProviderDown);
-        r.httpStatus = q.value(8).toInt();
-        r.ttftMs = q.value(9).toInt();
-        r.latencyMs = q.value(10).toInt();
-        r.inputTokens = q.value(11).toInt();
-        r.outputTokens = q.value(12).toInt();
-        r.costUsd = q.value(13).toDouble();
-        r.failover = q.value(14).toBool();
-        r.cacheHit = q.value(15).toBool();
-        r.streamed = q.value(16).toBool();
-        r.error = q.value(17).toString();
-        r.attempts = HistoryCodec::decodeAttempts(q.value(18).toString());
-        out.push_back(std::move(r));
+        RequestMinute m;
+        m.minuteMs = q.value(0).toLongLong();
+        m.count = q.value(1).toLongLong();
+        m.errors = q.value(2).toLongLong();
+        m.failovers = q.value(3).toLongLong();
+        m.ttftAvgMs = q.value(4).isNull() ? -1.0 : q.value(4).toDouble();
+        m.ttftMaxMs = q.value(5).toDouble();
+        out.push_back(m);
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #include "telemetry/HistoryRecords.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <chrono>
 #include <limits>
@@ -30,6 +31,16 @@ public:
         // at the newest. The order is (time, id) so the time index serves it without a sort.
         qint64 beforeTimeMs = 0;
         qint64 beforeId = 0;
+        // Rows to skip after the cursor: a jump into the middle of a long list starts from the
+        // nearest page it already has instead of counting from the top.
+        qint64 offset = 0;
+        // Only rows written up to this id (0: no bound). A list pinned to an id does not shift
+        // while new rows arrive; the console asks for the newer ones separately (live tail).
+        qint64 maxId = 0;
+        qint64 minIdExclusive = 0;                               // only rows written after this id
+        // A channel that any attempt went to (answered or failed over from); 0: any. Unlike
+        // channelId this finds the requests an incident on that channel touched.
+        int attemptChannelId = 0;
     };
 
     struct RequestTotals {
@@ -48,6 +59,28 @@ public:
 
     std::vector<RequestRecord> requests(const RequestQuery &query);
     RequestTotals totals(const RequestQuery &query); // limit and beforeId are ignored
+    qint64 count(const RequestQuery &query);         // COUNT(*) only; limit, cursor and offset ignored
+    std::optional<RequestRecord> request(qint64 id);
+    qint64 latestRequestId();                        // 0 when there is none
+
+    struct ChannelName {
+        int channelId = 0;
+        QString name;
+    };
+    // Channels as configured now (id and name), in their configured order.
+    std::vector<ChannelName> channelNames();
+    QStringList logicalModels();                     // every model a request asked for, sorted
+
+    // Requests per minute for the Overview's TTFT chart in history mode, oldest first.
+    struct RequestMinute {
+        qint64 minuteMs = 0;
+        qint64 count = 0;
+        qint64 errors = 0;
+        qint64 failovers = 0;
+        double ttftAvgMs = -1.0;                     // over requests that measured one
+        double ttftMaxMs = -1.0;
+    };
+    std::vector<RequestMinute> requestsPerMinute(qint64 fromMs, qint64 toMs);
     std::vector<EventRecord> events(qint64 fromMs, qint64 toMs, std::optional<EventKind> kind = std::nullopt, int limit = 1000);
     // Oldest first (for charts). channelId 0 = every channel.
     std::vector<HealthSample> healthSamples(qint64 fromMs, qint64 toMs, int channelId = 0);

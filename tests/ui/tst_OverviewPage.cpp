@@ -1,8 +1,19 @@
 #include "ConsoleStyle.h"
+#include "FakeClock.h"
+#include "HistoryFixture.h"
 #include "IncidentScenario.h"
+#include "TestPaths.h"
+#include "charts/AlignedChartView.h"
 #include "charts/CircuitTimeline.h"
+#include "history/HistoryService.h"
 #include "pages/OverviewPage.h"
+#include "store/HistoryWriter.h"
 
+#include <QChart>
+#include <QDateTimeAxis>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QWheelEvent>
 #include <QtTest>
 
 using namespace sb;
@@ -16,6 +27,57 @@ void feed(OverviewPage &page, const test::IncidentScenario &scenario, int from, 
         for (const HealthEvent &event : scenario.eventsAt(s))
             page.addEvent(event);
     }
+}
+
+// Two hours of history for two channels, one sample every 10 s; channel 1 dips to 20 with its
+// circuit open in minutes 50–54, and requests in those minutes fail over.
+constexpr qint64 kHistoryBase = test::HistoryFixture::kBaseMs;
+constexpr qint64 kMinute = 60'000;
+constexpr qint64 kHistorySpan = 120 * kMinute;
+
+bool inDip(qint64 t)
+{
+    return t >= kHistoryBase + 50 * kMinute && t < kHistoryBase + 55 * kMinute;
+}
+
+void writeHistory(const QString &path)
+{
+    {
+        Database db(path, QStringLiteral("fixture"));
+        QVERIFY(db.open());
+        test::HistoryFixture::addChannels(db);
+    }
+    test::FakeClock clock(kHistoryBase + kHistorySpan);
+    HistoryWriter writer(path, clock);
+    QVERIFY(writer.start());
+    for (qint64 t = kHistoryBase; t < kHistoryBase + kHistorySpan; t += 10'000) {
+        for (int channel : {1, 2}) {
+            HealthSample sample;
+            sample.timeMs = t;
+            sample.channelId = channel;
+            const bool dip = channel == 1 && inDip(t);
+            sample.score = dip ? 20 : 95;
+            sample.state = dip ? QStringLiteral("open") : QStringLiteral("closed");
+            QVERIFY(writer.enqueue(sample));
+        }
+    }
+    for (qint64 t = kHistoryBase; t < kHistoryBase + kHistorySpan; t += 30'000) {
+        RequestRecord r;
+        r.requestId = QStringLiteral("h%1").arg(t);
+        r.timeMs = t;
+        r.logicalModel = QStringLiteral("gpt-4o");
+        r.channelId = inDip(t) ? 2 : 1;
+        r.failover = inDip(t);
+        r.ttftMs = inDip(t) ? 900 : 200;
+        QVERIFY(writer.enqueue(r));
+    }
+    writer.flush();
+}
+
+void wheel(QWidget *viewport, QPoint at, QPoint delta, Qt::KeyboardModifiers modifiers = Qt::NoModifier)
+{
+    QWheelEvent event(at, viewport->mapToGlobal(at), QPoint(), delta, Qt::NoButton, modifiers, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(viewport, &event);
 }
 
 } // namespace
@@ -157,6 +219,166 @@ private slots:
         QCOMPARE(page.kpiValue(QStringLiteral("TTFT p95")), formatMs(last.ttftP95Ms));
         QCOMPARE(page.kpiValue(QStringLiteral("Failovers 1h")), formatCount(last.failovers));
         QCOMPARE(page.kpiValue(QStringLiteral("Cost today")), QStringLiteral("—"));
+    }
+
+    void historyModeLoadsAPastRange()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("history.db"));
+        writeHistory(path);
+        if (QTest::currentTestFailed())
+            return;
+        HistoryService history(path);
+        OverviewPage page;
+        page.resize(1110, 760);
+        page.setHistory(&history);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.showHistory(kHistoryBase, kHistoryBase + kHistorySpan);
+        QVERIFY(page.isHistoryMode());
+        QTRY_COMPARE(page.historyLoads(), 1);
+        QCOMPARE(page.healthPointCount(1), 120); // one per minute
+        QCOMPARE(page.healthPointCount(2), 120);
+        QCOMPARE(page.healthMinimum(1), 20.0);   // the dip survives the per-minute rollup
+        QCOMPARE(page.healthMinimum(2), 95.0);
+        QCOMPARE(page.circuitTimeline()->rowCount(), 2);
+        QCOMPARE(page.circuitTimeline()->stateAt(1, kHistoryBase + 52 * kMinute), ChannelState::Open);
+        QCOMPARE(page.circuitTimeline()->stateAt(1, kHistoryBase + 10 * kMinute), ChannelState::Closed);
+        QCOMPARE(page.circuitTimeline()->stateAt(2, kHistoryBase + 52 * kMinute), ChannelState::Closed);
+        QCOMPARE(page.failoverMarkerCount(), 5); // one per minute of the dip, with the count
+        QCOMPARE(page.ttftPointCount(), 120);
+        QCOMPARE(page.visibleFrom(), kHistoryBase);
+        QCOMPARE(page.visibleTo(), kHistoryBase + kHistorySpan);
+        QVERIFY(page.historyStatus().contains(QStringLiteral("2 channels")));
+        QVERIFY(!page.findChild<QToolButton *>(QStringLiteral("window300"))->isVisibleTo(&page));
+        QVERIFY(page.findChild<QWidget *>(QStringLiteral("historyRange"))->isVisibleTo(&page));
+        QTest::qWait(50);
+        QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("overview-history.png"))));
+
+        // Zoom into the incident (what a person does next), and keep that shot too.
+        page.setViewRange(kHistoryBase + 40 * kMinute, kHistoryBase + 65 * kMinute);
+        QTest::qWait(50);
+        QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("overview-history-zoomed.png"))));
+
+        page.showLive();
+        QVERIFY(!page.isHistoryMode());
+        QVERIFY(page.isFollowingLive());
+        QCOMPARE(page.healthPointCount(1), 0); // the live rings are empty in this test
+    }
+
+    void zoomOnOneChartMovesTheOthers()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("history.db"));
+        writeHistory(path);
+        if (QTest::currentTestFailed())
+            return;
+        HistoryService history(path);
+        OverviewPage page;
+        page.resize(1110, 760);
+        page.setHistory(&history);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.showHistory(kHistoryBase, kHistoryBase + kHistorySpan);
+        QTRY_COMPARE(page.historyLoads(), 1);
+
+        const auto ttftRange = [&] {
+            return std::make_pair(page.ttftTimeAxis()->min().toMSecsSinceEpoch(), page.ttftTimeAxis()->max().toMSecsSinceEpoch());
+        };
+        const auto expectAligned = [&] {
+            QCOMPARE(ttftRange().first, page.visibleFrom());
+            QCOMPARE(ttftRange().second, page.visibleTo());
+            QCOMPARE(page.circuitTimeline()->fromMillis(), page.visibleFrom());
+            QCOMPARE(page.circuitTimeline()->toMillis(), page.visibleTo());
+        };
+
+        // The wheel on the health chart: zoom in around the cursor, all three follow.
+        AlignedChartView *health = page.healthView();
+        const QRectF plot = health->chart()->plotArea();
+        wheel(health->viewport(), plot.center().toPoint(), QPoint(0, 120));
+        const qint64 zoomed = page.visibleTo() - page.visibleFrom();
+        QVERIFY2(std::abs(double(zoomed) - 0.8 * double(kHistorySpan)) < 2000, qPrintable(QString::number(zoomed)));
+        expectAligned();
+
+        // Shift+wheel scrolls: same span, earlier.
+        const qint64 fromBefore = page.visibleFrom();
+        wheel(health->viewport(), plot.center().toPoint(), QPoint(0, 120), Qt::ShiftModifier);
+        QVERIFY(page.visibleFrom() < fromBefore);
+        QVERIFY(std::abs((page.visibleTo() - page.visibleFrom()) - zoomed) < 2);
+        expectAligned();
+
+        // A rubber band on the TTFT chart (QChartView zooms its own axes): health and circuit follow.
+        AlignedChartView *ttft = page.ttftView();
+        const QRectF ttftPlot = ttft->chart()->plotArea();
+        const qint64 spanBefore = page.visibleTo() - page.visibleFrom();
+        ttft->chart()->zoomIn(QRectF(ttftPlot.left() + ttftPlot.width() / 4, ttftPlot.top(), ttftPlot.width() / 2, ttftPlot.height()));
+        const qint64 spanAfter = page.visibleTo() - page.visibleFrom();
+        QVERIFY2(std::abs(double(spanAfter) - double(spanBefore) / 2) < double(spanBefore) / 50,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(spanBefore).arg(spanAfter)));
+        expectAligned();
+        QVERIFY(page.isHistoryMode()); // zooming does not leave history mode
+
+        page.findChild<QToolButton *>(QStringLiteral("liveMode"))->click();
+        QVERIFY(!page.isHistoryMode());
+    }
+
+    void liveZoomHoldsTheRangeUntilLive()
+    {
+        test::IncidentScenario scenario;
+        OverviewPage page;
+        page.resize(1110, 760);
+        feed(page, scenario, 0, 300);
+        page.redrawNow();
+        QVERIFY(page.isFollowingLive());
+        QVERIFY(!page.findChild<QToolButton *>(QStringLiteral("liveMode"))->isVisibleTo(&page));
+        page.healthView()->zoomBy(0.5, page.healthView()->chart()->plotArea().center().x());
+        QVERIFY(!page.isFollowingLive());
+        QVERIFY(page.findChild<QToolButton *>(QStringLiteral("liveMode"))->isVisibleTo(&page));
+        const qint64 heldTo = page.visibleTo();
+        feed(page, scenario, 300, 400);
+        page.redrawNow();
+        QCOMPARE(page.visibleTo(), heldTo); // the user's range holds while new snapshots arrive
+        page.findChild<QToolButton *>(QStringLiteral("liveMode"))->click();
+        QVERIFY(page.isFollowingLive());
+        QCOMPARE(page.visibleTo(), scenario.at(399).wallMillis);
+    }
+
+    void longerAvailabilityAndCostComeFromTheHistory()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("history.db"));
+        {
+            Database db(path, QStringLiteral("fixture"));
+            QVERIFY(db.open());
+        }
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        const qint64 at = now - 10 * kMinute;
+        {
+            test::FakeClock clock(now);
+            HistoryWriter writer(path, clock);
+            QVERIFY(writer.start());
+            for (int i = 0; i < 100; ++i) {
+                RequestRecord r;
+                r.requestId = QStringLiteral("t%1").arg(i);
+                r.timeMs = at + i;
+                r.logicalModel = QStringLiteral("gpt-4o");
+                r.status = i == 0 ? RequestStatus::Error : RequestStatus::Ok;
+                r.costUsd = 0.01;
+                r.inputTokens = 10;
+                QVERIFY(writer.enqueue(r));
+            }
+            writer.flush();
+        }
+        HistoryService history(path);
+        OverviewPage page;
+        page.setHistory(&history);
+        QTRY_COMPARE(page.kpiCaption(QStringLiteral("Availability 5m")), QStringLiteral("1h 99.00 % · 24h 99.00 %"));
+        const bool today = at >= QDateTime(QDate::currentDate(), QTime(0, 0)).toMSecsSinceEpoch();
+        QCOMPARE(page.kpiValue(QStringLiteral("Cost today")), today ? QStringLiteral("$1.00") : QStringLiteral("$0.00"));
+        // A snapshot keeps the history's figures beside the 5-minute one.
+        test::IncidentScenario scenario;
+        page.applySnapshot(scenario.at(10));
+        QCOMPARE(page.kpiCaption(QStringLiteral("Availability 5m")), QStringLiteral("1h 99.00 % · 24h 99.00 %"));
     }
 
     void numbersFollowTheConventions()

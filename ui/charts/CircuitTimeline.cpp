@@ -14,7 +14,6 @@ namespace {
 constexpr int kRowHeight = 22;
 constexpr int kRowGap = 6;
 constexpr int kLegendHeight = 26;
-constexpr std::int64_t kMaxGapMillis = 5000; // a longer hole in the snapshots is drawn as "no data"
 constexpr ChannelState kLegendStates[] = {ChannelState::Closed, ChannelState::Degraded, ChannelState::HalfOpen,
                                           ChannelState::Open, ChannelState::Ejected};
 } // namespace
@@ -51,10 +50,10 @@ void CircuitTimeline::setData(const TimelineHistory &history, std::int64_t fromM
         const auto &samples = track.samples;
         for (std::size_t i = 0; i < samples.size(); ++i) {
             const auto &sample = samples[i];
-            const std::int64_t end = i + 1 < samples.size() ? samples[i + 1].wallMillis : sample.wallMillis + 1000;
+            const std::int64_t end = i + 1 < samples.size() ? samples[i + 1].wallMillis : sample.wallMillis + m_sample;
             if (end < fromMillis)
                 continue;
-            const std::int64_t to = std::min(end, sample.wallMillis + kMaxGapMillis);
+            const std::int64_t to = std::min(end, sample.wallMillis + m_maxGap);
             if (!row.segments.empty() && row.segments.back().state == sample.state
                 && row.segments.back().to == sample.wallMillis)
                 row.segments.back().to = to;
@@ -65,6 +64,19 @@ void CircuitTimeline::setData(const TimelineHistory &history, std::int64_t fromM
     }
     if (oldRows != rowCount())
         updateGeometry();
+    update();
+}
+
+void CircuitTimeline::setSampling(std::int64_t sampleMillis, std::int64_t maxGapMillis)
+{
+    m_sample = sampleMillis;
+    m_maxGap = maxGapMillis;
+}
+
+void CircuitTimeline::setRange(std::int64_t fromMillis, std::int64_t toMillis)
+{
+    m_from = fromMillis;
+    m_to = toMillis;
     update();
 }
 

@@ -15,6 +15,13 @@ public:
 
     // Copies what is visible between fromMillis and toMillis; repaints once.
     void setData(const TimelineHistory &history, std::int64_t fromMillis, std::int64_t toMillis);
+    // Moves the visible range without new data (zoom and scroll on the shared time axis).
+    void setRange(std::int64_t fromMillis, std::int64_t toMillis);
+    std::int64_t fromMillis() const { return m_from; }
+    std::int64_t toMillis() const { return m_to; }
+    // Samples every sampleMillis; a hole longer than maxGapMillis is drawn as "no data" (live: 1 s
+    // and 5 s; history's per-minute rows: 60 s and 3 min).
+    void setSampling(std::int64_t sampleMillis, std::int64_t maxGapMillis);
     int rowCount() const { return static_cast<int>(m_rows.size()); }
     // The state shown for a channel at a time (tests, tooltips); Closed when unknown.
     ChannelState stateAt(int channelId, std::int64_t wallMillis) const;
@@ -44,6 +51,8 @@ private:
 
     std::vector<Row> m_rows;
     std::int64_t m_from = 0, m_to = 0;
+    std::int64_t m_sample = 1000;
+    std::int64_t m_maxGap = 5000;
 };
 
 } // namespace sb

@@ -2,13 +2,46 @@
 
 namespace sb {
 
+TimelineHistory::TimelineHistory(std::size_t capacity) : m_capacity(capacity) {}
+
+void TimelineHistory::addChannelSample(int channelId, const QString &name, std::int64_t wallMillis, double score, ChannelState state)
+{
+    ChannelTrack &track = m_channels[channelId];
+    track.channelId = channelId;
+    track.name = name;
+    track.samples.push_back({wallMillis, score, state});
+    if (track.samples.size() > m_capacity)
+        track.samples.pop_front();
+}
+
+void TimelineHistory::addTotals(std::int64_t wallMillis, double ttftP50Ms, double ttftP95Ms)
+{
+    m_totals.push_back({wallMillis, ttftP50Ms, ttftP95Ms, m_totals.empty() ? 0 : m_totals.back().failovers});
+    if (m_totals.size() > m_capacity)
+        m_totals.pop_front();
+}
+
+void TimelineHistory::addMarker(const FailoverMarker &marker)
+{
+    m_markers.push_back(marker);
+    if (m_markers.size() > m_capacity)
+        m_markers.pop_front();
+}
+
+void TimelineHistory::clear()
+{
+    m_channels.clear();
+    m_totals.clear();
+    m_markers.clear();
+}
+
 void TimelineHistory::addSnapshot(const MetricsSnapshot &snapshot)
 {
     // A snapshot older than the last one (clock stepped back) would fold the time axis over itself.
     if (!m_totals.empty() && snapshot.wallMillis <= m_totals.back().wallMillis)
         return;
     m_totals.push_back({snapshot.wallMillis, snapshot.ttftP50Ms, snapshot.ttftP95Ms, snapshot.failovers});
-    if (m_totals.size() > kCapacity)
+    if (m_totals.size() > m_capacity)
         m_totals.pop_front();
 
     for (const ChannelSnapshot &channel : snapshot.channels) {
@@ -16,7 +49,7 @@ void TimelineHistory::addSnapshot(const MetricsSnapshot &snapshot)
         track.channelId = channel.channelId;
         track.name = channel.name;
         track.samples.push_back({snapshot.wallMillis, channel.score, channelState(channel)});
-        if (track.samples.size() > kCapacity)
+        if (track.samples.size() > m_capacity)
             track.samples.pop_front();
     }
     // Channels gone from the config fade out of the window, then leave.
@@ -56,7 +89,7 @@ void TimelineHistory::addFailover(const HealthEvent &event)
     while (pos != m_markers.begin() && std::prev(pos)->secondMillis > at)
         --pos;
     m_markers.insert(pos, marker);
-    if (m_markers.size() > kMarkerCapacity)
+    if (m_markers.size() > std::max(m_capacity, kMarkerCapacity))
         m_markers.pop_front();
 }
 

@@ -45,8 +45,18 @@ public:
         QString lastReason;
     };
 
+    explicit TimelineHistory(std::size_t capacity = kCapacity);
+
     void addSnapshot(const MetricsSnapshot &snapshot);
     void addFailover(const HealthEvent &event);
+
+    // History mode fills a separate TimelineHistory from the database (per-minute rows), oldest
+    // first, with a capacity large enough for the range asked for.
+    void addChannelSample(int channelId, const QString &name, std::int64_t wallMillis, double score, ChannelState state);
+    void addTotals(std::int64_t wallMillis, double ttftP50Ms, double ttftP95Ms);
+    void addMarker(const FailoverMarker &marker);
+    void clear();
+    bool hasChannels() const { return !m_channels.empty(); }
 
     bool isEmpty() const { return m_totals.empty(); }
     std::int64_t latestMillis() const { return m_totals.empty() ? 0 : m_totals.back().wallMillis; }
@@ -57,6 +67,7 @@ public:
     std::uint64_t failoversSince(std::int64_t fromMillis) const;
 
 private:
+    std::size_t m_capacity;
     std::map<int, ChannelTrack> m_channels;
     std::deque<TotalsSample> m_totals;
     std::deque<FailoverMarker> m_markers;

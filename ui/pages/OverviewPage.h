@@ -11,6 +11,9 @@ class KpiTile;
 class QButtonGroup;
 class QChart;
 class QDateTimeAxis;
+class QDateTimeEdit;
+class QPushButton;
+class QToolButton;
 class QLabel;
 class QLineSeries;
 class QScatterSeries;
@@ -21,10 +24,14 @@ namespace sb {
 
 class AlignedChartView;
 class CircuitTimeline;
+class HistoryService;
 
 // The incident screen: headline numbers on top, then three charts on one time axis (health score,
 // circuit state, TTFT with failover markers) so that a dip, a trip and a failover line up.
 // Snapshots only update the rings; the charts redraw from a timer, at most four times a second.
+// With a HistoryService the 1 h / 24 h availability and today's cost come from the database, and
+// history mode swaps the live window for a date range loaded from it (per-minute rows). Zooming or
+// scrolling one chart moves all three; in live mode that pauses following until "Live".
 class OverviewPage : public QWidget {
     Q_OBJECT
 public:
@@ -35,6 +42,8 @@ public:
         std::int64_t longestRedrawMicros = 0; // series updates only; painting follows in the event loop
     };
     static constexpr int kRedrawIntervalMs = 250;
+    static constexpr int kTotalsIntervalMs = 30'000;
+    static constexpr std::size_t kHistoryCapacity = 60 * 24 * 31; // a month of minutes per channel
 
     explicit OverviewPage(QWidget *parent = nullptr);
 
@@ -51,10 +60,29 @@ public:
     int failoverMarkerCount() const;
     CircuitTimeline *circuitTimeline() const { return m_circuit; }
     QString kpiValue(const QString &title) const;
+    QString kpiCaption(const QString &title) const;
+
+    void setHistory(HistoryService *history);
+    bool isHistoryMode() const { return m_historyMode; }
+    bool isFollowingLive() const { return !m_historyMode && !m_viewPinned; }
+    // Loads [fromMillis, toMillis) from the database into the charts (history mode).
+    void showHistory(std::int64_t fromMillis, std::int64_t toMillis);
+    int historyLoads() const { return m_historyLoads; }
+    QString historyStatus() const;
+    // The shared time axis, as the three charts show it now.
+    std::int64_t visibleFrom() const;
+    std::int64_t visibleTo() const;
+    AlignedChartView *healthView() const { return m_healthView; }
+    AlignedChartView *ttftView() const { return m_ttftView; }
+    QDateTimeAxis *ttftTimeAxis() const { return m_ttftTime; }
 
 public slots:
     void applySnapshot(const sb::MetricsSnapshot &snapshot);
     void addEvent(const sb::HealthEvent &event);
+    void showLive();
+    // Zoom and scroll: every chart shows this span (history mode, or live paused).
+    void setViewRange(std::int64_t fromMillis, std::int64_t toMillis);
+    void refreshTotals();
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -69,9 +97,26 @@ private:
     void updateLegend();
     void restyle();
     void showFailoverTip(const QPointF &point, bool state);
+    void axisRangeChanged(QDateTimeAxis *axis);
+    void setAxesRange(std::int64_t fromMillis, std::int64_t toMillis);
+    void updateModeWidgets();
+    void loadPickedRange();
 
     TimelineHistory m_history;
+    TimelineHistory m_past{kHistoryCapacity};
     Stats m_stats;
+    HistoryService *m_historyService = nullptr;
+    QTimer *m_totalsTimer = nullptr;
+    bool m_historyMode = false;
+    bool m_viewPinned = false;     // a user zoom or scroll holds the range
+    bool m_settingAxes = false;    // our own range changes are not user zooms
+    std::int64_t m_viewFrom = 0, m_viewTo = 0;
+    std::int64_t m_pastFrom = 0, m_pastTo = 0;
+    int m_historyLoads = 0;
+    bool m_historyLoading = false;
+    QString m_availabilityHistory; // "1h 99.95 % · 24h 99.99 %" once the history answered
+    double m_costToday = -1.0;
+    std::uint64_t m_tokensToday = 0;
     int m_windowSeconds = 900;
     QTimer *m_redrawTimer = nullptr;
 
@@ -83,6 +128,14 @@ private:
 
     QButtonGroup *m_windowButtons = nullptr;
     QLabel *m_legend = nullptr;
+    QLabel *m_ttftLegend = nullptr;
+    QToolButton *m_historyButton = nullptr;
+    QToolButton *m_liveButton = nullptr;
+    QWidget *m_rangePicker = nullptr;
+    QDateTimeEdit *m_fromEdit = nullptr;
+    QDateTimeEdit *m_toEdit = nullptr;
+    QPushButton *m_loadButton = nullptr;
+    QLabel *m_historyState = nullptr;
     QLabel *m_waiting = nullptr;
     AlignedChartView *m_healthView = nullptr;
     AlignedChartView *m_ttftView = nullptr;

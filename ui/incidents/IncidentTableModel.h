@@ -1,0 +1,36 @@
+#pragma once
+
+#include "incidents/IncidentBuilder.h"
+
+#include <QAbstractTableModel>
+
+namespace sb {
+
+// The Incidents list: newest first, open ones marked. Replaced as a whole when the page reloads
+// (a few hundred rows at most), with the counts filled in when the history answers.
+class IncidentTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Status, Channel, Started, Duration, Worst, Affected, Failed, Failovers, ColumnCount };
+
+    explicit IncidentTableModel(QObject *parent = nullptr);
+
+    void setIncidents(std::vector<Incident> incidents, qint64 nowMs);
+    void setNow(qint64 nowMs); // open incidents' durations grow
+    const Incident *incident(int row) const;
+    int openCount() const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    static QString duration(qint64 ms); // "4 min 12 s"
+    static QString stateLabel(const QString &state);
+
+private:
+    std::vector<Incident> m_incidents;
+    qint64 m_now = 0;
+};
+
+} // namespace sb

@@ -1,0 +1,216 @@
+#include "incidents/IncidentsPage.h"
+
+#include "ConsoleStyle.h"
+#include "history/HistoryService.h"
+#include "incidents/IncidentTableModel.h"
+#include "requests/RequestFormat.h"
+#include "store/HistoryReader.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <memory>
+
+namespace sb {
+
+IncidentsPage::IncidentsPage(HistoryService *history, QWidget *parent) : QWidget(parent), m_history(history)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 14, 16, 10);
+    layout->setSpacing(8);
+
+    auto *bar = new QHBoxLayout;
+    m_range = new QComboBox(this);
+    m_range->setObjectName(QStringLiteral("incidentRange"));
+    m_range->addItem(tr("Last 24 hours"), 24);
+    m_range->addItem(tr("Last 7 days"), 24 * 7);
+    m_range->addItem(tr("Last 30 days"), 24 * 30);
+    m_summary = new QLabel(tr("loading…"), this);
+    m_summary->setObjectName(QStringLiteral("incidentSummary"));
+    auto *refresh = new QPushButton(tr("Refresh"), this);
+    bar->addWidget(m_range);
+    bar->addWidget(m_summary, 1);
+    bar->addWidget(refresh);
+    layout->addLayout(bar);
+
+    m_model = new IncidentTableModel(this);
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("incidentTable"));
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->setShowGrid(false);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
+    const int widths[] = {90, 170, 160, 110, 110, 90, 80, 90};
+    for (int c = 0; c < IncidentTableModel::ColumnCount; ++c)
+        m_table->setColumnWidth(c, widths[c]);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+
+    auto *detailsPane = new QWidget(this);
+    auto *detailsLayout = new QVBoxLayout(detailsPane);
+    detailsLayout->setContentsMargins(0, 0, 0, 0);
+    m_details = new QTextBrowser(detailsPane);
+    m_details->setObjectName(QStringLiteral("incidentDetails"));
+    m_details->setFrameShape(QFrame::NoFrame);
+    m_showRequests = new QPushButton(tr("Show requests"), detailsPane);
+    m_showRequests->setObjectName(QStringLiteral("showRequests"));
+    m_showRequests->setToolTip(tr("Open the Requests page filtered to this channel and the incident's time range"));
+    m_showRequests->setEnabled(false);
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(m_showRequests);
+    detailsLayout->addWidget(m_details, 1);
+    detailsLayout->addLayout(buttons);
+
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(detailsPane);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+
+    connect(m_range, &QComboBox::currentIndexChanged, this, &IncidentsPage::reload);
+    connect(refresh, &QPushButton::clicked, this, &IncidentsPage::reload);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &IncidentsPage::showSelected);
+    connect(m_showRequests, &QPushButton::clicked, this, &IncidentsPage::showRequestsForSelection);
+
+    m_refresh = new QTimer(this);
+    m_refresh->setInterval(kRefreshIntervalMs);
+    connect(m_refresh, &QTimer::timeout, this, &IncidentsPage::reload);
+    showSelected();
+    setHistory(history);
+}
+
+void IncidentsPage::setHistory(HistoryService *history)
+{
+    m_history = history;
+    if (!history) {
+        m_refresh->stop();
+        m_summary->setText(tr("No history database: incidents appear once the engine runs."));
+        return;
+    }
+    m_refresh->start();
+    reload();
+}
+
+void IncidentsPage::setRangeHours(int hours)
+{
+    const int index = m_range->findData(hours);
+    if (index >= 0 && index != m_range->currentIndex())
+        m_range->setCurrentIndex(index);
+    else
+        reload();
+}
+
+void IncidentsPage::reload()
+{
+    if (!m_history)
+        return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const qint64 from = now - qint64(m_range->currentData().toInt()) * 3600 * 1000;
+    auto incidents = std::make_shared<std::vector<Incident>>();
+    // Grouping and counting run on the history thread too: a month of events is not the GUI's work.
+    m_history->submit(this, QStringLiteral("incidents.load"), [incidents, from, now](HistoryReader &reader) {
+        std::map<int, QString> names;
+        for (const auto &c : reader.channelNames())
+            names[c.channelId] = c.name;
+        *incidents = IncidentBuilder().build(reader.events(from, now + 1, std::nullopt, kMaxEvents), names);
+        for (std::size_t i = 0; i < incidents->size() && i < std::size_t(kMaxCounted); ++i) {
+            Incident &incident = (*incidents)[i];
+            HistoryReader::RequestQuery query;
+            query.attemptChannelId = incident.channelId;
+            query.fromMs = incident.startMs;
+            query.toMs = incident.isOpen() ? now + 1 : incident.endMs + 1;
+            const HistoryReader::RequestTotals totals = reader.totals(query);
+            incident.affectedRequests = totals.count;
+            incident.failedRequests = totals.errors;
+            incident.failovers = totals.failovers;
+        }
+    }, [this, incidents, now] {
+        ++m_loads;
+        // Keep the selected incident selected across reloads (same channel and start).
+        const Incident *selected = nullptr;
+        const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+        int keepChannel = 0;
+        qint64 keepStart = 0;
+        if (!rows.isEmpty() && (selected = m_model->incident(rows.front().row()))) {
+            keepChannel = selected->channelId;
+            keepStart = selected->startMs;
+        }
+        m_model->setIncidents(std::move(*incidents), now);
+        for (int r = 0; r < m_model->rowCount(); ++r) {
+            const Incident *i = m_model->incident(r);
+            if (i->channelId == keepChannel && i->startMs == keepStart)
+                m_table->selectRow(r);
+        }
+        const int open = m_model->openCount();
+        const int total = m_model->rowCount();
+        m_summary->setText(total == 0 ? tr("No incidents in this range: every channel stayed healthy.")
+                                      : tr("%1 open · %2 in this range").arg(open).arg(total));
+        showSelected();
+        if (open != m_lastOpen) {
+            m_lastOpen = open;
+            emit openIncidentsChanged(open);
+        }
+    });
+}
+
+void IncidentsPage::showSelected()
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    const Incident *i = rows.isEmpty() ? nullptr : m_model->incident(rows.front().row());
+    m_showRequests->setEnabled(i != nullptr);
+    if (!i) {
+        m_details->setHtml(tr("<p style=\"color:gray\">Select an incident to see what happened, in order.</p>"));
+        return;
+    }
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    QString html = QStringLiteral("<h3 style=\"margin:0\">%1 · %2</h3>")
+                       .arg(i->channelName.toHtmlEscaped(), i->isOpen() ? tr("open for %1").arg(IncidentTableModel::duration(i->durationMs(now)))
+                                                                         : tr("resolved after %1").arg(IncidentTableModel::duration(i->durationMs(now))));
+    html += tr("<p>Worst state <b>%1</b> · %2 trips · %3 requests touched it, %4 failed, %5 failed over</p>")
+                .arg(IncidentTableModel::stateLabel(i->worstState))
+                .arg(i->transitions)
+                .arg(i->affectedRequests < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->affectedRequests)),
+                     i->failedRequests < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->failedRequests)),
+                     i->failovers < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->failovers)));
+    html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+    for (const EventRecord &e : i->events) {
+        html += QStringLiteral("<tr><td style=\"color:#888; padding-right:10px\">%1</td><td>%2</td></tr>")
+                    .arg(QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("HH:mm:ss.zzz")),
+                         RequestFormat::redact(e.message.isEmpty() ? QStringLiteral("%1 → %2").arg(e.fromState, e.toState) : e.message)
+                             .toHtmlEscaped());
+    }
+    html += QStringLiteral("</table>");
+    m_details->setHtml(html);
+}
+
+void IncidentsPage::showRequestsForSelection()
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    const Incident *i = rows.isEmpty() ? nullptr : m_model->incident(rows.front().row());
+    if (!i)
+        return;
+    const qint64 end = i->isOpen() ? QDateTime::currentMSecsSinceEpoch() : i->endMs;
+    emit showRequestsRequested(i->channelId, i->startMs, end + 1);
+}
+
+QString IncidentsPage::detailsText() const
+{
+    return m_details->toPlainText();
+}
+
+} // namespace sb

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "incidents/IncidentBuilder.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableView;
+class QTextBrowser;
+class QTimer;
+
+namespace sb {
+
+class HistoryService;
+class IncidentTableModel;
+
+// Issue 7, point 4: the history's events grouped into incidents, each with its duration, the
+// requests it touched and the failovers it caused; "Show requests" hands the channel and the time
+// range to the Requests page (MainWindow switches pages).
+class IncidentsPage : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kRefreshIntervalMs = 5000;
+    static constexpr int kMaxEvents = 50'000;     // per load; the newest win
+    static constexpr int kMaxCounted = 200;       // incidents whose requests are counted per load
+
+    // `history` may be null until the database is known (setHistory()).
+    explicit IncidentsPage(HistoryService *history, QWidget *parent = nullptr);
+    void setHistory(HistoryService *history);
+
+    IncidentTableModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    QString detailsText() const;
+    int loads() const { return m_loads; }
+    void setRangeHours(int hours);
+
+public slots:
+    void reload();
+    void showRequestsForSelection();
+
+signals:
+    void showRequestsRequested(int channelId, qint64 fromMs, qint64 toMs);
+    void openIncidentsChanged(int open);
+
+private:
+    void showSelected();
+
+    HistoryService *m_history;
+    IncidentTableModel *m_model = nullptr;
+    QTableView *m_table = nullptr;
+    QTextBrowser *m_details = nullptr;
+    QPushButton *m_showRequests = nullptr;
+    QComboBox *m_range = nullptr;
+    QLabel *m_summary = nullptr;
+    QTimer *m_refresh = nullptr;
+    int m_loads = 0;
+    int m_lastOpen = -1;
+};
+
+} // namespace sb
