@@ -1,10 +1,15 @@
 // switchboard-sim: fake LLM providers with scripted incidents, and drills through a Switchboard proxy.
 //   switchboard-sim serve SCENARIO.json            run the scenario's providers on 127.0.0.1 until stopped
 //   switchboard-sim drill SCENARIO.json --proxy URL  providers + load through the proxy, then the report
+//   switchboard-sim drill SCENARIO.json --embedded   the same through a routing engine in this process,
+//                                                    set up from the scenario's "proxy" section
 //   switchboard-sim check SCENARIO.json            validate a scenario
 
 #include "DrillRunner.h"
+#include "EmbeddedDrill.h"
 #include "Scenario.h"
+
+#include "engine/Gateway.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -15,6 +20,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <optional>
 
 using namespace sb::sim;
 
@@ -62,6 +68,8 @@ int main(int argc, char **argv)
     const QCommandLineOption proxyOption(QStringLiteral("proxy"), QStringLiteral("Switchboard's base URL, e.g. http://127.0.0.1:8400/v1."),
                                          QStringLiteral("URL"));
     const QCommandLineOption directOption(QStringLiteral("direct"), QStringLiteral("Drill straight against the scenario's direct provider."));
+    const QCommandLineOption embeddedOption(QStringLiteral("embedded"),
+                                            QStringLiteral("Drill a routing engine run in this process, set up from the scenario's \"proxy\" section."));
     const QCommandLineOption jsonOption(QStringLiteral("json"), QStringLiteral("Also write the report as JSON to FILE."), QStringLiteral("FILE"));
     const QCommandLineOption scaleOption(QStringLiteral("time-scale"), QStringLiteral("Run this many times faster than real time."),
                                          QStringLiteral("FACTOR"));
@@ -69,7 +77,7 @@ int main(int argc, char **argv)
                                        QStringLiteral("TOKEN"));
     const QCommandLineOption durationOption(QStringLiteral("duration"), QStringLiteral("serve: stop after this many scenario seconds."),
                                             QStringLiteral("SECONDS"));
-    parser.addOptions({proxyOption, directOption, jsonOption, scaleOption, keyOption, durationOption});
+    parser.addOptions({proxyOption, directOption, embeddedOption, jsonOption, scaleOption, keyOption, durationOption});
     parser.process(app);
 
     const QStringList args = parser.positionalArguments();
@@ -98,13 +106,57 @@ int main(int argc, char **argv)
         out << describe(*scenario);
         return 0;
     }
-    if (command == QLatin1String("drill") && parser.isSet(proxyOption) == parser.isSet(directOption)) {
-        err << "drill needs exactly one of --proxy URL or --direct.\n";
+    const int targets = int(parser.isSet(proxyOption)) + int(parser.isSet(directOption)) + int(parser.isSet(embeddedOption));
+    if (command == QLatin1String("drill") && targets != 1) {
+        err << "drill needs exactly one of --proxy URL, --direct or --embedded.\n";
         return 2;
     }
 
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
+
+    if (command == QLatin1String("drill") && parser.isSet(embeddedOption)) {
+        auto config = std::make_shared<sb::EngineConfig>();
+        config->proxy.listenPort = 0;
+        sb::Gateway gateway(sb::SystemClock::instance(), sb::SystemRandom::instance(), config);
+        QString error;
+        if (!gateway.start(&error)) {
+            err << error << '\n';
+            return 1;
+        }
+        EmbeddedDrill drill(gateway, *scenario, scenario->timeScale);
+        std::optional<DrillReport> report;
+        QObject::connect(&drill, &EmbeddedDrill::failed, &app, [&](const QString &why) {
+            error = why;
+            QCoreApplication::quit();
+        });
+        QObject::connect(&drill, &EmbeddedDrill::finished, &app, [&](const DrillReport &r, bool) {
+            report = r;
+            QCoreApplication::quit();
+        });
+        out << "engine at " << gateway.baseUrl() << '\n';
+        out.flush();
+        QTimer::singleShot(0, &drill, &EmbeddedDrill::start);
+        app.exec();
+        drill.cancel(); // a signal ended it early: hand the report so far
+        gateway.stop(std::chrono::seconds(1));
+        if (!error.isEmpty()) {
+            err << error << '\n';
+            return 1;
+        }
+        if (!report)
+            return 1;
+        out << report->toText();
+        if (parser.isSet(jsonOption)) {
+            QFile file(parser.value(jsonOption));
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+                err << "Cannot write the JSON report to " << file.fileName() << ": " << file.errorString() << '\n';
+                return 1;
+            }
+            file.write(QJsonDocument(report->toJson()).toJson());
+        }
+        return 0;
+    }
 
     DrillRunner runner(*scenario);
     QString error;

@@ -236,7 +236,6 @@ bool DrillsPage::runDrill(const QString &name, double timeScale, QString *error)
     m_status->setText(tr("Starting %1 at ×%2 …").arg(name).arg(timeScale));
     m_progressText->setText(tr("0 s of %1 · 0 requests sent").arg(duration(it->load.duration)));
     updateButtons();
-    emit drillStarted(name);
     return true;
 }
 
@@ -273,6 +272,7 @@ void DrillsPage::endThread()
 
 void DrillsPage::onStarted()
 {
+    emit drillStarted(m_running);
     m_status->setText(tr("%1 is running at ×%2: watch the Overview and Channels pages. The drill's channels replace yours "
                          "until it ends.")
                           .arg(m_running)

@@ -61,7 +61,9 @@ public slots:
     void shutDown();
 
 signals:
+    // The drill's configuration is live in the engine (e.g. refresh a page that shows the config).
     void drillStarted(const QString &name);
+    // The previous configuration is back (also after a drill that could not start).
     void drillFinished(const QString &name, bool cancelled);
 
 private:
