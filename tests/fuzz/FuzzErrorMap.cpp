@@ -1,0 +1,49 @@
+// Each dialect's ErrorMap and response readers over hostile answers. Input: one byte picks the
+// dialect, two bytes the HTTP status, then header lines up to a blank line, then the body.
+#include "FuzzEntries.h"
+
+#include "providers/ProviderRegistry.h"
+
+#include <QJsonDocument>
+
+namespace sb::fuzz {
+
+int fuzzErrorMap(const std::uint8_t *data, std::size_t size)
+{
+    if (size < 3)
+        return 0;
+    const auto adapters = ProviderRegistry::all();
+    const ProviderAdapter *adapter = adapters[data[0] % adapters.size()];
+    const int status = 100 + ((data[1] << 8) | data[2]) % 500;
+    const QByteArray rest(reinterpret_cast<const char *>(data + 3), static_cast<qsizetype>(size - 3));
+
+    HttpHeaders headers;
+    QByteArray body = rest;
+    const qsizetype blank = rest.indexOf("\n\n");
+    if (blank >= 0) {
+        for (const QByteArray &line : rest.left(blank).split('\n')) {
+            const qsizetype colon = line.indexOf(':');
+            if (colon > 0)
+                headers.add(line.left(colon).trimmed(), line.mid(colon + 1).trimmed());
+        }
+        body = rest.mid(blank + 2);
+    }
+
+    const Outcome outcome = adapter->classify(status, headers, body);
+    fuzzCheck(static_cast<int>(outcome.kind) < OutcomeKindCount, "the outcome is a known kind");
+    if (status >= 400)
+        fuzzCheck(outcome.kind != OutcomeKind::Success, "an HTTP error is never a success");
+    if (outcome.retryAfter)
+        fuzzCheck(outcome.retryAfter->count() >= 0, "Retry-After is never negative");
+
+    TokenUsage usage;
+    const QJsonObject chat = adapter->chatResponse(body, &usage);
+    fuzzCheck(QJsonDocument::fromJson(QJsonDocument(chat).toJson(QJsonDocument::Compact)).isObject(),
+              "a chat response serialises to a JSON object");
+    const QJsonObject embeddings = adapter->embeddingsResponse(body, &usage);
+    fuzzCheck(QJsonDocument::fromJson(QJsonDocument(embeddings).toJson(QJsonDocument::Compact)).isObject(),
+              "an embeddings response serialises to a JSON object");
+    return 0;
+}
+
+} // namespace sb::fuzz

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora under tests/fuzz/corpus/<target>/ from the wire fixtures in tests/fixtures
+and a few hand-written inputs. Run from anywhere; files are overwritten, never deleted, so inputs
+libFuzzer added (and that were committed) stay."""
+import json
+import os
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, '..', 'fixtures')
+ROOT = os.path.join(HERE, '..', '..')
+# The order of ProviderRegistry::all(): the first input byte picks the dialect by this index.
+DIALECTS = ['openai_compat', 'anthropic', 'gemini', 'dashscope', 'ernie']
+
+
+def write(target, name, data):
+    folder = os.path.join(HERE, 'corpus', target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), 'wb') as f:
+        f.write(data)
+
+
+def fixture_files(dialect, suffixes):
+    folder = os.path.join(FIXTURES, dialect)
+    return sorted(f for f in os.listdir(folder) if f.endswith(suffixes) and f not in ('cases.json', 'manifest.json'))
+
+
+def status_of(name):
+    m = re.search(r'(?<![0-9])([1-5][0-9][0-9])(?![0-9])', name)
+    return int(m.group(1)) if m else 200
+
+
+# Stream translators and the SSE parser: every .sse fixture, cut in two different ways.
+for index, dialect in enumerate(DIALECTS):
+    for n, name in enumerate(fixture_files(dialect, ('.sse',))):
+        with open(os.path.join(FIXTURES, dialect, name), 'rb') as f:
+            stream = f.read()
+        flags = (n % 4) * len(DIALECTS) + index  # also varies include_usage and tools
+        write('stream_translator', f'{dialect}-{name}', bytes([flags, n * 37 % 256]) + stream)
+        write('sse_parser', f'{dialect}-{name}', bytes([n * 11 % 256]) + stream)
+
+# Error maps: status, headers and each .json/.html/.txt body.
+for index, dialect in enumerate(DIALECTS):
+    for name in fixture_files(dialect, ('.json', '.html', '.txt')):
+        if name.startswith('openai_request'):
+            continue
+        with open(os.path.join(FIXTURES, dialect, name), 'rb') as f:
+            body = f.read()
+        status = status_of(name)
+        headers = b'content-type: application/json\nretry-after: 7\n\n' if status == 429 else b'content-type: application/json\n\n'
+        write('errormap', f'{dialect}-{name}', bytes([index, status >> 8, status & 0xff]) + headers + body)
+
+# SSE edge cases by hand.
+for n, data in enumerate([
+        b'\xef\xbb\xbfdata: bom\n\n',
+        b'data: a\r\ndata: b\r\r\nid: 7\rretry: 1500\r\n\r\n',
+        b': keep-alive\n\nevent: ping\ndata\n\ndata:\n\n',
+        b'data: ' + b'x' * 300 + b'\n\ndata: after\n\n',
+        b'id: 1\x00\ndata: nul in id\n\nretry: -5\nretry: 99999999999\n\n',
+        b'data: no blank line at the end',
+]):
+    write('sse_parser', f'hand-{n}', bytes([n * 53 % 256]) + data)
+
+# UTF-8: valid text in many scripts, every kind of invalid sequence, cut by the first byte.
+utf8 = [
+    'plain ASCII'.encode(), 'Grüße, café'.encode(), '你好，世界。今天天气很好'.encode(),
+    'Tiếng Việt có dấu'.encode(), '😀👍🏽👨‍👩‍👧'.encode(), 'العربية עברית'.encode(),
+    b'\xc0\xaf overlong slash', b'\xed\xa0\x80 surrogate', b'\xf4\x90\x80\x80 above U+10FFFF',
+    b'\xe4\xbd truncated at the end \xe4\xbd', b'\x80\x80 lone continuations \xbf',
+    b'\xff\xfe\xfd', b'\xf0\x9f\x98', b'\xe0\x80\x80\xf8\x88\x80\x80\x80',
+]
+for n, data in enumerate(utf8):
+    write('utf8_reassembler', f'seed-{n}', bytes([n * 29 % 256]) + data)
+
+# Config JSON: the shipped default configuration and small variants.
+with open(os.path.join(ROOT, 'resources', 'default-config.json'), 'rb') as f:
+    default = f.read()
+write('config_json', 'default-config.json', default)
+write('config_json', 'empty-object.json', b'{}')
+write('config_json', 'wrong-version.json', b'{"version": 99}')
+write('config_json', 'not-json.json', b'{"version": 1,')
+try:
+    doc = json.loads(default)
+    doc.get('providers', [{}])[0]['base_url'] = 'not a url'
+    write('config_json', 'bad-url.json', json.dumps(doc).encode())
+    doc = json.loads(default)
+    doc['settings'] = {'health': {'window_s': -1}, 'retry': {'max_attempts': 'many'}}
+    write('config_json', 'bad-settings.json', json.dumps(doc).encode())
+except (KeyError, IndexError, TypeError, AttributeError):
+    pass
+
+# HTTP requests: the shapes the server handles, including pipelining, chunking and the handler's paths.
+chat = b'{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}'
+http = {
+    'get-healthz': b'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n',
+    'post-chat': b'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' % (len(chat), chat),
+    'chunked': b'POST /stream HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3;ext=1\r\nabc\r\n0\r\nTrailer: t\r\n\r\n',
+    'pipelined': b'GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /stream?x=1 HTTP/1.1\r\nHost: x\r\n\r\nDELETE /d HTTP/1.1\r\nHost: x\r\n\r\nGET /forget HTTP/1.1\r\n\r\n',
+    'abort': b'GET /abort HTTP/1.1\r\nHost: x\r\n\r\n',
+    'expect-continue': b'POST /e HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\nbody',
+    'http10': b'GET /stream HTTP/1.0\r\n\r\n',
+    'head': b'HEAD /h HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    'options-star': b'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n',
+    'upgrade': b'GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nGET /after HTTP/1.1\r\n\r\n',
+    'smuggle': b'POST /s HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    'partial-body': b'POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nshort',
+    'h2-preface': b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
+}
+for name, data in http.items():
+    write('http_request', name, data)
+
+print('seeds written under', os.path.join(HERE, 'corpus'))
