@@ -70,8 +70,15 @@ std::optional<SemanticIndex::Match> SemanticIndex::best(const QByteArray &scope,
     const float *row = block.data.data();
     Match best{0, -2.0f};
     for (std::size_t i = 0; i < block.ids.size(); ++i, row += dim) {
-        float dot = 0.0f;
-        for (std::size_t k = 0; k < dim; ++k)
+        // Eight independent sums: one running sum is bound by the latency of each addition (strict
+        // floating-point order forbids the compiler to reassociate it); eight let it vectorise.
+        float sums[8] = {};
+        std::size_t k = 0;
+        for (; k + 8 <= dim; k += 8)
+            for (std::size_t lane = 0; lane < 8; ++lane)
+                sums[lane] += row[k + lane] * query[k + lane];
+        float dot = ((sums[0] + sums[1]) + (sums[2] + sums[3])) + ((sums[4] + sums[5]) + (sums[6] + sums[7]));
+        for (; k < dim; ++k)
             dot += row[k] * query[k];
         if (dot > best.similarity)
             best = Match{block.ids[i], dot};

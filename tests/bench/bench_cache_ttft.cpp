@@ -186,7 +186,7 @@ void benchIndex()
     for (int dim : {256, 1536}) {
         for (int entries : {1000, 10000, 50000}) {
             SemanticIndex index;
-            std::vector<float> v(std::size_t(dim));
+            std::vector<float> v(static_cast<std::size_t>(dim));
             for (int i = 0; i < entries; ++i) {
                 for (float &x : v)
                     x = normal(rng);

@@ -58,6 +58,10 @@ inline EngineConfig everyFieldSetConfig()
     c.proxy.maxHeaderBytes = 65537;
     c.proxy.idleTimeout = 59s;
     c.proxy.drainTimeout = 9s;
+    c.cache.maxEntries = 321;
+    c.cache.maxBytes = 4321;
+    c.cache.semanticMaxEntries = 654;
+    c.cache.maxAnswerBytes = 987;
 
     ProviderConfig a;
     a.id = 3;
@@ -94,6 +98,11 @@ inline EngineConfig everyFieldSetConfig()
     r1.channelIds = {12, 11}; // order matters: priority
     r1.fallbackModels = {QStringLiteral("gpt-4o-mini")};
     r1.cacheEnabled = true;
+    r1.cache.ttl = 77s;
+    r1.cache.semantic = true;
+    r1.cache.preset = SemanticPreset::Strict;
+    r1.cache.embeddingsChannelId = 12;
+    r1.cache.embeddingsModel = QStringLiteral("text-embedding-3-small");
     RouteConfig r2;
     r2.id = 22;
     r2.logicalModel = QStringLiteral("gpt-4o-mini");
@@ -126,6 +135,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
     SB_CMP(retry.budgetMinimum); SB_CMP(retry.overallDeadline); SB_CMP(retry.streamIdleTimeout);
     SB_CMP(proxy.listenHost); SB_CMP(proxy.listenPort); SB_CMP(proxy.maxBodyBytes); SB_CMP(proxy.maxHeaderBytes);
     SB_CMP(proxy.idleTimeout); SB_CMP(proxy.drainTimeout); SB_CMP(demo);
+    SB_CMP(cache.maxEntries); SB_CMP(cache.maxBytes); SB_CMP(cache.semanticMaxEntries); SB_CMP(cache.maxAnswerBytes);
     if (compareSecrets)
         SB_CMP(proxy.localToken);
 #undef SB_CMP
@@ -173,6 +183,10 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
         cmp(p + "id", x.id, y.id); cmp(p + "logicalModel", x.logicalModel, y.logicalModel); cmp(p + "strategy", x.strategy, y.strategy);
         cmp(p + "channelIds", x.channelIds, y.channelIds); cmp(p + "fallbackModels", x.fallbackModels, y.fallbackModels);
         cmp(p + "cacheEnabled", x.cacheEnabled, y.cacheEnabled);
+        cmp(p + "cache.ttl", x.cache.ttl, y.cache.ttl); cmp(p + "cache.semantic", x.cache.semantic, y.cache.semantic);
+        cmp(p + "cache.preset", x.cache.preset, y.cache.preset);
+        cmp(p + "cache.embeddingsChannelId", x.cache.embeddingsChannelId, y.cache.embeddingsChannelId);
+        cmp(p + "cache.embeddingsModel", x.cache.embeddingsModel, y.cache.embeddingsModel);
     }
     if (a.prices.size() != b.prices.size())
         d << QStringLiteral("prices.size");
