@@ -168,7 +168,8 @@ private slots:
         strategy->setCurrentIndex(strategy->findData(int(RoutingStrategy::Priority)));
         QVERIFY(dialog.save());
 
-        const RouteConfig *r = route(*t.reload(), QStringLiteral("o3-mini"));
+        const EngineConfigPtr reloaded = t.reload(); // keeps the config alive while r points into it
+        const RouteConfig *r = route(*reloaded, QStringLiteral("o3-mini"));
         QVERIFY(r);
         QVERIFY(r->id > 3);
         QCOMPARE(r->channelIds, (std::vector<int>{1, 2}));
