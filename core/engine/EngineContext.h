@@ -1,8 +1,10 @@
 #pragma once
 
+#include "cache/CacheFront.h"
 #include "common/Clock.h"
 #include "common/Random.h"
 #include "health/SlidingWindow.h"
+#include "routing/CostMeter.h"
 #include "routing/RetryBudget.h"
 #include "routing/RetryPolicy.h"
 #include "routing/Router.h"
@@ -48,12 +50,18 @@ public:
     const Router &router() const { return m_router; }
     RetryBudget &retryBudget() { return m_retryBudget; }
     const RetryBudget &retryBudget() const { return m_retryBudget; }
+    // Cost per request and route, budgets (issue #8, point 4).
+    CostMeter &costMeter() { return m_costMeter; }
+    const CostMeter &costMeter() const { return m_costMeter; }
     GatewayCounters &counters() { return m_counters; }
     const GatewayCounters &counters() const { return m_counters; }
     // Client-visible outcomes per second (success = Success, anything else = the error's kind):
     // the console's availability, requests/s and TTFT come from here.
     SlidingWindow &clientWindow() { return m_clientWindow; }
     const SlidingWindow &clientWindow() const { return m_clientWindow; }
+    // The exact and semantic caches in front of the router (issue #8), shared by every worker.
+    CacheFront &cache() { return m_cache; }
+    const CacheFront &cache() const { return m_cache; }
 
     EngineConfigPtr config() const { return m_router.config(); }
     // The policy belongs to the config it was built from; a request keeps the one it started with.
@@ -77,7 +85,9 @@ private:
     Router m_router;
     RetryBudget m_retryBudget;
     GatewayCounters m_counters;
+    CostMeter m_costMeter;
     SlidingWindow m_clientWindow{std::chrono::seconds(300)};
+    CacheFront m_cache{m_clock};
     RequestMetrics m_requestMetrics;
     std::atomic<Gateway *> m_gateway{nullptr};
     mutable std::mutex m_mutex; // guards the two pointers below

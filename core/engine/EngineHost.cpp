@@ -5,6 +5,7 @@
 #include "store/ConfigRepository.h"
 #include "store/ConfigStore.h"
 #include "store/Database.h"
+#include "store/HistoryReader.h"
 #include "store/HistoryWriter.h"
 #include "store/SecretStoreFactory.h"
 
@@ -39,6 +40,10 @@ EventRecord toEventRecord(const HealthEvent &event)
     case HealthEvent::Type::Panic:
         row.kind = EventKind::Other;
         row.message = QStringLiteral("panic: every channel was out, used %1 (%2)").arg(event.channelName, event.reason);
+        break;
+    case HealthEvent::Type::Budget:
+        row.kind = EventKind::Other;
+        row.message = QStringLiteral("budget: %1").arg(event.reason);
         break;
     }
     return row;
@@ -125,6 +130,10 @@ bool EngineHost::start(const Options &options, QString *error)
     m_history->setRetentionDays(m_repository->historyRetentionDays());
 
     m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
+    // Semantic cache entries live in the same database so they survive a restart.
+    if (QString cacheError; !m_gateway->context().cache().openStore(m_dbPath, &cacheError))
+        spdlog::warn("semantic cache kept in memory only: {}", cacheError.toStdString());
+    restoreSpend(*config);
     wireHistory();
     if (!m_gateway->start(error)) {
         m_gateway.reset();
@@ -188,6 +197,26 @@ bool EngineHost::reload(QString *message)
     *message = QStringLiteral("Configuration reloaded from %1.").arg(source);
     spdlog::info("{}", message->toStdString());
     return true;
+}
+
+void EngineHost::restoreSpend(const EngineConfig &config)
+{
+    // Budgets hold across restarts: this day's and this month's spend are the history's sums.
+    HistoryReader reader(m_dbPath);
+    QString error;
+    if (!reader.open(&error)) {
+        spdlog::warn("cost: cannot read the spend back from the history ({}); budgets start from zero", error.toStdString());
+        return;
+    }
+    QStringList routes;
+    for (const RouteConfig &route : config.routes)
+        routes << route.logicalModel;
+    m_gateway->context().costMeter().restore(routes, m_clock.wallMillis(), [&reader](const QString &route, qint64 fromMs) {
+        HistoryReader::RequestQuery query;
+        query.fromMs = fromMs;
+        query.logicalModel = route;
+        return reader.totals(query).costUsd;
+    });
 }
 
 void EngineHost::wireHistory()

@@ -46,6 +46,7 @@ public:
     bool configFromFile() const { return m_configFromFile; }
 
 private:
+    void restoreSpend(const EngineConfig &config);
     void wireHistory();
     // POST /admin/reload: the configuration read again from where this run took it (the --config
     // file or the database), with the --listen override kept, applied live.

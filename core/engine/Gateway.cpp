@@ -335,6 +335,9 @@ MetricsSnapshot Gateway::snapshot() const
     s.inFlight = c.inFlight.load(std::memory_order_relaxed);
     s.inputTokens = c.inputTokens.load(std::memory_order_relaxed);
     s.outputTokens = c.outputTokens.load(std::memory_order_relaxed);
+    const CostMeter::Stats cost = context.costMeter().stats(s.wallMillis);
+    s.costTodayUsd = cost.todayUsd;
+    s.unpricedToday = cost.unpricedToday;
 
     const Clock::TimePoint now = m_clock.now();
     const WindowSnapshot last10s = context.clientWindow().counts(now, std::chrono::seconds(10));

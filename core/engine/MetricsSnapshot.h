@@ -31,6 +31,9 @@ struct MetricsSnapshot {
     std::int64_t inFlight = 0;
     std::uint64_t inputTokens = 0;
     std::uint64_t outputTokens = 0;
+    // Spend this UTC day over every route (CostMeter); requests with an unknown cost are not in it.
+    double costTodayUsd = 0.0;
+    std::uint64_t unpricedToday = 0;
 
     // Client-visible, recent.
     double requestsPerSecond = 0;  // over the last 10 s

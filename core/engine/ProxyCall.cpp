@@ -5,6 +5,8 @@
 #include "net/ResponseWriter.h"
 #include "net/UpstreamClient.h"
 #include "providers/ProviderRegistry.h"
+#include "routing/CostMeter.h"
+#include "stream/StreamTee.h"
 
 #include <QJsonDocument>
 #include <QPointer>
@@ -85,6 +87,8 @@ ProxyCall::ProxyCall(EngineContext &engine, UpstreamClient &upstream, Input inpu
       m_startedAt(engine.clock().now())
 {
     m_attemptTimer.setSingleShot(true);
+    // A coarse timer may fire up to 5 % early; the attempt budget is often the deadline's remainder.
+    m_attemptTimer.setTimerType(Qt::PreciseTimer);
     m_backoffTimer.setSingleShot(true);
     connect(&m_attemptTimer, &QTimer::timeout, this, &ProxyCall::onAttemptTimeout);
     connect(&m_backoffTimer, &QTimer::timeout, this, &ProxyCall::nextAttempt);
@@ -93,6 +97,7 @@ ProxyCall::ProxyCall(EngineContext &engine, UpstreamClient &upstream, Input inpu
     m_record.timeMs = engine.clock().wallMillis();
     m_record.logicalModel = m_input.model;
     m_record.streamed = m_input.stream;
+    m_record.autoTier = m_input.autoTier;
 }
 
 ProxyCall::~ProxyCall()
@@ -111,6 +116,14 @@ void ProxyCall::start()
         if (self)
             self->onClientGone();
     });
+    // A route whose budget has a hard stop and is spent answers 429 until the period rolls over.
+    const auto config = m_engine.config();
+    if (const auto refusal = m_engine.costMeter().refusal(m_input.model, findBudget(config->budgets, m_input.model),
+                                                          m_engine.clock().wallMillis())) {
+        replyError(ApiError{429, refusal->message, QStringLiteral("insufficient_quota"), {}, QStringLiteral("insufficient_quota")},
+                   std::chrono::milliseconds(refusal->retryAfterMs));
+        return;
+    }
     if (!m_finished)
         nextAttempt();
 }
@@ -286,6 +299,8 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
             out.append("\n\n");
         }
         m_response->write(out);
+        if (m_input.cacheTee) // issue #8: the cache's branch of the tee gets the events after the client
+            m_input.cacheTee->append(step.chunks);
         pauseIfClientIsSlow();
     }
     if (step.finished) {
@@ -335,6 +350,8 @@ void ProxyCall::completeStream()
         startClientStream(); // an empty but complete answer is still an answer
     m_response->write(QByteArrayLiteral("data: [DONE]\n\n"));
     m_response->finish();
+    if (m_input.cacheTee) // issue #8: only a complete stream is saved, after the client's last byte
+        m_input.cacheTee->completeStream();
     recordAttempt(Outcome::success(200));
     endAttempt();
     finish(RequestStatus::Ok, 200);
@@ -392,7 +409,10 @@ void ProxyCall::completeBufferedResponse()
     HttpHeaders headers = routingHeaders();
     headers.set("Content-Type", "application/json");
     m_clientTtft = m_engine.clock().now() - m_startedAt;
-    m_response->send(200, headers, QJsonDocument(answer).toJson(QJsonDocument::Compact));
+    const QByteArray json = QJsonDocument(answer).toJson(QJsonDocument::Compact);
+    m_response->send(200, headers, json);
+    if (m_input.cacheTee && m_input.kind == Kind::Chat) // issue #8
+        m_input.cacheTee->completeWhole(json);
     recordAttempt(outcome);
     endAttempt();
     finish(RequestStatus::Ok, 200);
@@ -494,6 +514,8 @@ HttpHeaders ProxyCall::routingHeaders() const
 {
     HttpHeaders headers;
     headers.set("x-request-id", m_input.requestId.toUtf8());
+    if (!m_attempt && !m_record.channelName.isEmpty()) // an error after the attempts: the last channel tried
+        headers.set("x-switchboard-channel", m_record.channelName.toUtf8());
     if (m_attempt) {
         headers.set("x-switchboard-channel", m_attempt->choice.channelName.toUtf8());
         headers.set("x-switchboard-tier", QByteArray::number(m_attempt->choice.tier));
@@ -502,6 +524,10 @@ HttpHeaders ProxyCall::routingHeaders() const
         if (m_attempt->choice.panic)
             headers.set("x-switchboard-panic", "true");
     }
+    if (!m_input.autoTier.isEmpty()) // "x-switchboard-tier" is the fallback tier number; this is the task-based tier
+        headers.set("x-switchboard-auto-tier", m_input.autoTier.toUtf8());
+    if (!m_input.cacheHeader.isEmpty()) // issue #8: miss or skip (hits never get here)
+        headers.set("x-switchboard-cache", m_input.cacheHeader);
     headers.set("x-switchboard-attempts", QByteArray::number(m_retry.attempts()));
     const bool failover = m_attempt && m_attempt->choice.channelId != m_firstChannelId;
     headers.set("x-switchboard-failover", failover ? "true" : "false");
@@ -573,7 +599,9 @@ void ProxyCall::replyFromLastOutcome(const QString &why)
     }
     if (!why.isEmpty() && o.kind != OutcomeKind::NonRetryableParamError)
         error.message += QStringLiteral(" Stopped retrying: %1.").arg(why);
-    if (m_retry.remaining() <= Clock::Duration::zero() && o.kind != OutcomeKind::NonRetryableParamError) {
+    // An attempt cut short by the deadline's remainder ends a hair before the clock reads the
+    // deadline (timer granularity), so a few milliseconds left count as none.
+    if (m_retry.remaining() <= std::chrono::milliseconds(10) && o.kind != OutcomeKind::NonRetryableParamError) {
         error.status = 504;
         error.type = QStringLiteral("timeout");
         error.code = QStringLiteral("deadline_exceeded");
@@ -608,6 +636,30 @@ void ProxyCall::onClientGone()
     }
     m_backoffTimer.stop();
     finish(RequestStatus::Cancelled, 499, QStringLiteral("the client closed the connection"));
+}
+
+void ProxyCall::recordCost(RequestStatus status)
+{
+    // Priced by the upstream model of the channel that answered (a fallback tier costs what it
+    // costs), charged to the route the caller asked for (after `auto`), whose budget it counts against.
+    const auto config = m_engine.config();
+    const ChannelConfig *channel = config->channel(m_record.channelId);
+    const bool answered = status == RequestStatus::Ok || status == RequestStatus::MidStream
+        || (status == RequestStatus::Cancelled && m_clientStreamStarted);
+    const RequestCost cost = CostMeter::cost(config->prices, channel ? channel->upstreamModel : QString(), m_input.model,
+                                             m_usage.promptTokens, m_usage.completionTokens, answered);
+    m_record.costUsd = cost.usd;
+    m_record.costKnown = cost.known;
+    if (cost.known && cost.usd <= 0.0)
+        return;
+    if (!cost.known)
+        spdlog::debug("{}: cost unknown, {}", m_input.requestId.toStdString(), cost.note.toStdString());
+    const auto events = m_engine.costMeter().record(m_input.model, cost, findBudget(config->budgets, m_input.model),
+                                                    m_engine.clock().wallMillis(), m_engine.clock().now());
+    for (const HealthEvent &event : events) {
+        spdlog::warn("budget: {}", event.reason.toStdString());
+        m_engine.router().pool().events()->emitEvent(event);
+    }
 }
 
 void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &error)
@@ -655,6 +707,7 @@ void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &erro
     m_record.outputTokens = std::max(0, m_usage.completionTokens);
     m_record.failover = failover;
     m_record.error = error;
+    recordCost(status);
     m_engine.emitRequest(std::move(m_record));
 
     if (m_onFinished)

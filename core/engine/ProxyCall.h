@@ -19,6 +19,7 @@ namespace sb {
 
 class EngineContext;
 class ResponseWriter;
+class StreamTee;
 class UpstreamClient;
 
 // One proxied request from arrival to the last byte (ARCHITECTURE.md, "One request, end to end",
@@ -37,6 +38,9 @@ public:
         QString model;
         bool stream = false;
         int estimatedTokens = 0;
+        QString autoTier; // the tier ModelSelector chose when the caller asked for the task-based model
+        std::shared_ptr<StreamTee> cacheTee; // issue #8: saves a complete answer to the cache; null = not cached
+        QByteArray cacheHeader;              // x-switchboard-cache on this answer ("miss", "skip"), if any
     };
 
     ProxyCall(EngineContext &engine, UpstreamClient &upstream, Input input, std::shared_ptr<ResponseWriter> response,
@@ -75,6 +79,7 @@ private:
     void startClientStream();
     void pauseIfClientIsSlow();
     void writeStreamError(const Outcome &outcome);
+    void recordCost(RequestStatus status);
     void finish(RequestStatus status, int httpStatus, const QString &error = QString());
 
     EngineContext &m_engine;

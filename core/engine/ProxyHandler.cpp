@@ -1,15 +1,19 @@
 #include "engine/ProxyHandler.h"
 
+#include "engine/AdminApi.h"
 #include "engine/ChatRequest.h"
 #include "engine/EngineContext.h"
 #include "engine/ProxyCall.h"
 #include "net/HttpRequest.h"
 #include "net/ResponseWriter.h"
 #include "net/UpstreamClient.h"
+#include "routing/ModelSelector.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+
+#include <spdlog/spdlog.h>
 
 namespace sb {
 
@@ -47,6 +51,10 @@ void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWr
     const bool embeddings = path == "/v1/embeddings";
     const bool models = path == "/v1/models";
 
+    if (AdminApi::handles(path)) { // /admin/* and /metrics: their own access rule and errors
+        AdminApi(m_engine, this).handle(request, std::move(response));
+        return;
+    }
     if (path == "/healthz") {
         HttpHeaders headers;
         headers.set("Content-Type", "application/json");
@@ -91,6 +99,11 @@ void ProxyHandler::handleModels(const std::shared_ptr<ResponseWriter> &response)
                                 {QStringLiteral("object"), QStringLiteral("model")},
                                 {QStringLiteral("created"), 0},
                                 {QStringLiteral("owned_by"), QStringLiteral("switchboard")}});
+    if (config->autoModel.enabled())
+        data.append(QJsonObject{{QStringLiteral("id"), config->autoModel.modelName},
+                                {QStringLiteral("object"), QStringLiteral("model")},
+                                {QStringLiteral("created"), 0},
+                                {QStringLiteral("owned_by"), QStringLiteral("switchboard")}});
     HttpHeaders headers;
     headers.set("Content-Type", "application/json");
     response->send(200, headers,
@@ -124,14 +137,55 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
         input.model = parsed->model;
         input.stream = parsed->stream;
         input.estimatedTokens = parsed->estimatedPromptTokens;
+        // Task-based model choice (`auto` → ModelSelector): the chosen tier's route serves the request.
+        const auto config = m_engine.config();
+        const ModelSelector selector(config->autoModel);
+        if (selector.handles(input.model)) {
+            QString why;
+            const auto tier = selector.choose(input.body, QString::fromUtf8(request.headers.value("x-switchboard-tier")), &why);
+            if (!tier) {
+                sendError(response, ApiError{400, why, QStringLiteral("invalid_request_error"), QStringLiteral("model"), QStringLiteral("unknown_tier")});
+                return;
+            }
+            ModelSelector::removeHint(&input.body);
+            input.body.insert(QStringLiteral("model"), tier->model);
+            input.model = tier->model;
+            input.autoTier = tier->tier;
+            spdlog::debug("{}: {} → tier {} ({}) → {}", input.requestId.toStdString(), config->autoModel.modelName.toStdString(),
+                          tier->tier.toStdString(), tier->reason.toStdString(), tier->model.toStdString());
+        }
     }
-    auto call = std::make_unique<ProxyCall>(m_engine, *m_upstream, std::move(input), std::move(response), [this](ProxyCall *done) {
-        // Deleting the call from inside its own callback would pull the floor from under it.
-        QMetaObject::invokeMethod(this, [this, done] { m_calls.erase(done); }, Qt::QueuedConnection);
-    });
-    ProxyCall *raw = call.get();
-    m_calls.emplace(raw, std::move(call));
-    raw->start();
+    auto startCall = [this](ProxyCall::Input input, std::shared_ptr<ResponseWriter> response) {
+        auto call = std::make_unique<ProxyCall>(m_engine, *m_upstream, std::move(input), std::move(response), [this](ProxyCall *done) {
+            // Deleting the call from inside its own callback would pull the floor from under it.
+            QMetaObject::invokeMethod(this, [this, done] { m_calls.erase(done); }, Qt::QueuedConnection);
+        });
+        ProxyCall *raw = call.get();
+        m_calls.emplace(raw, std::move(call));
+        raw->start();
+    };
+    // ---- cache hook (issue #8): exact, then semantic cache. A hit is answered there and recorded;
+    // a miss goes on to the router, perhaps after an embeddings call, with the cache's tee.
+    if (input.kind == ProxyCall::Kind::Chat) {
+        CacheFront::Request lookup{input.requestId, input.model, input.body, input.stream, request.headers};
+        m_engine.cache().handle(
+            std::move(lookup), m_engine.config(), response, *m_upstream,
+            [this](RequestRecord &&row) {
+                m_engine.counters().requests.fetch_add(1, std::memory_order_relaxed);
+                m_engine.counters().succeeded.fetch_add(1, std::memory_order_relaxed);
+                m_engine.clientWindow().record(m_engine.clock().now(), OutcomeKind::Success, std::chrono::milliseconds(row.latencyMs),
+                                               std::chrono::milliseconds(row.ttftMs));
+                m_engine.emitRequest(std::move(row));
+            },
+            [startCall, input = std::move(input), response](CacheFront::Miss miss) mutable {
+                input.cacheTee = std::move(miss.tee);
+                input.cacheHeader = std::move(miss.header);
+                startCall(std::move(input), std::move(response));
+            });
+        return;
+    }
+    // ---- end of the cache hook
+    startCall(std::move(input), std::move(response));
 }
 
 bool ProxyHandler::authorized(const HttpRequest &request) const

@@ -1,6 +1,7 @@
 #include "model/ConfigJson.h"
 
 #include "common/SecretMask.h"
+#include "model/CostConfigJson.h"
 
 #include <QFile>
 #include <QHash>
@@ -179,6 +180,11 @@ const std::vector<Setting> &settingsTable()
         SB_SETTING("proxy.max_header_bytes", proxy.maxHeaderBytes),
         SB_SETTING("proxy.idle_timeout_s", proxy.idleTimeout),
         SB_SETTING("proxy.drain_timeout_s", proxy.drainTimeout),
+
+        SB_SETTING("cache.max_entries", cache.maxEntries),
+        SB_SETTING("cache.max_bytes", cache.maxBytes),
+        SB_SETTING("cache.semantic_max_entries", cache.semanticMaxEntries),
+        SB_SETTING("cache.max_answer_bytes", cache.maxAnswerBytes),
     };
     return table;
 }
@@ -410,6 +416,11 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         o.insert(QStringLiteral("channels"), ch);
         o.insert(QStringLiteral("fallback_models"), QJsonArray::fromStringList(r.fallbackModels));
         o.insert(QStringLiteral("cache"), r.cacheEnabled);
+        o.insert(QStringLiteral("cache_ttl_s"), toJson(r.cache.ttl));
+        o.insert(QStringLiteral("semantic_cache"), r.cache.semantic);
+        o.insert(QStringLiteral("semantic_preset"), QLatin1String(toString(r.cache.preset)));
+        o.insert(QStringLiteral("embeddings_channel"), channelNames.value(r.cache.embeddingsChannelId));
+        o.insert(QStringLiteral("embeddings_model"), r.cache.embeddingsModel);
         routes.append(o);
     }
     root.insert(QStringLiteral("routes"), routes);
@@ -423,6 +434,8 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         prices.append(o);
     }
     root.insert(QStringLiteral("prices"), prices);
+    root.insert(QStringLiteral("budgets"), budgetsToJson(config.budgets));
+    root.insert(QStringLiteral("auto_model"), autoModelToJson(config.autoModel));
 
     out.json = root;
     return out;
@@ -618,6 +631,23 @@ ConfigImport importConfigJson(const QJsonObject &root)
         for (const auto &v : r.array("fallback_models"))
             route.fallbackModels << v.toString();
         r.read("cache", &route.cacheEnabled);
+        r.read("cache_ttl_s", &route.cache.ttl);
+        r.read("semantic_cache", &route.cache.semantic);
+        QString preset;
+        r.read("semantic_preset", &preset);
+        if (!preset.isEmpty() && !semanticPresetFromString(preset, &route.cache.preset))
+            errors << QStringLiteral("Route \"%1\": unknown semantic cache preset \"%2\" (use strict, balanced or loose).")
+                          .arg(route.logicalModel, preset);
+        QString embeddingsChannel;
+        r.read("embeddings_channel", &embeddingsChannel);
+        if (!embeddingsChannel.isEmpty()) {
+            if (channelByName.contains(embeddingsChannel))
+                route.cache.embeddingsChannelId = channelByName.value(embeddingsChannel);
+            else
+                errors << QStringLiteral("Route \"%1\" names embeddings channel \"%2\", which is not in the file.")
+                              .arg(route.logicalModel, embeddingsChannel);
+        }
+        r.read("embeddings_model", &route.cache.embeddingsModel);
         r.warnUnknown();
         config.routes.push_back(route);
     }
@@ -635,6 +665,14 @@ ConfigImport importConfigJson(const QJsonObject &root)
             errors << QStringLiteral("The price of \"%1\" cannot be negative.").arg(price.model);
         config.prices.push_back(price);
     }
+
+    config.budgets = budgetsFromJson(top.array("budgets"), &errors, &warnings);
+    top.markSeen("auto_model");
+    const QJsonValue autoModel = root.value(QStringLiteral("auto_model"));
+    if (autoModel.isObject())
+        config.autoModel = autoModelFromJson(autoModel.toObject(), &errors, &warnings);
+    else if (!autoModel.isUndefined() && !autoModel.isNull())
+        errors << QStringLiteral("configuration: \"auto_model\" must be an object.");
 
     top.markSeen("settings");
     top.warnUnknown();

@@ -138,6 +138,28 @@ QStringList EngineConfig::validate() const
         problems << QStringLiteral("The half-open traffic share must be between 0 and 100 %.");
     if (retry.budgetRatio < 0 || retry.budgetMinimum < 0 || retry.maxAttempts < 1)
         problems << QStringLiteral("Retry settings: budget must be non-negative and at least one attempt allowed.");
+    for (const auto &r : routes) {
+        if (r.cacheEnabled || r.cache.semantic) {
+            if (r.cache.ttl <= 0s)
+                problems << QStringLiteral("Route \"%1\": the cache TTL must be at least 1 second.").arg(r.logicalModel);
+        }
+        if (r.cache.semantic) {
+            if (r.cache.embeddingsChannelId == 0)
+                problems << QStringLiteral("Route \"%1\": the semantic cache needs an embeddings channel; choose one or turn the semantic cache off.").arg(r.logicalModel);
+            else if (!channelIds.contains(r.cache.embeddingsChannelId))
+                problems << QStringLiteral("Route \"%1\": the embeddings channel id %2 does not exist.").arg(r.logicalModel).arg(r.cache.embeddingsChannelId);
+        }
+    }
+    if (cache.maxEntries < 0 || cache.maxBytes < 0 || cache.semanticMaxEntries < 0 || cache.maxAnswerBytes < 0)
+        problems << QStringLiteral("Cache limits cannot be negative (0 turns that cache off).");
+    {
+        QStringList routeModels;
+        for (const auto &r : routes)
+            routeModels << r.logicalModel;
+        for (const auto &b : budgets)
+            problems << b.validate(routeModels);
+        problems << autoModel.validate(routeModels);
+    }
     if (proxy.listenPort < 0 || proxy.listenPort > 65535)
         problems << QStringLiteral("The listen port must be between 0 and 65535.");
     return problems;

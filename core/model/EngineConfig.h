@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/AutoModelConfig.h"
+#include "model/BudgetConfig.h"
 #include "model/ProviderConfig.h"
 #include "model/RouteConfig.h"
 
@@ -96,11 +98,14 @@ struct EngineConfig {
     PoolConfig pool;
     RetryConfig retry;
     ProxyConfig proxy;
+    CacheLimits cache;
 
     std::vector<ProviderConfig> providers;
     std::vector<ChannelConfig> channels;
     std::vector<RouteConfig> routes;
     std::vector<ModelPrice> prices;
+    std::vector<BudgetConfig> budgets; // per route (issue #8, point 4)
+    AutoModelConfig autoModel;         // the task-based model, "auto" (issue #8, point 5)
     bool demo = false; // the seeded demo configuration (points at the simulator); the console labels it
 
     const ProviderConfig *provider(int id) const;

@@ -3,6 +3,7 @@
 #include "common/Clock.h"
 #include "common/SecretMask.h"
 #include "model/ConfigJson.h"
+#include "store/CostConfigTables.h"
 #include "store/DemoConfig.h"
 #include "store/SecretStore.h"
 #include "telemetry/HistoryRecords.h"
@@ -255,6 +256,17 @@ EngineConfigPtr ConfigRepository::load(QString *error)
         config->routes.push_back(r);
     }
     for (auto &r : config->routes) {
+        q.prepare(QStringLiteral("SELECT ttl_s, semantic, preset, embeddings_channel_id, embeddings_model FROM route_cache WHERE route_id = ?"));
+        q.addBindValue(r.id);
+        if (!q.exec())
+            return fail(QStringLiteral("route cache settings"));
+        if (q.next()) {
+            r.cache.ttl = std::chrono::seconds(q.value(0).toLongLong());
+            r.cache.semantic = q.value(1).toBool();
+            semanticPresetFromString(q.value(2).toString(), &r.cache.preset);
+            r.cache.embeddingsChannelId = q.value(3).toInt();
+            r.cache.embeddingsModel = q.value(4).toString();
+        }
         q.prepare(QStringLiteral("SELECT channel_id FROM route_channels WHERE route_id = ? ORDER BY position"));
         q.addBindValue(r.id);
         if (!q.exec())
@@ -273,6 +285,11 @@ EngineConfigPtr ConfigRepository::load(QString *error)
         return fail(QStringLiteral("prices"));
     while (q.next())
         config->prices.push_back(ModelPrice{q.value(0).toString(), q.value(1).toDouble(), q.value(2).toDouble()});
+    if (QString costError; !CostConfigTables::load(db, config.get(), &costError)) {
+        if (error)
+            *error = costError;
+        return nullptr;
+    }
 
     config->demo = meta(QStringLiteral("config.demo")) == u"1";
     q.finish();
@@ -412,7 +429,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
             forgetWritten();
             return result;
         }
-        for (const char *table : {"route_fallbacks", "route_channels", "routes", "channels", "api_keys", "providers", "settings", "prices"}) {
+        for (const char *table : {"route_cache", "route_fallbacks", "route_channels", "routes", "channels", "api_keys", "providers", "settings", "prices"}) {
             if (!m_db.exec(QStringLiteral("DELETE FROM %1").arg(QLatin1String(table)), &error)) {
                 result.errors << QStringLiteral("Cannot save the configuration: %1").arg(error);
                 forgetWritten();
@@ -421,7 +438,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         }
 
         QSqlQuery insProvider(db), insKey(db), insChannel(db), insRoute(db), insRouteChannel(db), insFallback(db), insSetting(db),
-            insPrice(db), insMeta(db), insEvent(db);
+            insPrice(db), insMeta(db), insEvent(db), insRouteCache(db);
         insProvider.prepare(QStringLiteral("INSERT INTO providers (id, name, dialect, base_url, enabled, connect_timeout_ms, primary_timeout_ms,"
                                            " fallback_timeout_ms, requests_per_minute, tokens_per_minute, burst, account, region, egress_proxy,"
                                            " position) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
@@ -432,6 +449,8 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         insRoute.prepare(QStringLiteral("INSERT INTO routes (id, logical_model, strategy, cache_enabled, position) VALUES (?,?,?,?,?)"));
         insRouteChannel.prepare(QStringLiteral("INSERT INTO route_channels (route_id, position, channel_id) VALUES (?,?,?)"));
         insFallback.prepare(QStringLiteral("INSERT INTO route_fallbacks (route_id, priority, model) VALUES (?,?,?)"));
+        insRouteCache.prepare(QStringLiteral("INSERT INTO route_cache (route_id, ttl_s, semantic, preset, embeddings_channel_id, embeddings_model)"
+                                             " VALUES (?,?,?,?,?,?)"));
         insSetting.prepare(QStringLiteral("INSERT INTO settings (key, value) VALUES (?,?)"));
         insPrice.prepare(QStringLiteral("INSERT OR REPLACE INTO prices (model, input_usd_per_m, output_usd_per_m) VALUES (?,?,?)"));
         insMeta.prepare(QStringLiteral("INSERT OR REPLACE INTO meta (key, value) VALUES (?,?)"));
@@ -462,11 +481,14 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
                 ok = ok && run(insRouteChannel, {r.id, int(i), r.channelIds[i]}, &error);
             for (int i = 0; i < r.fallbackModels.size(); ++i)
                 ok = ok && run(insFallback, {r.id, i, r.fallbackModels[i]}, &error);
+            ok = ok && run(insRouteCache, {r.id, qint64(r.cache.ttl.count()), r.cache.semantic, QString::fromLatin1(toString(r.cache.preset)),
+                                           r.cache.embeddingsChannelId, r.cache.embeddingsModel}, &error);
         }
         for (const auto &[key, value] : engineSettings(config))
             ok = ok && run(insSetting, {key, encodeValue(value)}, &error);
         for (const auto &price : config.prices)
             ok = ok && run(insPrice, {price.model, price.inputUsdPerM, price.outputUsdPerM}, &error);
+        ok = ok && CostConfigTables::save(db, config, &error);
 
         const qint64 now = m_clock.wallMillis();
         ok = ok && run(insMeta, {QStringLiteral("config.saved_ms"), QString::number(now)}, &error);

@@ -84,6 +84,44 @@ QStringList schemaV1()
     };
 }
 
+// Issue #8: a route's cache settings beside the route (the exact cache's switch stays in
+// routes.cache_enabled), and the semantic cache's entries so they survive a restart. The scope is
+// the route and a digest of the system prompt and parameters; the embedding is float32, normalised.
+QStringList schemaCache()
+{
+    return {
+        QStringLiteral("CREATE TABLE route_cache ("
+                       " route_id INTEGER PRIMARY KEY REFERENCES routes(id) ON DELETE CASCADE, ttl_s INTEGER NOT NULL,"
+                       " semantic INTEGER NOT NULL, preset TEXT NOT NULL, embeddings_channel_id INTEGER NOT NULL,"
+                       " embeddings_model TEXT NOT NULL)"),
+        QStringLiteral("CREATE TABLE semantic_cache ("
+                       " id INTEGER PRIMARY KEY, scope BLOB NOT NULL, created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL,"
+                       " embedding BLOB NOT NULL, answer BLOB NOT NULL)"),
+        QStringLiteral("CREATE INDEX semantic_cache_expires ON semantic_cache (expires_ms)"),
+    };
+}
+
+// Cost tracking, budgets and task-based model choice (issue #8, points 4 and 5).
+QStringList schemaV2()
+{
+    return {
+        // A request whose provider reported no usage, or whose model has no price, has cost_known 0
+        // and cost_usd 0: unknown, not free.
+        QStringLiteral("ALTER TABLE requests ADD COLUMN cost_known INTEGER NOT NULL DEFAULT 1"),
+        QStringLiteral("ALTER TABLE requests ADD COLUMN auto_tier TEXT NOT NULL DEFAULT ''"),
+        // Spend per route and period is read back from requests at start: this index serves it.
+        QStringLiteral("CREATE INDEX requests_model_time ON requests (logical_model, time_ms)"),
+        QStringLiteral("CREATE TABLE route_budgets ("
+                       " model TEXT PRIMARY KEY, period TEXT NOT NULL, soft_limit_usd REAL NOT NULL,"
+                       " hard_limit_usd REAL NOT NULL, position INTEGER NOT NULL)"),
+        QStringLiteral("CREATE TABLE auto_tiers (position INTEGER PRIMARY KEY, name TEXT NOT NULL, model TEXT NOT NULL)"),
+        // tools / code_blocks: "any", "yes" or "no"; keywords: a JSON array of strings.
+        QStringLiteral("CREATE TABLE auto_rules ("
+                       " position INTEGER PRIMARY KEY, tier TEXT NOT NULL, min_prompt_tokens INTEGER NOT NULL,"
+                       " max_prompt_tokens INTEGER NOT NULL, tools TEXT NOT NULL, code_blocks TEXT NOT NULL, keywords TEXT NOT NULL)"),
+    };
+}
+
 QString sqlError(const QSqlError &e)
 {
     return e.text().trimmed();
@@ -95,6 +133,8 @@ const std::vector<Migration> &Database::migrations()
 {
     static const std::vector<Migration> list = {
         {1, QStringLiteral("configuration, secrets and history"), schemaV1()},
+        {2, QStringLiteral("cost tracking, budgets and task-based model choice"), schemaV2()},
+        {3, QStringLiteral("route cache settings and the semantic cache"), schemaCache()},
     };
     return list;
 }

@@ -53,8 +53,9 @@ public:
         m_health = QSqlQuery(c);
         bool ok = m_request.prepare(QStringLiteral(
             "INSERT INTO requests (time_ms, request_id, logical_model, channel_id, channel_name, status, outcome, http_status,"
-            " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+            " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts,"
+            " cost_known, auto_tier)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
         ok = ok && m_event.prepare(QStringLiteral(
             "INSERT INTO events (time_ms, kind, channel_id, provider_id, key_id, from_state, to_state, message) VALUES (?,?,?,?,?,?,?,?)"));
         ok = ok && m_health.prepare(QStringLiteral(
@@ -101,6 +102,8 @@ public:
             m_request.bindValue(15, r.streamed);
             m_request.bindValue(16, Database::text(r.error));
             m_request.bindValue(17, HistoryCodec::encodeAttempts(r.attempts));
+            m_request.bindValue(18, r.costKnown);
+            m_request.bindValue(19, Database::text(r.autoTier));
             ok = m_request.exec();
         }
         for (std::size_t i = 0; ok && i < batch.health.size(); ++i) {

@@ -39,6 +39,7 @@ EngineConfig configB()
     c.providers.pop_back(); // and everything that referred to it
     c.channels.erase(c.channels.begin() + 1);
     c.routes[0].channelIds = {11};
+    c.routes[0].cache.embeddingsChannelId = 11; // the route's semantic cache asked the removed channel
     c.prices.pop_back();
     return c;
 }

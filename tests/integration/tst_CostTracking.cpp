@@ -1,0 +1,283 @@
+// Cost end to end: a real Gateway on loopback in front of the simulator's fake providers, one per
+// dialect. Every finished request's token usage (streamed usage included) and cost reach the
+// request record and the route's spend; a spent hard budget answers 429 in OpenAI's error format;
+// crossing a soft limit raises one budget event.
+#include "FakeProvider.h"
+#include "engine/Gateway.h"
+
+#include <QtTest>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+
+#include <mutex>
+
+using namespace sb;
+using namespace sb::sim;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kCompletionTokens = 12;
+
+struct Reply {
+    int status = 0;
+    QByteArray body;
+    QHash<QByteArray, QByteArray> headers; // lower-case names
+    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
+};
+
+// What the Gateway hands to the history and the event stream, collected across worker threads.
+struct Sink {
+    std::mutex mutex;
+    std::vector<RequestRecord> records;
+    std::vector<HealthEvent> budgetEvents;
+
+    std::size_t recordCount()
+    {
+        std::lock_guard lock(mutex);
+        return records.size();
+    }
+    RequestRecord last()
+    {
+        std::lock_guard lock(mutex);
+        return records.back();
+    }
+    std::vector<HealthEvent> events()
+    {
+        std::lock_guard lock(mutex);
+        return budgetEvents;
+    }
+};
+
+QByteArray chatBody(bool stream, bool includeUsage)
+{
+    QJsonObject body{{"model", "m"},
+                     {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "Say something about the sea."}}}},
+                     {"stream", stream}};
+    if (includeUsage)
+        body.insert("stream_options", QJsonObject{{"include_usage", true}});
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+
+// The usage chunk of an OpenAI stream, when the client asked for one.
+QJsonObject streamUsage(const QByteArray &body)
+{
+    QJsonObject usage;
+    for (const QByteArray &line : body.split('\n')) {
+        if (!line.startsWith("data: ") || line.startsWith("data: [DONE]"))
+            continue;
+        const QJsonObject chunk = QJsonDocument::fromJson(line.mid(6)).object();
+        if (chunk.value("usage").isObject())
+            usage = chunk.value("usage").toObject();
+    }
+    return usage;
+}
+
+} // namespace
+
+class tst_CostTracking : public QObject {
+    Q_OBJECT
+
+private:
+    SystemClock &m_clock = SystemClock::instance();
+    SplitMixRandom m_random{4321};
+    std::unique_ptr<ScenarioClock> m_scenarioClock;
+    std::unique_ptr<FakeProvider> m_provider;
+    std::unique_ptr<Gateway> m_gateway;
+    std::shared_ptr<Sink> m_sink;
+    QNetworkAccessManager m_http;
+
+    void startAll(const QString &dialect, std::function<void(EngineConfig &)> tweak = {})
+    {
+        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
+        ProviderSpec spec;
+        spec.name = dialect;
+        spec.dialect = dialect;
+        spec.models = {QStringLiteral("up-model")};
+        spec.ttftMs = Distribution::constant(5);
+        spec.tokensPerSecond = Distribution::constant(5000);
+        spec.completionTokens = kCompletionTokens;
+        m_provider = std::make_unique<FakeProvider>(spec, *m_scenarioClock, m_random);
+        QString error;
+        QVERIFY2(m_provider->start(&error), qPrintable(error));
+
+        auto config = std::make_shared<EngineConfig>();
+        config->proxy.listenPort = 0;
+        ProviderConfig p;
+        p.id = 1;
+        p.name = dialect;
+        p.dialect = dialect;
+        p.baseUrl = m_provider->baseUrl();
+        p.keys = {ApiKeyConfig{1, QStringLiteral("key"), QStringLiteral("sk-test-cost-0001"), true, {}}};
+        config->providers = {p};
+        ChannelConfig c;
+        c.id = 1;
+        c.name = QStringLiteral("m/A");
+        c.providerId = 1;
+        c.upstreamModel = QStringLiteral("up-model-2024-11-20"); // priced through its undated name
+        config->channels = {c};
+        RouteConfig route;
+        route.id = 1;
+        route.logicalModel = QStringLiteral("m");
+        route.channelIds = {1};
+        config->routes = {route};
+        config->prices = {ModelPrice{QStringLiteral("up-model"), 3.0, 15.0}};
+        if (tweak)
+            tweak(*config);
+        QVERIFY2(config->validate().isEmpty(), qPrintable(config->validate().join(' ')));
+        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
+        m_sink = std::make_shared<Sink>();
+        std::weak_ptr<Sink> weak = m_sink;
+        m_gateway->context().setRequestSink([weak](RequestRecord &&record) {
+            if (auto sink = weak.lock()) {
+                std::lock_guard lock(sink->mutex);
+                sink->records.push_back(std::move(record));
+            }
+        });
+        connect(m_gateway.get(), &Gateway::healthEvent, this, [weak](const HealthEvent &event) {
+            if (event.type != HealthEvent::Type::Budget)
+                return;
+            if (auto sink = weak.lock()) {
+                std::lock_guard lock(sink->mutex);
+                sink->budgetEvents.push_back(event);
+            }
+        }, Qt::DirectConnection);
+        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+    }
+
+    Reply chat(const QByteArray &body)
+    {
+        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_gateway->port())));
+        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+        QNetworkReply *reply = m_http.post(req, body);
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        if (!reply->isFinished())
+            finished.wait(20000);
+        Reply out;
+        out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        out.body = reply->readAll();
+        for (const auto &pair : reply->rawHeaderPairs())
+            out.headers.insert(pair.first.toLower(), pair.second);
+        reply->deleteLater();
+        return out;
+    }
+
+private slots:
+    void cleanup()
+    {
+        if (m_gateway)
+            m_gateway->stop(500ms);
+        m_gateway.reset();
+        m_provider.reset();
+        m_sink.reset();
+    }
+
+    void usageAndCostAreRecordedForEveryDialect_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<bool>("includeUsage");
+        for (const char *d : {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"}) {
+            QTest::addRow("%s non-stream", d) << QString::fromLatin1(d) << false << false;
+            QTest::addRow("%s stream with include_usage", d) << QString::fromLatin1(d) << true << true;
+            // The client did not ask for usage; the proxy still needs it for the cost.
+            QTest::addRow("%s stream without include_usage", d) << QString::fromLatin1(d) << true << false;
+        }
+    }
+
+    void usageAndCostAreRecordedForEveryDialect()
+    {
+        QFETCH(QString, dialect);
+        QFETCH(bool, stream);
+        QFETCH(bool, includeUsage);
+        startAll(dialect);
+        const Reply reply = chat(chatBody(stream, includeUsage));
+        QCOMPARE(reply.status, 200);
+        QTRY_COMPARE(m_sink->recordCount(), std::size_t(1));
+        const RequestRecord r = m_sink->last();
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.outputTokens, kCompletionTokens);
+        QVERIFY2(r.inputTokens > 0, qPrintable(QString::number(r.inputTokens)));
+        QVERIFY(r.costKnown);
+        const double expected = (r.inputTokens * 3.0 + r.outputTokens * 15.0) / 1e6;
+        QVERIFY2(qAbs(r.costUsd - expected) < 1e-12, qPrintable(QStringLiteral("%1 vs %2").arg(r.costUsd).arg(expected)));
+        QVERIFY(r.costUsd > 0);
+
+        // The route's spend and the day's total carry it; the gateway's token totals too.
+        const qint64 now = m_clock.wallMillis();
+        QVERIFY(qAbs(m_gateway->context().costMeter().spent(QStringLiteral("m"), BudgetPeriod::Day, now) - r.costUsd) < 1e-12);
+        QVERIFY(qAbs(m_gateway->context().costMeter().stats(now).todayUsd - r.costUsd) < 1e-12);
+        const MetricsSnapshot snapshot = m_gateway->snapshot(); // what the console's "Cost today" tile reads
+        QCOMPARE(snapshot.outputTokens, std::uint64_t(kCompletionTokens));
+        QVERIFY(qAbs(snapshot.costTodayUsd - r.costUsd) < 1e-12);
+
+        if (stream) {
+            const QJsonObject usage = streamUsage(reply.body);
+            QCOMPARE(usage.isEmpty(), !includeUsage); // only a client that asked gets the usage chunk
+            if (includeUsage) {
+                QCOMPARE(usage.value("completion_tokens").toInt(), kCompletionTokens);
+                QCOMPARE(usage.value("prompt_tokens").toInt(), r.inputTokens);
+            }
+        } else {
+            QCOMPARE(reply.json().value("usage").toObject().value("completion_tokens").toInt(), kCompletionTokens);
+        }
+    }
+
+    void anUnpricedModelHasUnknownCostNotZero()
+    {
+        startAll(QStringLiteral("openai_compat"), [](EngineConfig &c) { c.prices.clear(); });
+        QCOMPARE(chat(chatBody(false, false)).status, 200);
+        QTRY_COMPARE(m_sink->recordCount(), std::size_t(1));
+        const RequestRecord r = m_sink->last();
+        QCOMPARE(r.outputTokens, kCompletionTokens);
+        QVERIFY(!r.costKnown);
+        QCOMPARE(r.costUsd, 0.0);
+        QCOMPARE(m_gateway->context().costMeter().stats(m_clock.wallMillis()).unpricedToday, 1u);
+        QCOMPARE(m_gateway->snapshot().unpricedToday, 1u);
+        QCOMPARE(m_gateway->snapshot().costTodayUsd, 0.0);
+    }
+
+    void aSpentHardBudgetAnswers429InOpenAiFormat()
+    {
+        // Limits far below one request's cost: the first request spends the budget.
+        startAll(QStringLiteral("openai_compat"), [](EngineConfig &c) {
+            c.budgets = {BudgetConfig{QStringLiteral("m"), BudgetPeriod::Day, 0.0000001, 0.0000002}};
+        });
+        QCOMPARE(chat(chatBody(false, false)).status, 200);
+        QTRY_COMPARE(m_sink->recordCount(), std::size_t(1));
+        QTRY_COMPARE(m_sink->events().size(), std::size_t(2));
+        const auto events = m_sink->events();
+        QCOMPARE(events[0].to, QStringLiteral("over_soft_limit"));
+        QCOMPARE(events[1].to, QStringLiteral("hard_stop"));
+        QCOMPARE(events[0].channelName, QStringLiteral("m"));
+
+        const quint64 upstreamBefore = m_provider->stats().chat;
+        for (bool stream : {false, true}) {
+            const Reply refused = chat(chatBody(stream, false));
+            QCOMPARE(refused.status, 429);
+            QVERIFY(refused.headers.value("content-type").startsWith("application/json"));
+            const QJsonObject error = refused.json().value("error").toObject();
+            QCOMPARE(error.value("type").toString(), QStringLiteral("insufficient_quota"));
+            QCOMPARE(error.value("code").toString(), QStringLiteral("insufficient_quota"));
+            QVERIFY2(error.value("message").toString().contains(QStringLiteral("daily budget of route \"m\"")),
+                     qPrintable(error.value("message").toString()));
+            const int retryAfter = refused.headers.value("retry-after").toInt();
+            QVERIFY(retryAfter >= 1 && retryAfter <= 24 * 3600);
+        }
+        QCOMPARE(m_provider->stats().chat, upstreamBefore); // refused before any provider was asked
+        QTRY_COMPARE(m_sink->recordCount(), std::size_t(3));
+        QCOMPARE(m_sink->last().httpStatus, 429);
+        QCOMPARE(m_sink->events().size(), std::size_t(2)); // alerts once per period, not per refusal
+
+        // Raising the limit applies live.
+        auto raised = std::make_shared<EngineConfig>(*m_gateway->config());
+        raised->budgets[0].hardLimitUsd = 100.0;
+        m_gateway->applyConfig(raised);
+        QCOMPARE(chat(chatBody(false, false)).status, 200);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CostTracking)
+#include "tst_CostTracking.moc"
