@@ -1,5 +1,7 @@
 #include "engine/ChatRequest.h"
 
+#include <algorithm>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -25,6 +27,19 @@ bool parseObject(const QByteArray &json, QJsonObject *out, ApiError *error)
 {
     if (json.trimmed().isEmpty()) {
         *error = invalid(QStringLiteral("The request body is empty; send a JSON object."), {}, QStringLiteral("invalid_json"));
+        return false;
+    }
+    // JSON allows no raw control characters: outside strings only tab, LF and CR, inside strings
+    // none (they must be escaped). Qt's parser lets some through, so a NUL could smuggle itself
+    // into a model name or a prompt.
+    const auto control = std::find_if(json.cbegin(), json.cend(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r';
+    });
+    if (control != json.cend()) {
+        *error = invalid(QStringLiteral("The request body is not valid JSON (a raw control character 0x%1 at byte %2; escape it as \\u00XX).")
+                             .arg(static_cast<unsigned char>(*control), 2, 16, QLatin1Char('0'))
+                             .arg(control - json.cbegin()),
+                         {}, QStringLiteral("invalid_json"));
         return false;
     }
     QJsonParseError parseError;

@@ -235,9 +235,8 @@ public:
             }
         case SimError::ConnectionReset:
         case SimError::ConnectRefused: {
-            // The server owns the socket: a started response abandoned at once is cut with no body,
-            // which the client sees as a broken connection rather than an HTTP answer.
-            response->startStream(200, providerHeaders(s.wire.streamHeaders()));
+            // A TCP reset before any answer: the client sees a broken connection, not an HTTP reply.
+            response->abort();
             return;
         }
         default:
