@@ -2,10 +2,13 @@
 #include "DemoProviders.h"
 #include "MainWindow.h"
 #include "SignalWatcher.h"
+#include "ThemeManager.h"
+#include "TrayNotifier.h"
 
 #include "common/BuildInfo.h"
 #include "common/Logging.h"
 #include "engine/EngineHost.h"
+#include "settings/SettingsPage.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -98,18 +101,32 @@ int runConsole(int argc, char **argv, const AppOptions &options)
     startLogging(options);
     spdlog::info("Switchboard {} starting", SB_VERSION);
 
+    sb::ThemeManager themes;
+    themes.restore();
     MainWindow window;
     if (!options.screenshotDir.isEmpty()) {
         window.resize(1400, 860);
         return window.saveScreenshots(options.screenshotDir) ? 0 : 1;
     }
+    sb::TrayNotifier tray(sb::SystemClock::instance());
+    tray.showTrayIcon();
+    QObject::connect(&tray, &sb::TrayNotifier::showConsoleRequested, &window, [&window] {
+        window.showNormal();
+        window.raise();
+        window.activateWindow();
+    });
+    window.settingsPage()->setThemeManager(&themes);
+    window.settingsPage()->setTrayNotifier(&tray);
 
     sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
     QString error;
     std::unique_ptr<DemoProviders> demo;
     if (host.start(hostOptions(options), &error)) {
         demo = startDemoIfNeeded(host);
-        window.attach(host.gateway());
+        window.attachHost(&host);
+        window.settingsPage()->setListenAppliesLive(options.listen.isEmpty()); // --listen pins the address
+        QObject::connect(host.gateway(), &sb::Gateway::healthEvent, &tray, &sb::TrayNotifier::addEvent,
+                         Qt::QueuedConnection);
     } else {
         // The console still opens, so the user can read why and fix the configuration.
         spdlog::error("{}", error.toStdString());
@@ -118,7 +135,10 @@ int runConsole(int argc, char **argv, const AppOptions &options)
     }
     window.show();
     const int code = app.exec();
+    window.detachHost();
     host.stop(std::chrono::seconds(5));
+    if (demo)
+        demo->stop();
     return code;
 }
 

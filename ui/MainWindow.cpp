@@ -1,10 +1,19 @@
 #include "MainWindow.h"
 
 #include "ConsoleStyle.h"
+#include "drills/DrillOffer.h"
+#include "drills/DrillsPage.h"
+#include "engine/EngineHost.h"
 #include "engine/Gateway.h"
+#include "history/HistoryService.h"
+#include "incidents/IncidentsPage.h"
 #include "pages/ChannelsPage.h"
 #include "pages/OverviewPage.h"
-#include "pages/PlaceholderPage.h"
+#include "providers/ProvidersPage.h"
+#include "requests/RequestsPage.h"
+#include "settings/SettingsPage.h"
+#include "store/ConfigStore.h"
+#include "widgets/SecretStorageBanner.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -16,10 +25,15 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolTip>
+#include <QVBoxLayout>
 
 namespace {
+// The sidebar's order (UI.md).
+constexpr int kIncidentsPage = 2;
+constexpr int kRequestsPage = 3;
 constexpr int kProvidersPage = 4;
-}
+constexpr int kDrillsPage = 5;
+} // namespace
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
@@ -42,31 +56,66 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         "QListWidget#sidebar::item { padding: 9px 14px; }"
         "QListWidget#sidebar::item:selected { background: palette(highlight); color: palette(highlighted-text); }"));
 
+    // Right of the sidebar: the warnings that concern every page (keys kept in the database file,
+    // the first-start drill offer) above the page stack.
+    auto *right = new QVBoxLayout;
+    right->setContentsMargins(0, 0, 0, 0);
+    right->setSpacing(0);
+    m_secretBanner = new sb::SecretStorageBanner(central);
+    m_drillOffer = new sb::DrillOffer(central);
+    m_drillOffer->hide(); // offered only while the demo configuration runs
     m_pages = new QStackedWidget(central);
+    right->addWidget(m_secretBanner);
+    right->addWidget(m_drillOffer);
+    right->addWidget(m_pages, 1);
     layout->addWidget(m_sidebar);
-    layout->addWidget(m_pages, 1);
+    layout->addLayout(right, 1);
     setCentralWidget(central);
 
     m_overview = new sb::OverviewPage(this);
     m_channels = new sb::ChannelsPage(this);
     addPage(tr("Overview"), m_overview);
     addPage(tr("Channels"), m_channels);
-    addPage(tr("Incidents"), new PlaceholderPage(tr("Incidents"),
-        tr("Circuit trips, ejections and failovers, grouped by incident. None recorded yet."), this));
-    addPage(tr("Requests"), new PlaceholderPage(tr("Requests"),
-        tr("A live tail of requests with every attempt, outcome and failover. None recorded yet."), this));
-    addPage(tr("Providers"), new PlaceholderPage(tr("Providers"),
-        tr("Providers, API keys, channels and routes, edited through dialogs."), this));
-    addPage(tr("Drills"), new PlaceholderPage(tr("Drills"),
-        tr("Rehearse an incident: run a shipped scenario against the embedded engine and watch it fail over."), this));
-    addPage(tr("Settings"), new PlaceholderPage(tr("Settings"),
-        tr("Listen address, local token, engine thresholds, retention and theme."), this));
+    m_incidents = new sb::IncidentsPage(nullptr, this);
+    m_requests = new sb::RequestsPage(nullptr, this);
+    m_providers = new sb::ProvidersPage(this);
+    m_drills = new sb::DrillsPage(this);
+    m_settings = new sb::SettingsPage(this);
+    addPage(tr("Incidents"), m_incidents);
+    addPage(tr("Requests"), m_requests);
+    addPage(tr("Providers"), m_providers);
+    addPage(tr("Drills"), m_drills);
+    addPage(tr("Settings"), m_settings);
 
     connect(m_sidebar, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
     m_sidebar->setCurrentRow(0);
     buildStatusBar();
 
-    connect(m_channels, &sb::ChannelsPage::openProviderRequested, this, [this](int) { showPage(kProvidersPage); });
+    connect(m_channels, &sb::ChannelsPage::openProviderRequested, this, [this](int providerId) {
+        showPage(kProvidersPage);
+        m_providers->showProvider(providerId);
+    });
+    // Probing runs on the engine's control thread; the call only queues it.
+    connect(m_channels, &sb::ChannelsPage::probeRequested, this, [this](int channelId) {
+        if (m_gateway && !m_gateway->probeNow(channelId))
+            statusBar()->showMessage(tr("A probe of that channel is already running."), 5000);
+    });
+    connect(m_incidents, &sb::IncidentsPage::showRequestsRequested, this, [this](int channelId, qint64 from, qint64 to) {
+        m_requests->showRequests(channelId, from, to);
+        showPage(kRequestsPage);
+    });
+    connect(m_incidents, &sb::IncidentsPage::openIncidentsChanged, this, [this](int open) {
+        m_sidebar->item(kIncidentsPage)->setText(open ? tr("Incidents  %1").arg(open) : tr("Incidents"));
+    });
+    connect(m_drillOffer, &sb::DrillOffer::runRequested, this, [this](const QString &drill, double timeScale) {
+        showPage(kDrillsPage);
+        QString error;
+        if (m_drills->runDrill(drill, timeScale, &error))
+            m_drillOffer->hide();
+        else
+            statusBar()->showMessage(error, 8000);
+    });
+    connect(m_drillOffer, &sb::DrillOffer::dismissed, m_drillOffer, &QWidget::hide);
     // The Router's drain/readmit are thread-safe and only take a per-channel lock: no waiting on the engine.
     connect(m_channels, &sb::ChannelsPage::drainRequested, this, [this](int channelId) {
         if (m_gateway)
@@ -91,8 +140,46 @@ void MainWindow::attach(sb::Gateway *gateway)
     qRegisterMetaType<sb::HealthEvent>();
     connect(gateway, &sb::Gateway::snapshotReady, this, &MainWindow::applySnapshot, Qt::QueuedConnection);
     connect(gateway, &sb::Gateway::healthEvent, this, &MainWindow::addEvent, Qt::QueuedConnection);
+    connect(gateway, &sb::Gateway::listenFailed, this, [this](const QString &message) {
+        statusBar()->showMessage(message, 15000);
+    }, Qt::QueuedConnection);
+    connect(m_drills, &sb::DrillsPage::drillFinished, this, [this] {
+        if (m_gateway)
+            m_channels->setConfig(m_gateway->config());
+    }, Qt::UniqueConnection);
+    m_drills->attach(gateway);
     m_channels->setConfig(gateway->config());
+    m_providers->setConfig(gateway->config());
+    m_drillOffer->setVisible(gateway->config()->demo);
     setProxyAddress(gateway->baseUrl());
+}
+
+void MainWindow::attachHost(sb::EngineHost *host)
+{
+    attach(host ? host->gateway() : nullptr);
+    if (!host)
+        return;
+    setHistoryDatabase(host->databasePath());
+    m_providers->setConfigStore(host->configStore());
+    m_settings->setHost(host);
+    m_secretBanner->setWarning(host->secretStorageWarning(), host->databasePath());
+}
+
+void MainWindow::detachHost()
+{
+    m_drills->shutDown(); // a running drill hands the engine its configuration back first
+    m_settings->setHost(nullptr);
+    m_providers->setConfigStore(nullptr);
+    attach(nullptr);
+}
+
+void MainWindow::setHistoryDatabase(const QString &path)
+{
+    delete m_history;
+    m_history = new sb::HistoryService(path, this);
+    m_overview->setHistory(m_history);
+    m_incidents->setHistory(m_history);
+    m_requests->setHistory(m_history);
 }
 
 void MainWindow::addPage(const QString &name, QWidget *page)
@@ -110,9 +197,9 @@ void MainWindow::buildStatusBar()
     m_requestRate = new QLabel(tr("— req/s"), bar);
     m_successRate = new QLabel(tr("— % (5m)"), bar);
     m_ttft = new QLabel(tr("TTFT p95 —"), bar);
-    m_incidents = new QLabel(tr("no open incidents"), bar);
-    m_incidents->setToolTip(tr("Channels whose circuit is open or half-open, or that were ejected"));
-    for (QLabel *label : {m_proxyAddress, m_requestRate, m_successRate, m_ttft, m_incidents}) {
+    m_openIncidents = new QLabel(tr("no open incidents"), bar);
+    m_openIncidents->setToolTip(tr("Channels whose circuit is open or half-open, or that were ejected"));
+    for (QLabel *label : {m_proxyAddress, m_requestRate, m_successRate, m_ttft, m_openIncidents}) {
         label->setContentsMargins(10, 1, 10, 1);
         if (label != m_proxyAddress)
             label->setStyleSheet(QStringLiteral("QLabel { border-left: 1px solid palette(mid); }"));
@@ -149,6 +236,7 @@ void MainWindow::applySnapshot(const sb::MetricsSnapshot &snapshot)
     }
     m_overview->applySnapshot(snapshot);
     m_channels->applySnapshot(snapshot);
+    m_providers->applySnapshot(snapshot);
 
     m_requestRate->setText(tr("%1 req/s").arg(sb::formatRate(snapshot.requestsPerSecond)));
     m_successRate->setText(snapshot.answered5m == 0 ? tr("— % (5m)")
@@ -157,7 +245,7 @@ void MainWindow::applySnapshot(const sb::MetricsSnapshot &snapshot)
     int incidents = 0;
     for (const sb::ChannelSnapshot &channel : snapshot.channels)
         incidents += sb::isIncident(sb::channelState(channel)) ? 1 : 0;
-    m_incidents->setText(incidents == 0 ? tr("no open incidents") : incidents == 1 ? tr("1 open incident") : tr("%1 open incidents").arg(incidents));
+    m_openIncidents->setText(incidents == 0 ? tr("no open incidents") : incidents == 1 ? tr("1 open incident") : tr("%1 open incidents").arg(incidents));
 }
 
 void MainWindow::addEvent(const sb::HealthEvent &event)
@@ -168,7 +256,7 @@ void MainWindow::addEvent(const sb::HealthEvent &event)
 QString MainWindow::statusText() const
 {
     QStringList parts;
-    for (const QLabel *label : {m_proxyAddress, m_requestRate, m_successRate, m_ttft, m_incidents})
+    for (const QLabel *label : {m_proxyAddress, m_requestRate, m_successRate, m_ttft, m_openIncidents})
         parts << label->text();
     return parts.join(QStringLiteral(" | "));
 }

@@ -12,8 +12,17 @@ class QLabel;
 
 namespace sb {
 class ChannelsPage;
+class DrillOffer;
+class DrillsPage;
+class EngineHost;
 class Gateway;
+class HistoryService;
+class IncidentsPage;
 class OverviewPage;
+class ProvidersPage;
+class RequestsPage;
+class SecretStorageBanner;
+class SettingsPage;
 } // namespace sb
 
 // The console's frame: a sidebar of pages, the page stack and the status bar with the proxy
@@ -28,6 +37,13 @@ public:
     // Without a gateway every page shows its empty state. The gateway must outlive the window or be
     // detached by destruction (a QPointer guards it).
     void attach(sb::Gateway *gateway);
+    // Everything the console shows of one running engine: attach(gateway), the history in its
+    // database (Overview history mode, Incidents, Requests), its configuration store (Providers,
+    // Settings) and where its API keys are kept. detachHost() before the host stops.
+    void attachHost(sb::EngineHost *host);
+    void detachHost();
+    // The history pages read this database on their own thread (HistoryService).
+    void setHistoryDatabase(const QString &path);
 
     QStringList pageNames() const;
     void showPage(int index);
@@ -36,6 +52,12 @@ public:
 
     sb::OverviewPage *overviewPage() const { return m_overview; }
     sb::ChannelsPage *channelsPage() const { return m_channels; }
+    sb::IncidentsPage *incidentsPage() const { return m_incidents; }
+    sb::RequestsPage *requestsPage() const { return m_requests; }
+    sb::ProvidersPage *providersPage() const { return m_providers; }
+    sb::DrillsPage *drillsPage() const { return m_drills; }
+    sb::SettingsPage *settingsPage() const { return m_settings; }
+    sb::SecretStorageBanner *secretStorageBanner() const { return m_secretBanner; }
     QString statusText() const; // the status bar's fields, joined (tests)
 
 public slots:
@@ -52,10 +74,18 @@ private:
     QStackedWidget *m_pages = nullptr;
     sb::OverviewPage *m_overview = nullptr;
     sb::ChannelsPage *m_channels = nullptr;
+    sb::IncidentsPage *m_incidents = nullptr;
+    sb::RequestsPage *m_requests = nullptr;
+    sb::ProvidersPage *m_providers = nullptr;
+    sb::DrillsPage *m_drills = nullptr;
+    sb::SettingsPage *m_settings = nullptr;
+    sb::SecretStorageBanner *m_secretBanner = nullptr;
+    sb::DrillOffer *m_drillOffer = nullptr;
+    sb::HistoryService *m_history = nullptr; // created after the pages, so deleted before them
     QString m_baseUrl;
     QLabel *m_proxyAddress = nullptr;
     QLabel *m_requestRate = nullptr;
     QLabel *m_successRate = nullptr;
     QLabel *m_ttft = nullptr;
-    QLabel *m_incidents = nullptr;
+    QLabel *m_openIncidents = nullptr;
 };

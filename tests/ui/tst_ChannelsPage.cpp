@@ -89,7 +89,7 @@ private slots:
         QCOMPARE(page.proxy()->index(0, ChannelTableModel::State).data().toString(), QStringLiteral("open"));
     }
 
-    void contextMenuAsksToDrainAndReadmit()
+    void contextMenuAsksToDrainReadmitAndProbe()
     {
         test::IncidentScenario scenario;
         ChannelsPage page;
@@ -99,13 +99,14 @@ private slots:
         QSignalSpy drain(&page, &ChannelsPage::drainRequested);
         QSignalSpy readmit(&page, &ChannelsPage::readmitRequested);
         QSignalSpy open(&page, &ChannelsPage::openProviderRequested);
+        QSignalSpy probeNow(&page, &ChannelsPage::probeRequested);
 
         std::unique_ptr<QMenu> menuA(page.contextMenuFor(proxyRowOf(page, 1), nullptr));
         QVERIFY(action(menuA.get(), "drain")->isEnabled());
         QVERIFY(!action(menuA.get(), "readmit")->isEnabled()); // in the pool: nothing to re-admit
-        QAction *probe = action(menuA.get(), "probe");
-        QVERIFY(!probe->isEnabled());
-        QVERIFY(probe->toolTip().contains(QStringLiteral("Coming soon")));
+        action(menuA.get(), "probe")->trigger();
+        QCOMPARE(probeNow.count(), 1);
+        QCOMPARE(probeNow.at(0).at(0).toInt(), 1);
         action(menuA.get(), "drain")->trigger();
         QCOMPARE(drain.count(), 1);
         QCOMPARE(drain.at(0).at(0).toInt(), 1);

@@ -135,7 +135,7 @@ private slots:
         const QString text = page.inspector()->toPlainText();
         for (const char *expected : {"gpt-4o/A", "gpt-4o/B", "provider down (HTTP 503)", "upstream 503: overloaded", "Time spent",
                                      "answered", "TTFT", "180 ms", "1,200 in · 340 out", "$0.0123", "req-failover", "x-request-id"})
-            QVERIFY2(text.contains(QLatin1String(expected)), expected);
+            QVERIFY2(text.contains(QString::fromUtf8(expected)), expected); // UTF-8: "·" is not Latin-1
         QVERIFY(text.contains(QStringLiteral("Attempts (2)")));
         // The table row says it failed over, and by which path.
         QCOMPARE(page.model()->data(page.model()->index(row, RequestTableModel::Failover)).toString(), QStringLiteral("gpt-4o/A → gpt-4o/B"));

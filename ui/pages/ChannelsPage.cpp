@@ -160,11 +160,10 @@ QMenu *ChannelsPage::contextMenuFor(int proxyRow, QWidget *parent)
     readmit->setEnabled(channel.pool == PoolState::Drained || channel.pool == PoolState::Ejected);
     connect(readmit, &QAction::triggered, this, [this, id] { emit readmitRequested(id); });
 
-    // The engine probes on its own schedule (HeartbeatProber::tick) and has no probe-now call yet.
     QAction *probe = menu->addAction(tr("Probe now"));
     probe->setObjectName(QStringLiteral("probe"));
-    probe->setEnabled(false);
-    probe->setToolTip(tr("Coming soon: until then the engine probes ejected and open channels on its own heartbeat schedule."));
+    probe->setToolTip(tr("Send a heartbeat probe to %1 at once; the result shows in its state and the events.").arg(channel.name));
+    connect(probe, &QAction::triggered, this, [this, id] { emit probeRequested(id); });
 
     menu->addSeparator();
     QAction *open = menu->addAction(tr("Open in Providers"));

@@ -39,6 +39,7 @@ public slots:
 signals:
     void drainRequested(int channelId);
     void readmitRequested(int channelId);
+    void probeRequested(int channelId);
     void openProviderRequested(int providerId);
 
 private:
