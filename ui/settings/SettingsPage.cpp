@@ -113,20 +113,21 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // columns shrink; rows never hide off to the right
     scroll->setFrameShape(QFrame::NoFrame);
     auto *content = new QWidget(scroll);
+    // One column: two side by side needed more width than a 1400-pixel window leaves beside the
+    // sidebar, and the defaults on the right were cut off. Capped so rows stay readable when wide.
     auto *columns = new QHBoxLayout(content);
     columns->setContentsMargins(0, 0, 8, 0);
-    columns->setSpacing(16);
-    auto *left = new QVBoxLayout;
-    auto *right = new QVBoxLayout;
-    for (SettingsGroup g : {SettingsGroup::Proxy, SettingsGroup::HealthScore, SettingsGroup::PoolEjection,
-                            SettingsGroup::HeartbeatProbe, SettingsGroup::History})
-        left->addWidget(buildGroup(g));
-    for (SettingsGroup g : {SettingsGroup::CircuitBreaker, SettingsGroup::RetryBudget, SettingsGroup::Appearance})
-        right->addWidget(buildGroup(g));
-    left->addStretch(1);
-    right->addStretch(1);
-    columns->addLayout(left, 1);
-    columns->addLayout(right, 1);
+    auto *groups = new QVBoxLayout;
+    for (SettingsGroup g : {SettingsGroup::Proxy, SettingsGroup::HealthScore, SettingsGroup::CircuitBreaker,
+                            SettingsGroup::PoolEjection, SettingsGroup::HeartbeatProbe, SettingsGroup::RetryBudget,
+                            SettingsGroup::History, SettingsGroup::Appearance})
+        groups->addWidget(buildGroup(g));
+    groups->addStretch(1);
+    auto *column = new QWidget(content);
+    column->setLayout(groups);
+    column->setMaximumWidth(900);
+    columns->addWidget(column, 1);
+    columns->addStretch(0);
     scroll->setWidget(content);
     outer->addWidget(scroll, 1);
 
