@@ -280,7 +280,8 @@ private slots:
         child<QPushButton>(&dialog, "removeKeyButton")->click();
         QCOMPARE(dialog.keyModel()->rowCount(), 1);
         QVERIFY(dialog.save());
-        const ProviderConfig *p = t.reload()->provider(1);
+        const auto reloaded = t.reload(); // p points into it
+        const ProviderConfig *p = reloaded->provider(1);
         QCOMPARE(int(p->keys.size()), 1);
         QCOMPARE(p->keys[0].secret, test::OpenAiKey2);
     }
