@@ -130,7 +130,13 @@ private slots:
         // The report: every figure beside its target, with sensible values.
         QTableWidget *figures = page.figuresTable();
         QVERIFY(figures->isVisible());
-        QCOMPARE(figure(figures, QStringLiteral("Requests"), 1).section(QLatin1Char(' '), 0, 0), QStringLiteral("1,200"));
+        // Every planned request is accounted for: sent, or dropped at the load's cap when the machine is slow.
+        const QString requests = figure(figures, QStringLiteral("Requests"), 1);
+        const int sent = requests.section(QLatin1Char(' '), 0, 0).remove(QLatin1Char(',')).toInt();
+        const QRegularExpression droppedText(QStringLiteral(", ([0-9,]+) dropped at the load's concurrency cap$"));
+        const QRegularExpressionMatch dropped = droppedText.match(requests);
+        const int droppedCount = dropped.hasMatch() ? dropped.captured(1).remove(QLatin1Char(',')).toInt() : 0;
+        QVERIFY2(sent > 0 && sent + droppedCount == 1200, qPrintable(requests));
         const QString success = figure(figures, QStringLiteral("Success rate"), 1);
         QVERIFY2(success.endsWith(QStringLiteral(" %")) && success.section(QLatin1Char(' '), 0, 0).toDouble() >= 95.0,
                  qPrintable(success));

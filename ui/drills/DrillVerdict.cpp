@@ -23,9 +23,12 @@ QString seconds(double s)
 std::vector<DrillFigure> drillFigures(const sim::DrillReport &r, const EngineConfig *config)
 {
     std::vector<DrillFigure> out;
-    out.push_back({tr("Requests"),
-                   tr("%1 sent, %2 succeeded, %3 failed").arg(formatCount(r.requests), formatCount(r.succeeded), formatCount(r.failed)),
-                   QString(), std::nullopt});
+    QString requests =
+        tr("%1 sent, %2 succeeded, %3 failed").arg(formatCount(r.requests), formatCount(r.succeeded), formatCount(r.failed));
+    // A slow engine shows up here first: the load keeps its schedule and drops what would exceed its cap.
+    if (r.dropped > 0)
+        requests += tr(", %1 dropped at the load's concurrency cap").arg(formatCount(r.dropped));
+    out.push_back({tr("Requests"), requests, QString(), std::nullopt});
     out.push_back({tr("Success rate"), formatPercent(r.successRate), QStringLiteral("≥ 99.50 %"),
                    r.requests > 0 && r.successRate >= 0.995});
     out.push_back({tr("TTFT p50"), formatMs(r.ttftMs.p50), QString(), std::nullopt});
