@@ -56,7 +56,7 @@ void AdapterProbeTransport::startProbe(int channelId, Clock::Duration timeout, D
             done(false, latency, message);
             return;
         }
-        const Outcome outcome = adapter->classify(state->status, state->headers, state->body);
+        const Outcome outcome = adapter->classifyProbe(state->status, state->headers, state->body);
         // A rate-limited probe still proves the provider is up and answering.
         const bool ok = outcome.isSuccess() || outcome.kind == OutcomeKind::RetryableRateLimit;
         done(ok, latency, ok ? QStringLiteral("HTTP %1").arg(state->status)

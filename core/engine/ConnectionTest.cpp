@@ -133,12 +133,8 @@ void ConnectionTest::start(const ProviderConfig &provider, const QString &secret
             finish(r);
             return;
         }
-        Outcome outcome = adapter->classify(state->status, state->headers, state->body);
-        // The ErrorMaps judge chat bodies; DashScope's calls a 2xx without "output" a failure, which
-        // a model list always is. A 2xx model listing is the probe's success in every dialect.
+        const Outcome outcome = adapter->classifyProbe(state->status, state->headers, state->body);
         const int listed = countModels(state->body);
-        if (state->status >= 200 && state->status < 300 && listed >= 0 && outcome.kind == OutcomeKind::ProviderDown)
-            outcome = Outcome::success(state->status);
         r.httpStatus = state->status;
         r.kind = outcome.kind;
         r.message = scrub(outcome.message, secret);

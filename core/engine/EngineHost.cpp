@@ -45,7 +45,17 @@ EventRecord toEventRecord(const HealthEvent &event)
         row.kind = EventKind::Other;
         row.message = QStringLiteral("budget: %1").arg(event.reason);
         break;
+    case HealthEvent::Type::Key:
+        row.kind = event.to == QLatin1String("disabled") ? EventKind::KeyDisabled : EventKind::KeyCooldown;
+        row.message = event.reason; // the key is named by label and masked form only
+        break;
+    case HealthEvent::Type::Bucket:
+        row.kind = EventKind::BucketRefusal;
+        row.message = event.reason;
+        break;
     }
+    row.providerId = event.providerId;
+    row.keyId = event.keyId;
     return row;
 }
 
@@ -187,13 +197,16 @@ bool EngineHost::reload(QString *message)
         }
         source = m_dbPath;
     }
-    config = withOverrides(config);
-    if (const QStringList problems = config->validate(); !problems.isEmpty()) {
+    const EngineConfigPtr applied = withOverrides(config);
+    if (const QStringList problems = applied->validate(); !problems.isEmpty()) {
         *message = QStringLiteral("The configuration in %1 has problems: %2 The running configuration is unchanged.")
                        .arg(source, problems.join(QStringLiteral(" ")));
         return false;
     }
-    m_gateway->applyConfig(config);
+    if (m_configFromFile)
+        m_gateway->applyConfig(applied);
+    else
+        m_configStore->adoptReloaded(config); // its listener applies it (with the overrides) to the Gateway
     *message = QStringLiteral("Configuration reloaded from %1.").arg(source);
     spdlog::info("{}", message->toStdString());
     return true;

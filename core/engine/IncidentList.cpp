@@ -35,6 +35,8 @@ std::vector<Incident> deriveIncidents(const std::vector<EventLog::Entry> &events
             }
             continue;
         }
+        if (e.channelId == 0)
+            continue; // provider- and route-level events (keys, buckets, budgets) are not a channel's incident
         ChannelState &state = channels[e.channelId];
         if (e.type == HealthEvent::Type::Breaker)
             state.breaker = e.to;

@@ -10,6 +10,8 @@ const char *toString(HealthEvent::Type type)
     case HealthEvent::Type::Failover: return "failover";
     case HealthEvent::Type::Panic: return "panic";
     case HealthEvent::Type::Budget: return "budget";
+    case HealthEvent::Type::Key: return "key";
+    case HealthEvent::Type::Bucket: return "bucket";
     }
     return "unknown";
 }

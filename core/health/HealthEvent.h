@@ -20,6 +20,9 @@ struct HealthEvent {
         Failover, // a request moved from channel `fromChannelId` to `channelId`
         Panic,    // every channel of a route was out; the least-bad one was used anyway
         Budget,   // a route's spend reached its alert limit or hard stop (channelName = the route; to: "over_soft_limit", "hard_stop")
+        Key,      // an API key started cooling down after a 429 (to: "cooling_down") or was disabled (to: "disabled");
+                  // providerId / keyId set, channelId 0, channelName = the provider; the reason names the key masked
+        Bucket,   // a provider's own rate limit (its token buckets) refused a request; providerId set, channelId 0
     };
     Type type = Type::Breaker;
     int channelId = 0;
@@ -30,6 +33,8 @@ struct HealthEvent {
     Clock::TimePoint at{};
     std::int64_t wallMillis = 0;
     int fromChannelId = 0; // Failover only
+    int providerId = 0;    // Key and Bucket
+    int keyId = 0;         // Key
 };
 
 using EventSink = std::function<void(const HealthEvent &)>;

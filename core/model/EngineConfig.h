@@ -72,6 +72,9 @@ struct RetryConfig {
     int budgetMinimum = 3;                       // … but at least 3 (ARCHITECTURE.md, step 7)
     std::chrono::milliseconds overallDeadline = 60s;
     std::chrono::milliseconds streamIdleTimeout = 30s; // inter-token idle timeout
+    // How long a key (or a keyless provider) rests after a 429 without Retry-After; doubled for each
+    // further 429 in a row, at most 8× (KeyRing). A setting so time-scaled drills scale it too.
+    std::chrono::milliseconds keyCoolDown = 30s;
 };
 
 struct ProxyConfig {

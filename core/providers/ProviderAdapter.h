@@ -92,6 +92,12 @@ public:
     // ErrorMap: a complete response (status + headers + body) → Outcome. A 200 whose body carries an
     // error is that error, never a success.
     virtual Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const = 0;
+    // The answer to probeRequest(). The same as classify() unless the probe's endpoint answers in
+    // another shape than a completion (DashScope's probe lists models in its OpenAI-compatible mode).
+    virtual Outcome classifyProbe(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const
+    {
+        return classify(httpStatus, headers, body);
+    }
 
     // A complete successful non-stream body → an OpenAI chat.completion object (model set to the
     // caller's logical model by the caller).

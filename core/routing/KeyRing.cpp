@@ -31,22 +31,63 @@ KeyRing::KeyState KeyRing::stateLocked(const Key &key, Clock::TimePoint now) con
 
 KeyRing::Key *KeyRing::findLocked(int keyId)
 {
-    auto it = std::find_if(m_keys.begin(), m_keys.end(), [keyId](const Key &k) { return k.config.id == keyId; });
-    return it == m_keys.end() ? nullptr : &*it;
+    std::vector<Key> &leasable = leasableLocked();
+    auto it = std::find_if(leasable.begin(), leasable.end(), [keyId](const Key &k) { return k.config.id == keyId; });
+    return it == leasable.end() ? nullptr : &*it;
+}
+
+void KeyRing::setDefaultCoolDown(Clock::Duration coolDown)
+{
+    std::lock_guard lock(m_mutex);
+    m_defaultCoolDown = coolDown;
+}
+
+void KeyRing::setEvents(std::shared_ptr<const EventDispatcher> events, int providerId, const QString &providerName)
+{
+    std::lock_guard lock(m_mutex);
+    m_events = std::move(events);
+    m_providerId = providerId;
+    m_providerName = providerName;
+}
+
+HealthEvent KeyRing::keyEvent(const Key &key, const char *to, const QString &reason) const
+{
+    HealthEvent e;
+    e.type = HealthEvent::Type::Key;
+    e.providerId = m_providerId;
+    e.keyId = key.config.id;
+    e.channelName = m_providerName;
+    e.from = QStringLiteral("active");
+    e.to = QString::fromLatin1(to);
+    const QString who = m_keys.empty()
+        ? QStringLiteral("%1 (no API key)").arg(m_providerName)
+        : QStringLiteral("%1 key '%2' (%3)").arg(m_providerName, key.config.label, maskSecret(key.config.secret));
+    e.reason = QStringLiteral("%1 %2").arg(who, reason);
+    e.at = m_clock.now();
+    e.wallMillis = m_clock.wallMillis();
+    return e;
+}
+
+void KeyRing::emitOutsideLock(const HealthEvent &event) const
+{
+    std::shared_ptr<const EventDispatcher> events;
+    {
+        std::lock_guard lock(m_mutex);
+        events = m_events;
+    }
+    if (events)
+        events->emitEvent(event);
 }
 
 std::optional<KeyRing::Lease> KeyRing::next()
 {
     std::lock_guard lock(m_mutex);
-    if (m_keys.empty()) {
-        ++m_stats.leases;
-        return Lease{};
-    }
     const auto now = m_clock.now();
-    const std::size_t n = m_keys.size();
+    const std::vector<Key> &leasable = leasableLocked();
+    const std::size_t n = leasable.size();
     for (std::size_t step = 0; step < n; ++step) {
         const std::size_t i = (m_cursor + step) % n;
-        const Key &key = m_keys[i];
+        const Key &key = leasable[i];
         if (stateLocked(key, now) != KeyState::Active)
             continue;
         m_cursor = (i + 1) % n;
@@ -59,10 +100,22 @@ std::optional<KeyRing::Lease> KeyRing::next()
 
 void KeyRing::reportRateLimited(int keyId, std::optional<std::chrono::milliseconds> retryAfter)
 {
-    std::lock_guard lock(m_mutex);
+    std::optional<HealthEvent> event;
+    {
+        std::lock_guard lock(m_mutex);
+        event = coolLocked(keyId, retryAfter);
+    }
+    if (event)
+        emitOutsideLock(*event);
+}
+
+std::optional<HealthEvent> KeyRing::coolLocked(int keyId, std::optional<std::chrono::milliseconds> retryAfter)
+{
     Key *key = findLocked(keyId);
     if (!key || key->disabled)
-        return;
+        return std::nullopt;
+    // Only a key that was serving reports: a 429 that lengthens a running cool-down is no news.
+    const bool wasActive = stateLocked(*key, m_clock.now()) == KeyState::Active;
     // Without a Retry-After we only guess; a key that keeps getting 429s gets longer pauses.
     const int doublings = std::min(key->rateLimitStreak, 3);
     key->rateLimitStreak = std::min(key->rateLimitStreak + 1, 1000);
@@ -73,21 +126,39 @@ void KeyRing::reportRateLimited(int keyId, std::optional<std::chrono::millisecon
     // Two workers may report the same key; a short Retry-After must not shorten a longer one.
     key->coolingUntil = std::max(key->coolingUntil, until);
     ++m_stats.coolDowns;
-    spdlog::debug("API key '{}' ({}) rate limited, cooling for {:.1f} s", key->config.label.toStdString(),
-                  maskSecret(key->config.secret).toStdString(), toSeconds(coolDown));
+    if (m_keys.empty())
+        spdlog::debug("provider without keys rate limited, cooling for {:.1f} s", toSeconds(coolDown));
+    else
+        spdlog::debug("API key '{}' ({}) rate limited, cooling for {:.1f} s", key->config.label.toStdString(),
+                      maskSecret(key->config.secret).toStdString(), toSeconds(coolDown));
+    if (!wasActive || !m_events)
+        return std::nullopt;
+    return keyEvent(*key, "cooling_down",
+                    QStringLiteral("got a 429, cooling for %1 s%2")
+                        .arg(toSeconds(coolDown), 0, 'f', 1)
+                        .arg(retryAfter ? QStringLiteral(" (Retry-After)") : QString()));
 }
 
 void KeyRing::reportAuthError(int keyId, const QString &reason)
 {
-    std::lock_guard lock(m_mutex);
-    Key *key = findLocked(keyId);
-    if (!key || key->disabled)
-        return;
-    key->disabled = true;
-    key->disabledReason = reason;
-    ++m_stats.disables;
-    spdlog::warn("API key '{}' ({}) disabled: {}", key->config.label.toStdString(),
-                 maskSecret(key->config.secret).toStdString(), reason.toStdString());
+    HealthEvent event;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_keys.empty())
+            return; // no key to blame; a keyless provider that wants one is the user's to configure
+        Key *key = findLocked(keyId);
+        if (!key || key->disabled)
+            return;
+        key->disabled = true;
+        key->disabledReason = reason;
+        ++m_stats.disables;
+        spdlog::warn("API key '{}' ({}) disabled: {}", key->config.label.toStdString(),
+                     maskSecret(key->config.secret).toStdString(), reason.toStdString());
+        if (!m_events)
+            return;
+        event = keyEvent(*key, "disabled", QStringLiteral("disabled: %1").arg(reason));
+    }
+    emitOutsideLock(event);
 }
 
 void KeyRing::reportSuccess(int keyId)
@@ -100,21 +171,17 @@ void KeyRing::reportSuccess(int keyId)
 bool KeyRing::allCoolingOrDisabled() const
 {
     std::lock_guard lock(m_mutex);
-    if (m_keys.empty())
-        return false;
     const auto now = m_clock.now();
-    return std::none_of(m_keys.begin(), m_keys.end(),
-                        [&](const Key &k) { return stateLocked(k, now) == KeyState::Active; });
+    const std::vector<Key> &leasable = leasableLocked();
+    return std::none_of(leasable.begin(), leasable.end(), [&](const Key &k) { return stateLocked(k, now) == KeyState::Active; });
 }
 
 std::optional<Clock::Duration> KeyRing::soonestAvailableIn() const
 {
     std::lock_guard lock(m_mutex);
-    if (m_keys.empty())
-        return Clock::Duration::zero();
     const auto now = m_clock.now();
     std::optional<Clock::Duration> soonest;
-    for (const Key &key : m_keys) {
+    for (const Key &key : leasableLocked()) {
         switch (stateLocked(key, now)) {
         case KeyState::Active:
             return Clock::Duration::zero();

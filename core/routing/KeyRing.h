@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/Clock.h"
+#include "health/HealthEvent.h"
 #include "model/ProviderConfig.h"
 
 #include <QString>
@@ -17,6 +18,9 @@ namespace sb {
 // key that got it (for the Retry-After when the provider sent one) and the next lease takes another key;
 // an auth error disables the key until the user edits the provider (which builds a new KeyRing).
 // Thread-safe. Secrets leave this class only inside a Lease; status() and logs carry the masked form.
+// A provider configured with no keys (a local server, a gateway that holds the keys itself) still
+// cools as a whole on a 429: it is one identity to the provider, and sending it the next request at
+// once only earns another 429 (the launch-day drill's primary had no keys, and kept being picked).
 class KeyRing {
 public:
     enum class KeyState { Active, CoolingDown, Disabled };
@@ -41,24 +45,29 @@ public:
             Clock::Duration defaultCoolDown = std::chrono::seconds(30));
 
     // Round-robin over Active keys (a cooling key whose time has passed is Active again); nullopt if none.
-    // A provider configured with no keys at all (a local server) gets Lease{0, ""}: it needs no key,
-    // and is never "rate limited" by its key ring.
+    // A provider configured with no keys at all gets Lease{0, ""}: it needs no key; nullopt while a
+    // 429 cools it.
     std::optional<Lease> next();
     // Cools the key for retryAfter, or — when the provider sent none — for the default, doubled for each
     // further 429 in a row (at most 8×). A longer cool-down already running is kept.
     void reportRateLimited(int keyId, std::optional<std::chrono::milliseconds> retryAfter);
-    // Disabled until the config is edited (a new KeyRing); reason is shown in the console.
+    // The setting applies to cool-downs that start after the call.
+    void setDefaultCoolDown(Clock::Duration coolDown);
+    // Where a key's cool-down (from Active) and disable are reported, for the console and the history.
+    void setEvents(std::shared_ptr<const EventDispatcher> events, int providerId, const QString &providerName);
+    // Disabled until the config is edited (a new KeyRing); reason is shown in the console. A provider
+    // without keys is not disabled by an auth error: its channel's health records it.
     void reportAuthError(int keyId, const QString &reason);
     // Ends the run of 429s that lengthens the default cool-down. It does not end a running cool-down:
     // a success may come from a request sent before the 429, and the provider asked us to wait.
     void reportSuccess(int keyId);
 
-    bool allCoolingOrDisabled() const; // → the provider counts as rate limited (false with no keys configured)
+    bool allCoolingOrDisabled() const; // → the provider counts as rate limited
     // Zero when a key is usable now; the time until the first cooling key comes back; nullopt when every
     // key is disabled (no wait helps). For a 429's Retry-After to the client.
     std::optional<Clock::Duration> soonestAvailableIn() const;
-    int healthyCount() const; // Active now
-    int totalCount() const;
+    int healthyCount() const; // configured keys Active now (0 without keys)
+    int totalCount() const;   // configured keys
     std::vector<KeyStatus> status() const;
     Stats stats() const;
 
@@ -71,12 +80,24 @@ private:
         int rateLimitStreak = 0; // 429s in a row without a success in between
     };
     KeyState stateLocked(const Key &key, Clock::TimePoint now) const;
+    std::optional<HealthEvent> coolLocked(int keyId, std::optional<std::chrono::milliseconds> retryAfter);
     Key *findLocked(int keyId);
+    // The keys a lease can come from: the configured ones, or the one keyless identity.
+    std::vector<Key> &leasableLocked() { return m_keys.empty() ? m_keyless : m_keys; }
+    const std::vector<Key> &leasableLocked() const { return m_keys.empty() ? m_keyless : m_keys; }
+
+    // Built under the lock, emitted after it: the sink must never run inside the ring's lock.
+    HealthEvent keyEvent(const Key &key, const char *to, const QString &reason) const;
+    void emitOutsideLock(const HealthEvent &event) const;
 
     const Clock &m_clock;
-    const Clock::Duration m_defaultCoolDown;
+    Clock::Duration m_defaultCoolDown;
+    std::shared_ptr<const EventDispatcher> m_events;
+    int m_providerId = 0;
+    QString m_providerName;
     mutable std::mutex m_mutex;
     std::vector<Key> m_keys;
+    std::vector<Key> m_keyless{Key{}}; // id 0, no secret: stands for the provider itself when m_keys is empty
     std::size_t m_cursor = 0;
     Stats m_stats;
 };

@@ -47,6 +47,15 @@ bool ProviderLimiter::tryAdmit(int estimatedTokens)
     return true;
 }
 
+bool ProviderLimiter::reportRefusal(Clock::TimePoint now, Clock::Duration quiet)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_lastReportedRefusal && now - *m_lastReportedRefusal < quiet)
+        return false;
+    m_lastReportedRefusal = now;
+    return true;
+}
+
 double ProviderLimiter::headroom() const
 {
     return std::min(m_requests.headroom(), m_tokens.headroom());

@@ -5,6 +5,7 @@
 #include "model/ProviderConfig.h"
 
 #include <mutex>
+#include <optional>
 
 namespace sb {
 
@@ -26,6 +27,9 @@ public:
     Clock::Duration timeUntilAdmit(int estimatedTokens) const;
     // Refusals are counted once per tryAdmit, whichever bucket refused.
     TokenBucket::Stats stats() const;
+    // True for the first refusal after `quiet` without a reported one: the console and history get one
+    // event when a provider's limit starts refusing, not one per refused request (those are in /metrics).
+    bool reportRefusal(Clock::TimePoint now, Clock::Duration quiet);
 
     int providerId() const { return m_providerId; }
     const TokenBucket &requestBucket() const { return m_requests; }
@@ -38,6 +42,7 @@ private:
     // Serialises check-then-take over the two buckets, so a refusal never leaves one of them charged.
     mutable std::mutex m_mutex;
     TokenBucket::Stats m_stats;
+    std::optional<Clock::TimePoint> m_lastReportedRefusal;
 };
 
 } // namespace sb

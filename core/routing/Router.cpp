@@ -153,6 +153,7 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
         const bool trial = admission == CircuitBreaker::Admission::Trial;
         if (!provider.limiter->tryAdmit(estimatedTokens)) {
             m_counters.bucketRefusals.fetch_add(1, std::memory_order_relaxed);
+            reportBucketRefusal(provider, estimatedTokens);
             if (trial)
                 e->health->releaseTrial();
             return false;
@@ -287,8 +288,12 @@ RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &
                 reason = QStringLiteral("circuit open");
             } else if (provider.keys->allCoolingOrDisabled()) {
                 const auto wait = provider.keys->soonestAvailableIn();
-                reason = wait ? QStringLiteral("every API key is cooling down (next in %1 s)").arg(seconds(*wait))
-                              : QStringLiteral("every API key is disabled; edit the provider's keys");
+                if (!wait)
+                    reason = QStringLiteral("every API key is disabled; edit the provider's keys");
+                else if (provider.keys->totalCount() == 0)
+                    reason = QStringLiteral("the provider answered 429, cooling down (next in %1 s)").arg(seconds(*wait));
+                else
+                    reason = QStringLiteral("every API key is cooling down (next in %1 s)").arg(seconds(*wait));
                 if (wait) {
                     anyRateLimited = true;
                     soonest = soonest ? std::min(*soonest, *wait) : *wait;
@@ -331,6 +336,31 @@ RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &
                         .arg(route.config.logicalModel, parts.join(QStringLiteral("; ")));
     }
     return r;
+}
+
+void Router::reportBucketRefusal(const RoutingTable::Provider &provider, int estimatedTokens)
+{
+    constexpr auto kQuiet = std::chrono::seconds(10);
+    if (!provider.limiter->reportRefusal(m_clock.now(), kQuiet))
+        return;
+    const ProviderConfig &p = provider.config;
+    QStringList limits;
+    if (p.requestsPerMinute > 0)
+        limits << QStringLiteral("%1 requests/min").arg(p.requestsPerMinute);
+    if (p.tokensPerMinute > 0)
+        limits << QStringLiteral("%1 tokens/min").arg(p.tokensPerMinute);
+    HealthEvent e;
+    e.type = HealthEvent::Type::Bucket;
+    e.providerId = p.id;
+    e.channelName = p.name;
+    e.to = QStringLiteral("refusing");
+    e.reason = QStringLiteral("%1's rate limit (%2) refused a request; next admission in %3 s (further refusals for 10 s "
+                              "are counted in /metrics only)")
+                   .arg(p.name, limits.join(QStringLiteral(", ")),
+                        seconds(provider.limiter->timeUntilAdmit(estimatedTokens)));
+    e.at = m_clock.now();
+    e.wallMillis = m_clock.wallMillis();
+    m_pool.events()->emitEvent(e);
 }
 
 void Router::record(const RouteChoice &choice, const Outcome &outcome, Clock::Duration latency,

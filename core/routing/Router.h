@@ -126,6 +126,9 @@ public:
     Stats stats() const;
 
 private:
+    // One Bucket event when a provider's limit starts refusing (then quiet for 10 s).
+    void reportBucketRefusal(const RoutingTable::Provider &provider, int estimatedTokens);
+
     struct Counters {
         std::atomic<std::uint64_t> choices{0}, failovers{0}, domainDisjoint{0}, fallbackTier{0}, halfOpenTrials{0},
             panicChoices{0}, bucketRefusals{0}, keyExhaustions{0}, rateLimited{0}, unavailable{0}, unknownModel{0};

@@ -34,7 +34,10 @@ RoutingTable::RoutingTable(const Clock &clock, EngineConfigPtr config, PoolManag
         runtime->config = p;
         const Provider *old = previous ? previous->provider(p.id) : nullptr;
         runtime->limiter = old && sameLimits(old->config, p) ? old->limiter : std::make_shared<ProviderLimiter>(clock, p);
-        runtime->keys = old && sameKeys(old->config, p) ? old->keys : std::make_shared<KeyRing>(clock, p.keys);
+        runtime->keys = old && sameKeys(old->config, p) ? old->keys
+                                                        : std::make_shared<KeyRing>(clock, p.keys, m_config->retry.keyCoolDown);
+        runtime->keys->setDefaultCoolDown(m_config->retry.keyCoolDown); // a kept ring keeps its running cool-downs
+        runtime->keys->setEvents(pool.events(), p.id, p.name);
         providers.emplace(p.id, runtime);
         m_providers.push_back(runtime);
     }

@@ -32,6 +32,11 @@ public:
     // emitted and every listener called (on this thread) before save() returns.
     ConfigRepository::SaveResult save(const EngineConfig &config, const QString &reason = QString());
 
+    // The stored configuration was read again (POST /admin/reload after another process edited the
+    // database): current() becomes it and listeners hear of it as after a save, so the console's
+    // pages and the next save start from what runs, not from what ran before.
+    void adoptReloaded(const EngineConfigPtr &config) { publish(config); }
+
     // For code that is not a QObject (the engine's control thread wires itself here).
     void addListener(Listener listener);
 

@@ -48,6 +48,7 @@ EngineConfig scaleEngineConfig(const EngineConfig &config, double factor, int *r
     s(c.retry.jitter);
     s(c.retry.overallDeadline);
     s(c.retry.streamIdleTimeout);
+    s(c.retry.keyCoolDown);
     for (ProviderConfig &p : c.providers) {
         s(p.connectTimeout);
         s(p.primaryTimeout);

@@ -166,6 +166,10 @@ std::vector<SettingsField> buildFields()
         field("retry.stream_idle_timeout_ms", G::RetryBudget, QStringLiteral("Stream idle timeout"), kSeconds,
               QStringLiteral("A stream with no token for this long is ended with an error event."), {1, 3600, 1, 0.001},
               SB_FIELD(retry.streamIdleTimeout)),
+        field("retry.key_cool_down_ms", G::RetryBudget, QStringLiteral("Key cool-down after a 429"), kSeconds,
+              QStringLiteral("A rate-limited key (or a provider without keys) rests this long when the provider sent no "
+                             "Retry-After; each further 429 in a row doubles it, at most 8×."),
+              {1, 3600, 1, 0.001}, SB_FIELD(retry.keyCoolDown)),
     };
     fields.front().plain = true; // the listen port
     return fields;

@@ -137,6 +137,12 @@ Outcome DashScopeAdapter::classify(int httpStatus, const HttpHeaders &headers, c
     return DashScopeErrorMap::classify(httpStatus, headers, body);
 }
 
+Outcome DashScopeAdapter::classifyProbe(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const
+{
+    // The models list has no "output": a 2xx without an error code is the provider answering.
+    return DashScopeErrorMap::classifyListing(httpStatus, headers, body);
+}
+
 QJsonObject DashScopeAdapter::chatResponse(const QByteArray &body, TokenUsage *usage) const
 {
     const QJsonObject root = QJsonDocument::fromJson(body).object();

@@ -73,4 +73,12 @@ Outcome DashScopeErrorMap::classify(int httpStatus, const HttpHeaders &headers, 
     return httpStatusOutcome(httpStatus, headers, QStringLiteral("DashScope answered HTTP %1 without an error code").arg(httpStatus));
 }
 
+Outcome DashScopeErrorMap::classifyListing(int httpStatus, const HttpHeaders &headers, const QByteArray &body)
+{
+    const QJsonObject root = QJsonDocument::fromJson(body).object();
+    if (httpStatus >= 200 && httpStatus < 300 && !isError(root))
+        return Outcome::success(httpStatus);
+    return classify(httpStatus, headers, body);
+}
+
 } // namespace sb

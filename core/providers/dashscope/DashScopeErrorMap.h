@@ -14,6 +14,8 @@ namespace sb {
 class DashScopeErrorMap {
 public:
     static Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body);
+    // A listing endpoint (the probe's models list): a 2xx without an error code is a success.
+    static Outcome classifyListing(int httpStatus, const HttpHeaders &headers, const QByteArray &body);
     // A body or event object whose "code" is set → its Outcome.
     static Outcome fromErrorBody(const QJsonObject &body, int httpStatus);
     static OutcomeKind kindForCode(const QString &code, int httpStatus);

@@ -216,9 +216,82 @@ private slots:
         QCOMPARE(lease->keyId, 0);
         QVERIFY(lease->secret.isEmpty());
         QVERIFY(!ring.allCoolingOrDisabled());
-        ring.reportRateLimited(0, 5000ms); // no key to cool: harmless
-        QVERIFY(!ring.allCoolingOrDisabled());
         QCOMPARE(ring.totalCount(), 0);
+        QCOMPARE(ring.healthyCount(), 0);
+        QVERIFY(ring.status().empty());
+    }
+
+    void providerWithoutKeysCoolsAsAWholeOnA429()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, {}, 2s);
+        ring.reportRateLimited(0, 5000ms);
+        QVERIFY(ring.allCoolingOrDisabled());
+        QVERIFY(!ring.next());
+        QCOMPARE(ring.soonestAvailableIn().value(), std::chrono::duration_cast<sb::Clock::Duration>(5000ms));
+        clock.advance(5s);
+        QVERIFY(!ring.allCoolingOrDisabled());
+        QCOMPARE(leaseId(ring), 0);
+        ring.reportSuccess(0); // ends the run of 429s
+        // Without Retry-After: the configured default, doubled for the next 429 in a row.
+        ring.reportRateLimited(0, std::nullopt);
+        clock.advance(1999ms);
+        QVERIFY(!ring.next());
+        clock.advance(1ms);
+        QCOMPARE(leaseId(ring), 0);
+        ring.reportRateLimited(0, std::nullopt);
+        clock.advance(3999ms);
+        QVERIFY(ring.allCoolingOrDisabled());
+        clock.advance(1ms);
+        QVERIFY(!ring.allCoolingOrDisabled());
+        // An auth error has no key to disable; the channel's health records it instead.
+        ring.reportAuthError(0, QStringLiteral("401"));
+        QCOMPARE(leaseId(ring), 0);
+        QCOMPARE(ring.stats().disables, 0u);
+        QVERIFY(ring.status().empty());
+    }
+
+    void coolDownsAndDisablesAreReportedOnceAndMasked()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(2), 10s);
+        auto events = std::make_shared<sb::EventDispatcher>();
+        std::vector<sb::HealthEvent> seen;
+        events->setSink([&](const sb::HealthEvent &e) { seen.push_back(e); });
+        ring.setEvents(events, 7, QStringLiteral("acme"));
+        ring.reportRateLimited(1, std::nullopt);
+        ring.reportRateLimited(1, 20000ms); // lengthens a running cool-down: no news
+        QCOMPARE(seen.size(), std::size_t(1));
+        QCOMPARE(seen[0].type, sb::HealthEvent::Type::Key);
+        QCOMPARE(seen[0].providerId, 7);
+        QCOMPARE(seen[0].keyId, 1);
+        QCOMPARE(seen[0].channelId, 0);
+        QCOMPARE(seen[0].to, QStringLiteral("cooling_down"));
+        QVERIFY2(seen[0].reason.startsWith(QStringLiteral("acme key 'key 1' (")), qPrintable(seen[0].reason));
+        ring.reportAuthError(2, QStringLiteral("401 from provider"));
+        ring.reportAuthError(2, QStringLiteral("401 again")); // already disabled
+        QCOMPARE(seen.size(), std::size_t(2));
+        QCOMPARE(seen[1].to, QStringLiteral("disabled"));
+        QVERIFY(seen[1].reason.contains(QStringLiteral("401 from provider")));
+        for (const auto &e : seen) {
+            QVERIFY2(!e.reason.contains(QStringLiteral("sk-test-secret-value")), qPrintable(e.reason));
+            QVERIFY(e.reason.contains(sb::maskSecret(keys(2)[e.keyId - 1].secret)));
+        }
+        clock.advance(21s);
+        ring.reportRateLimited(1, std::nullopt); // serving again, then cooled again: news
+        QCOMPARE(seen.size(), std::size_t(3));
+    }
+
+    void defaultCoolDownIsASetting()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(1), 30s);
+        ring.setDefaultCoolDown(3s); // a reloaded configuration keeps the ring and its running cool-downs
+        ring.reportRateLimited(1, std::nullopt);
+        clock.advance(2999ms);
+        QCOMPARE(leaseId(ring), -1);
+        clock.advance(1ms);
+        QCOMPARE(leaseId(ring), 1);
     }
 
     void unknownKeyIdIsIgnored()
