@@ -128,6 +128,10 @@ while :; do
   [ "$(date +%s)" -ge "$settle_until" ] && break
 done
 
+# What the descriptors left after the load are: upstream connections whose provider has closed them
+# (CLOSE-WAIT) are the connection cache's, the rest would be a leak.
+ss -tanp state close-wait 2>/dev/null | grep -c "pid=$proxy_pid," >"$run/close-wait.count" || true
+
 # Stop the proxy the way a service manager does, so its history writer flushes every row.
 kill -TERM "$proxy_pid"
 proxy_rc=0
@@ -167,17 +171,22 @@ verdict "$ok" "$text"
 
 fds_after=$(tail -n 1 "$csv" | cut -d, -f4)
 fds_peak=$(awk -F, '$2 == "load" && $4 > m { m = $4 } END { print m + 0 }' "$csv")
+close_wait=$(cat "$run/close-wait.count")
+fds_text="descriptors: $fds_before before the load, $fds_peak at most under it, $fds_after after it (allowed ± $FD_SLACK)"
+fds_text+="; of those after it, $close_wait are upstream connections the providers closed (CLOSE-WAIT) still held by the connection cache"
 if [ $((fds_after - fds_before)) -le "$FD_SLACK" ] && [ $((fds_before - fds_after)) -le "$FD_SLACK" ]; then
-  verdict pass "descriptors: $fds_before before the load, $fds_peak at most under it, $fds_after after it (allowed ± $FD_SLACK)"
+  verdict pass "$fds_text"
 else
-  verdict fail "descriptors: $fds_before before the load, $fds_peak at most under it, $fds_after after it (allowed ± $FD_SLACK)"
+  verdict fail "$fds_text"
 fi
 
 # Errors. The proxy's history row of a request lists its attempts (channel, outcome, whether it failed
 # mid-stream). A failure the client saw is explained when
 #   mid_stream: the last attempt failed after bytes had gone to the client (an injected cut or error
 #               event; failing over would repeat the answer, so the engine ends the stream with an error), or
-#   error:      every channel of the model failed in that request (all of them faulted at once).
+#   error:      every channel of the model was faulted in that request (all of them at once): an attempt on
+#               it failed, or the router could not use it because its provider had rate-limited every key
+#               or its circuit was open (only injected failures open one).
 # Anything else (an error while a channel of the model was not tried, a cancelled request, a request
 # the client saw fail that the proxy counted as ok) is unexpected.
 jq -r '.routes[] | .model as $m | .channels[] | [$m, .] | @csv' "$soak/soak-proxy.json" >"$run/routes.csv"
@@ -185,39 +194,45 @@ sqlite3 -readonly "$run/soak.db" >"$run/errors.csv" <<SQL
 .mode csv
 CREATE TEMP TABLE soak_routes (model TEXT, channel TEXT);
 .import $run/routes.csv soak_routes
-WITH bad AS (SELECT id, logical_model AS model, status, attempts FROM requests WHERE status != 'ok'),
-failed AS (
-  SELECT b.id, count(DISTINCT json_extract(a.value, '\$.name')) AS n FROM bad b, json_each(b.attempts) a
-  WHERE json_extract(a.value, '\$.outcome') != 'SUCCESS'
-    AND json_extract(a.value, '\$.name') IN (SELECT channel FROM soak_routes s WHERE s.model = b.model)
+WITH bad AS (SELECT id, logical_model AS model, status, error, attempts FROM requests WHERE status != 'ok'),
+-- A channel of the model was faulted in a request when an attempt on it failed, or when the router skipped
+-- it because the provider had rate-limited every key (a 429 or a rate limit in a 200 body cools the key)
+-- or because its circuit was open or it was ejected (only failures open or eject, and here every failure
+-- is injected). The refusal the client gets names each channel with its reason.
+faulted AS (
+  SELECT b.id, count(*) AS n FROM bad b JOIN soak_routes s ON s.model = b.model
+  WHERE EXISTS (SELECT 1 FROM json_each(b.attempts) a
+                WHERE json_extract(a.value, '\$.name') = s.channel AND json_extract(a.value, '\$.outcome') != 'SUCCESS')
+     OR instr(b.error, s.channel || ': every API key is cooling down') > 0
+     OR instr(b.error, s.channel || ': provider rate limit reached') > 0
+     OR instr(b.error, s.channel || ': circuit open') > 0
+     OR instr(b.error, s.channel || ': ejected') > 0
   GROUP BY b.id),
-last AS (
-  SELECT b.id, json_extract(b.attempts, '\$[#-1].mid') AS mid FROM bad b)
-SELECT b.id, b.model, b.status,
+channels AS (SELECT model, count(*) AS n FROM soak_routes GROUP BY model)
+SELECT
   CASE
-    WHEN b.status = 'mid_stream' AND l.mid = 1 THEN 'cut mid-stream'
-    WHEN b.status = 'error' AND coalesce(f.n, 0) = (SELECT count(*) FROM soak_routes s WHERE s.model = b.model)
-      THEN 'every channel failed'
+    WHEN b.status = 'mid_stream' AND json_extract(b.attempts, '\$[#-1].mid') = 1 THEN 'cut_mid_stream'
+    WHEN b.status = 'error' AND coalesce(f.n, 0) = c.n THEN 'every_channel_faulted'
     ELSE 'unexpected'
   END,
-  coalesce(f.n, 0) || '/' || (SELECT count(*) FROM soak_routes s WHERE s.model = b.model), b.attempts
-FROM bad b LEFT JOIN failed f ON f.id = b.id LEFT JOIN last l ON l.id = b.id;
+  b.id, b.model, b.status, coalesce(f.n, 0) || '/' || c.n, b.error, b.attempts
+FROM bad b JOIN channels c ON c.model = b.model LEFT JOIN faulted f ON f.id = b.id;
 SQL
 proxy_rows=$(sqlite3 -readonly "$run/soak.db" 'SELECT count(*) FROM requests')
-cut_mid=$(grep -c ',"cut mid-stream",' "$run/errors.csv" || true)
-all_failed=$(grep -c ',"every channel failed",' "$run/errors.csv" || true)
-unexpected=$(grep -c ',unexpected,' "$run/errors.csv" || true)
+cut_mid=$(grep -c '^cut_mid_stream,' "$run/errors.csv" || true)
+all_failed=$(grep -c '^every_channel_faulted,' "$run/errors.csv" || true)
+unexpected=$(grep -c '^unexpected,' "$run/errors.csv" || true)
 client_sent=$(jq '.requests' "$run/drill.json" 2>/dev/null || echo -1)
 client_failed=$(jq '.failed' "$run/drill.json" 2>/dev/null || echo -1)
 client_dropped=$(jq '.dropped' "$run/drill.json" 2>/dev/null || echo -1)
 proxy_failed=$((cut_mid + all_failed + unexpected))
-errors_text="errors: client sent $client_sent, saw $client_failed fail; proxy recorded $proxy_rows, $proxy_failed not ok: $cut_mid cut mid-stream, $all_failed failed on every channel of their model, $unexpected unexpected"
+errors_text="errors: client sent $client_sent, saw $client_failed fail; proxy recorded $proxy_rows, $proxy_failed not ok: $cut_mid cut mid-stream, $all_failed with every channel of their model faulted, $unexpected unexpected"
 if [ "$drill_rc" -ne 0 ] || [ "$client_sent" -le 0 ]; then
   verdict fail "the drill did not finish (exit $drill_rc); see $run/drill.txt"
 elif [ "$unexpected" -ne 0 ] || [ "$client_failed" -ne "$proxy_failed" ] || [ "$client_sent" -ne "$proxy_rows" ] \
      || [ "$client_dropped" -ne 0 ]; then
   verdict fail "$errors_text; dropped at the load's cap $client_dropped (list: $run/errors.csv)"
-  grep ',unexpected,' "$run/errors.csv" | head -n 5 | sed 's/^/    /'
+  awk '/^unexpected,/ && n++ < 5 { print substr($0, 1, 400) }' "$run/errors.csv" | sed 's/^/    /'
 else
   verdict pass "$errors_text"
 fi
