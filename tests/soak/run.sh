@@ -128,9 +128,11 @@ while :; do
   [ "$(date +%s)" -ge "$settle_until" ] && break
 done
 
-# What the descriptors left after the load are: upstream connections whose provider has closed them
-# (CLOSE-WAIT) are the connection cache's, the rest would be a leak.
-ss -tanp state close-wait 2>/dev/null | grep -c "pid=$proxy_pid," >"$run/close-wait.count" || true
+# What the descriptors left after the load are, by TCP state (ss lists sockets that are still
+# connected or closing; a socket whose peer reset it is not listed but keeps its descriptor).
+ls -l "/proc/$proxy_pid/fd" | grep -c 'socket:' >"$run/sockets.count" || true
+ss -tanp 2>/dev/null | awk -v pid="pid=$proxy_pid," 'index($0, pid) { n[$1]++ } END { for (s in n) printf "%s %d, ", s, n[s] }' \
+  >"$run/sockets.states" || true
 
 # Stop the proxy the way a service manager does, so its history writer flushes every row.
 kill -TERM "$proxy_pid"
@@ -171,9 +173,8 @@ verdict "$ok" "$text"
 
 fds_after=$(tail -n 1 "$csv" | cut -d, -f4)
 fds_peak=$(awk -F, '$2 == "load" && $4 > m { m = $4 } END { print m + 0 }' "$csv")
-close_wait=$(cat "$run/close-wait.count")
-fds_text="descriptors: $fds_before before the load, $fds_peak at most under it, $fds_after after it (allowed ± $FD_SLACK)"
-fds_text+="; of those after it, $close_wait are upstream connections the providers closed (CLOSE-WAIT) still held by the connection cache"
+fds_text="descriptors: $fds_before before the load, $fds_peak at most under it, $fds_after after it (allowed ± $FD_SLACK);"
+fds_text+=" sockets after it $(cat "$run/sockets.count"), by TCP state: $(cat "$run/sockets.states")the rest not listed (reset)"
 if [ $((fds_after - fds_before)) -le "$FD_SLACK" ] && [ $((fds_before - fds_after)) -le "$FD_SLACK" ]; then
   verdict pass "$fds_text"
 else
@@ -200,7 +201,10 @@ WITH bad AS (SELECT id, logical_model AS model, status, error, attempts FROM req
 -- or because its circuit was open or it was ejected (only failures open or eject, and here every failure
 -- is injected). The refusal the client gets names each channel with its reason.
 faulted AS (
-  SELECT b.id, count(*) AS n FROM bad b JOIN soak_routes s ON s.model = b.model
+  SELECT b.id, count(*) AS n,
+    sum(EXISTS (SELECT 1 FROM json_each(b.attempts) a
+                WHERE json_extract(a.value, '\$.name') = s.channel AND json_extract(a.value, '\$.outcome') != 'SUCCESS')) AS tried
+  FROM bad b JOIN soak_routes s ON s.model = b.model
   WHERE EXISTS (SELECT 1 FROM json_each(b.attempts) a
                 WHERE json_extract(a.value, '\$.name') = s.channel AND json_extract(a.value, '\$.outcome') != 'SUCCESS')
      OR instr(b.error, s.channel || ': every API key is cooling down') > 0
@@ -212,7 +216,8 @@ channels AS (SELECT model, count(*) AS n FROM soak_routes GROUP BY model)
 SELECT
   CASE
     WHEN b.status = 'mid_stream' AND json_extract(b.attempts, '\$[#-1].mid') = 1 THEN 'cut_mid_stream'
-    WHEN b.status = 'error' AND coalesce(f.n, 0) = c.n THEN 'every_channel_faulted'
+    WHEN b.status = 'error' AND coalesce(f.n, 0) = c.n AND f.tried = c.n THEN 'every_channel_failed'
+    WHEN b.status = 'error' AND coalesce(f.n, 0) = c.n THEN 'every_channel_failed_or_out'
     ELSE 'unexpected'
   END,
   b.id, b.model, b.status, coalesce(f.n, 0) || '/' || c.n, b.error, b.attempts
@@ -220,13 +225,14 @@ FROM bad b JOIN channels c ON c.model = b.model LEFT JOIN faulted f ON f.id = b.
 SQL
 proxy_rows=$(sqlite3 -readonly "$run/soak.db" 'SELECT count(*) FROM requests')
 cut_mid=$(grep -c '^cut_mid_stream,' "$run/errors.csv" || true)
-all_failed=$(grep -c '^every_channel_faulted,' "$run/errors.csv" || true)
+all_failed=$(grep -c '^every_channel_failed,' "$run/errors.csv" || true)
+all_out=$(grep -c '^every_channel_failed_or_out,' "$run/errors.csv" || true)
 unexpected=$(grep -c '^unexpected,' "$run/errors.csv" || true)
 client_sent=$(jq '.requests' "$run/drill.json" 2>/dev/null || echo -1)
 client_failed=$(jq '.failed' "$run/drill.json" 2>/dev/null || echo -1)
 client_dropped=$(jq '.dropped' "$run/drill.json" 2>/dev/null || echo -1)
-proxy_failed=$((cut_mid + all_failed + unexpected))
-errors_text="errors: client sent $client_sent, saw $client_failed fail; proxy recorded $proxy_rows, $proxy_failed not ok: $cut_mid cut mid-stream, $all_failed with every channel of their model faulted, $unexpected unexpected"
+proxy_failed=$((cut_mid + all_failed + all_out + unexpected))
+errors_text="errors: client sent $client_sent, saw $client_failed fail; proxy recorded $proxy_rows, $proxy_failed not ok: $cut_mid cut mid-stream, $all_failed failed on every channel of their model, $all_out with every channel failed in the request or kept out by its open circuit or cooling keys, $unexpected unexpected"
 if [ "$drill_rc" -ne 0 ] || [ "$client_sent" -le 0 ]; then
   verdict fail "the drill did not finish (exit $drill_rc); see $run/drill.txt"
 elif [ "$unexpected" -ne 0 ] || [ "$client_failed" -ne "$proxy_failed" ] || [ "$client_sent" -ne "$proxy_rows" ] \
