@@ -15,8 +15,9 @@
 #     by at most 5 %, or by 4 MB when that is more (see RSS_RULE below for why);
 #   - descriptors: after the load, within FD_SLACK of the count before it;
 #   - errors: every request the client saw fail is one the proxy could not save: cut mid-stream
-#     (bytes had gone out, so no failover is possible) or failed on every channel of its model;
-#     the proxy's history (SQLite) holds each request's attempts, which is how that is decided.
+#     (bytes had gone out, so no failover is possible), or every channel of its model was faulted in
+#     that request (its attempt failed, or the router kept it out: circuit open, every key cooling);
+#     the proxy's history (SQLite) holds each request's attempts and the refusal's reasons per channel.
 # Release binaries: cmake --preset release && cmake --build build/release -j2 --target switchboard switchboard-sim
 # BUILD=dir uses another build tree; PORT=n another proxy port (default 18600). Everything the run
 # writes (samples.csv, the proxy's log and database, the drill's report) is kept in
