@@ -21,7 +21,12 @@
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -146,6 +151,21 @@ private:
         return t;
     }
 
+    // A request through the remote instance's proxy, so its figures are not all zero.
+    void chatThroughRemote()
+    {
+        QNetworkAccessManager http;
+        QNetworkRequest request(QUrl(remoteAddress() + QStringLiteral("/v1/chat/completions")));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+        request.setRawHeader("Authorization", "Bearer " + kToken.toUtf8());
+        const QJsonObject body{{"model", "gpt-4o"}, {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "hi"}}}}};
+        QNetworkReply *reply = http.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+        reply->deleteLater();
+    }
+
     QString remoteAddress() const { return QStringLiteral("http://127.0.0.1:%1").arg(m_remote->port()); }
 
     // The dialog's code path, as a user takes it: fields typed, Connect clicked, the dialog closes itself.
@@ -198,6 +218,8 @@ private slots:
         QVERIFY(window.instanceIndicator()->text().startsWith(QStringLiteral("EMBEDDED ENGINE")));
         QVERIFY(window.windowTitle().contains(QStringLiteral("embedded engine")));
 
+        for (int i = 0; i < 6; ++i)
+            chatThroughRemote();
         attachThroughDialog(window, remoteTarget(kToken));
 
         // The same pages, the remote's channels — and, over several polls while the embedded engine
@@ -211,6 +233,9 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(rows->index(rows->rowOf(2), ChannelTableModel::Provider).data().toString(),
                                   QStringLiteral("fallback"), 10000);
         QCOMPARE(rows->index(rows->rowOf(1), ChannelTableModel::Route).data().toString(), QStringLiteral("gpt-4o"));
+        // The remote's traffic, not the embedded engine's (which had none).
+        QVERIFY(rows->channelAt(rows->rowOf(1)).calls5m >= 6u); // the six, plus the first heartbeat probe
+        QCOMPARE(window.overviewPage()->kpiCaption(QStringLiteral("Requests/s")), QStringLiteral("0 in flight · 6 total"));
 
         // Which instance is shown: the strip, the window title and the status bar; never the token.
         const QString indicator = window.instanceIndicator()->text();
