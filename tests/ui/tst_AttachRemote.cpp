@@ -30,6 +30,7 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
+#include <QTableView>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
@@ -267,6 +268,11 @@ private slots:
         QCOMPARE(incidents->incident(0)->channelName, QStringLiteral("gpt-4o/A"));
         QVERIFY(incidents->incident(0)->isOpen());
         QTRY_VERIFY(window.pageNames().at(2).contains(QStringLiteral("1")));
+        window.showPage(2);
+        window.incidentsPage()->table()->selectRow(0);
+        QVERIFY(window.incidentsPage()->detailsText().contains(QStringLiteral("instance's own history")));
+        QCOMPARE(incidents->index(0, IncidentTableModel::Affected).data().toString(), QStringLiteral("—"));
+        QVERIFY(window.grab().save(test::artifactPath(QStringLiteral("attach/attached-incidents.png"))));
 
         // Pages that need this machine's database or configuration say so instead of showing its data.
         for (int page : {3, 4, 5, 6}) {
@@ -345,6 +351,8 @@ private slots:
         QVERIFY(dialog->connectButton()->isEnabled());
         QVERIFY(!window.isAttachedRemote());
         QVERIFY(!dialog->stateText().contains(QStringLiteral("wrong-token-99")));
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QVERIFY(dialog->grab().save(test::artifactPath(QStringLiteral("attach/dialog-refused.png"))));
         dialog->reject();
     }
 

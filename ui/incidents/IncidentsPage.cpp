@@ -108,6 +108,7 @@ void IncidentsPage::setHistory(HistoryService *history)
         m_watching = false;
         m_events.clear();
         m_model->setIncidents({}, QDateTime::currentMSecsSinceEpoch());
+        m_model->setCountsAvailable(true);
         showSelected();
         m_lastOpen = 0;
         emit openIncidentsChanged(0);
@@ -134,10 +135,11 @@ void IncidentsPage::setRangeHours(int hours)
 void IncidentsPage::watchEvents()
 {
     m_history = nullptr;
-    m_refresh->stop();
+    m_refresh->start(); // regrouping now and then lets an open incident's duration grow between events
     m_watching = true;
     m_events.clear();
     m_lastOpen = -1;
+    m_model->setCountsAvailable(false);
     m_showRequests->setToolTip(tr("The requests of an attached instance are in its own history database, not here"));
     showIncidents({}, QDateTime::currentMSecsSinceEpoch());
 }
