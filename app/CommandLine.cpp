@@ -1,6 +1,7 @@
 #include "CommandLine.h"
 
 #include "common/BuildInfo.h"
+#include "engine/RemoteAddress.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -32,7 +33,11 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
     const QCommandLineOption screenshots(QStringLiteral("screenshots"),
                                          QStringLiteral("Save a PNG of every console page into a directory, then quit."),
                                          QStringLiteral("dir"));
-    parser.addOptions({headless, db, config, listen, logLevel, screenshots});
+    const QCommandLineOption attach(QStringLiteral("attach"),
+                                    QStringLiteral("Console: watch a running instance through its admin API (token from\n"
+                                                   "SWITCHBOARD_TOKEN, or asked for)."),
+                                    QStringLiteral("host:port"));
+    parser.addOptions({headless, db, config, listen, logLevel, screenshots, attach});
 
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "switchboard: %s\nTry 'switchboard --help'.\n", qPrintable(parser.errorText()));
@@ -62,7 +67,21 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
         *exitCode = 2;
         return false;
     }
+    if (parser.isSet(attach)) {
+        if (parser.isSet(headless)) {
+            std::fputs("switchboard: --attach opens a console on another instance; it has no meaning with --headless\n", stderr);
+            *exitCode = 2;
+            return false;
+        }
+        QString error;
+        if (!sb::RemoteAddress::parse(parser.value(attach), &error)) {
+            std::fprintf(stderr, "switchboard: --attach: %s\n", qPrintable(error));
+            *exitCode = 2;
+            return false;
+        }
+    }
     options->headless = parser.isSet(headless);
+    options->attach = parser.value(attach);
     options->dbPath = parser.value(db);
     options->configPath = parser.value(config);
     options->listen = parser.value(listen);

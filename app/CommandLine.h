@@ -13,6 +13,9 @@ struct AppOptions {
     QString listen;      // HOST:PORT override, empty = from configuration
     QString logLevel = QStringLiteral("info");
     QString screenshotDir; // GUI only: save a PNG of every page there, then quit (docs, tests)
+    // GUI only: HOST:PORT of a running instance to watch instead of the embedded engine (already
+    // checked). Its token comes from SWITCHBOARD_TOKEN or the Attach dialog, never from argv.
+    QString attach;
 };
 
 // Parses argv. On --help / --version / a usage error it prints and returns false with *exitCode

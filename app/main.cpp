@@ -8,6 +8,7 @@
 #include "common/BuildInfo.h"
 #include "common/Logging.h"
 #include "engine/EngineHost.h"
+#include "engine/RemoteAddress.h"
 #include "settings/SettingsPage.h"
 
 #include <QApplication>
@@ -134,6 +135,15 @@ int runConsole(int argc, char **argv, const AppOptions &options)
                              QStringLiteral("The proxy could not start:\n\n%1").arg(error));
     }
     window.show();
+    if (!options.attach.isEmpty()) {
+        // Checked by parseCommandLine; the token never travels on the command line (ps shows argv).
+        sb::RemoteGateway::Target target = *sb::RemoteAddress::parse(options.attach);
+        target.token = qEnvironmentVariable("SWITCHBOARD_TOKEN").trimmed();
+        if (target.token.isEmpty())
+            window.openAttachDialog(target); // it may have no token (loopback), or the user types it
+        else
+            window.attachTo(target);
+    }
     const int code = app.exec();
     window.detachHost();
     host.stop(std::chrono::seconds(5));

@@ -1,6 +1,11 @@
 #include "MainWindow.h"
 
 #include "ConsoleStyle.h"
+#include "attach/AttachDialog.h"
+#include "attach/EmbeddedChannelActions.h"
+#include "attach/InstanceIndicator.h"
+#include "attach/RemoteChannelActions.h"
+#include "attach/UnavailableNotice.h"
 #include "drills/DrillOffer.h"
 #include "drills/DrillsPage.h"
 #include "engine/EngineHost.h"
@@ -22,6 +27,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenuBar>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolTip>
@@ -33,11 +39,12 @@ constexpr int kIncidentsPage = 2;
 constexpr int kRequestsPage = 3;
 constexpr int kProvidersPage = 4;
 constexpr int kDrillsPage = 5;
+constexpr int kSettingsPage = 6;
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
-    setWindowTitle(QStringLiteral("Switchboard"));
+    setWindowTitle(tr("Switchboard — embedded engine"));
     resize(1280, 800);
 
     auto *central = new QWidget(this);
@@ -65,6 +72,8 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_drillOffer = new sb::DrillOffer(central);
     m_drillOffer->hide(); // offered only while the demo configuration runs
     m_pages = new QStackedWidget(central);
+    m_indicator = new sb::InstanceIndicator(central);
+    right->addWidget(m_indicator); // first: whatever else is on screen, which instance it belongs to
     right->addWidget(m_secretBanner);
     right->addWidget(m_drillOffer);
     right->addWidget(m_pages, 1);
@@ -86,19 +95,27 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     addPage(tr("Providers"), m_providers);
     addPage(tr("Drills"), m_drills);
     addPage(tr("Settings"), m_settings);
+    // Stands in for a page that needs this machine's database or configuration while attached;
+    // after the pages, so page i stays widget i of the stack.
+    m_notice = new sb::UnavailableNotice(m_pages);
+    m_pages->addWidget(m_notice);
 
-    connect(m_sidebar, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
+    connect(m_sidebar, &QListWidget::currentRowChanged, this, &MainWindow::showRow);
     m_sidebar->setCurrentRow(0);
     buildStatusBar();
+    buildInstanceMenu();
+    connect(m_indicator, &sb::InstanceIndicator::attachRequested, this, [this] { openAttachDialog(); });
+    connect(m_indicator, &sb::InstanceIndicator::detachRequested, this, &MainWindow::detachRemote);
+    connect(m_notice, &sb::UnavailableNotice::detachRequested, this, &MainWindow::detachRemote);
 
     connect(m_channels, &sb::ChannelsPage::openProviderRequested, this, [this](int providerId) {
         showPage(kProvidersPage);
         m_providers->showProvider(providerId);
     });
-    // Probing runs on the engine's control thread; the call only queues it.
+    // The shown source's actions: the embedded Router at once, an attached instance over its admin API.
     connect(m_channels, &sb::ChannelsPage::probeRequested, this, [this](int channelId) {
-        if (m_gateway && !m_gateway->probeNow(channelId))
-            statusBar()->showMessage(tr("A probe of that channel is already running."), 5000);
+        if (m_actions)
+            m_actions->probe(channelId);
     });
     connect(m_incidents, &sb::IncidentsPage::showRequestsRequested, this, [this](int channelId, qint64 from, qint64 to) {
         m_requests->showRequests(channelId, from, to);
@@ -116,15 +133,32 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
             statusBar()->showMessage(error, 8000);
     });
     connect(m_drillOffer, &sb::DrillOffer::dismissed, m_drillOffer, &QWidget::hide);
-    // The Router's drain/readmit are thread-safe and only take a per-channel lock: no waiting on the engine.
+    // Connected once here: Qt refuses Qt::UniqueConnection for a lambda, so connecting it in attach()
+    // never took effect. The drill's configuration is gone again: the rows' names follow.
+    connect(m_drills, &sb::DrillsPage::drillFinished, this, [this] {
+        if (m_gateway && !m_remote)
+            m_channels->setConfig(m_gateway->config());
+    });
     connect(m_channels, &sb::ChannelsPage::drainRequested, this, [this](int channelId) {
-        if (m_gateway)
-            m_gateway->router().drain(channelId, tr("drained in the console"));
+        if (m_actions)
+            m_actions->eject(channelId);
     });
     connect(m_channels, &sb::ChannelsPage::readmitRequested, this, [this](int channelId) {
-        if (m_gateway)
-            m_gateway->router().readmit(channelId, tr("re-admitted in the console"));
+        if (m_actions)
+            m_actions->readmit(channelId);
     });
+    updateInstanceIndicator();
+}
+
+MainWindow::~MainWindow()
+{
+    // Before the widgets go: a stopping RemoteGateway reports its state, and nothing may be left to
+    // receive that report half-destroyed.
+    if (m_remote) {
+        m_remote->disconnect(this);
+        delete m_remote;
+        m_remote = nullptr;
+    }
 }
 
 void MainWindow::attach(sb::Gateway *gateway)
@@ -132,26 +166,219 @@ void MainWindow::attach(sb::Gateway *gateway)
     if (m_gateway)
         disconnect(m_gateway, nullptr, this, nullptr);
     m_gateway = gateway;
-    if (!gateway) {
-        setProxyAddress(QString());
-        return;
-    }
     qRegisterMetaType<sb::MetricsSnapshot>();
     qRegisterMetaType<sb::HealthEvent>();
-    connect(gateway, &sb::Gateway::snapshotReady, this, &MainWindow::applySnapshot, Qt::QueuedConnection);
-    connect(gateway, &sb::Gateway::healthEvent, this, &MainWindow::addEvent, Qt::QueuedConnection);
-    connect(gateway, &sb::Gateway::listenFailed, this, [this](const QString &message) {
-        statusBar()->showMessage(message, 15000);
+    if (gateway) {
+        connect(gateway, &sb::Gateway::listenFailed, this, [this](const QString &message) {
+            statusBar()->showMessage(message, 15000);
+        }, Qt::QueuedConnection);
+        m_providers->setConfig(gateway->config());
+        m_drills->attach(gateway);
+    }
+    if (!m_remote) // attached elsewhere, the embedded engine waits unseen until detachRemote()
+        connectEmbedded();
+}
+
+void MainWindow::connectEmbedded()
+{
+    disconnectSource();
+    setActions(m_gateway ? new sb::EmbeddedChannelActions(m_gateway, this) : nullptr);
+    if (!m_gateway) {
+        setProxyAddress(QString());
+        m_drillOffer->hide();
+        return;
+    }
+    const quint64 generation = m_sourceGeneration;
+    m_sourceConnections << connect(m_gateway, &sb::Gateway::snapshotReady, this, [this, generation](const sb::MetricsSnapshot &snapshot) {
+        if (generation == m_sourceGeneration)
+            applySnapshot(snapshot);
     }, Qt::QueuedConnection);
-    connect(m_drills, &sb::DrillsPage::drillFinished, this, [this] {
-        if (m_gateway)
-            m_channels->setConfig(m_gateway->config());
-    }, Qt::UniqueConnection);
-    m_drills->attach(gateway);
-    m_channels->setConfig(gateway->config());
-    m_providers->setConfig(gateway->config());
-    m_drillOffer->setVisible(gateway->config()->demo);
-    setProxyAddress(gateway->baseUrl());
+    m_sourceConnections << connect(m_gateway, &sb::Gateway::healthEvent, this, [this, generation](const sb::HealthEvent &event) {
+        if (generation == m_sourceGeneration)
+            addEvent(event);
+    }, Qt::QueuedConnection);
+    m_channels->setConfig(m_gateway->config());
+    m_drillOffer->setVisible(m_gateway->config()->demo);
+    setProxyAddress(m_gateway->baseUrl());
+}
+
+void MainWindow::disconnectSource()
+{
+    for (const QMetaObject::Connection &connection : std::as_const(m_sourceConnections))
+        disconnect(connection);
+    m_sourceConnections.clear();
+    ++m_sourceGeneration;
+}
+
+void MainWindow::setActions(sb::ChannelActions *actions)
+{
+    delete m_actions;
+    m_actions = actions;
+    if (actions) {
+        connect(actions, &sb::ChannelActions::finished, this, [this](bool, const QString &message) {
+            statusBar()->showMessage(message, 8000);
+        });
+    }
+}
+
+void MainWindow::attachRemote(sb::RemoteGateway *remote)
+{
+    if (!remote)
+        return;
+    if (m_remote && m_remote != remote) { // attaching elsewhere: the previous instance goes first
+        m_remote->disconnect(this);
+        m_remote->stop();
+        m_remote->deleteLater();
+    }
+    disconnectSource();
+    m_remote = remote;
+    remote->setParent(this);
+    m_remoteMessage.clear();
+    clearLiveViews();
+    // Same thread: direct connections, so nothing of this source can arrive after a detach.
+    m_sourceConnections << connect(remote, &sb::RemoteGateway::snapshotReady, this, &MainWindow::applySnapshot);
+    m_sourceConnections << connect(remote, &sb::RemoteGateway::healthEvent, this, &MainWindow::addEvent);
+    m_sourceConnections << connect(remote, &sb::RemoteGateway::namesReady, m_channels, &sb::ChannelsPage::setConfig);
+    m_sourceConnections << connect(remote, &sb::RemoteGateway::stateChanged, this,
+                                   [this](sb::RemoteGateway::State, const QString &message) {
+                                       m_remoteMessage = message;
+                                       updateInstanceIndicator();
+                                   });
+    setActions(new sb::RemoteChannelActions(remote, this));
+    // Until the instance has told its route and provider names (namesReady), rows show ids, never
+    // the embedded engine's names.
+    m_channels->setConfig(nullptr);
+    m_channels->setProvidersLinked(false);
+    m_overview->setHistoryUnavailable(tr("History mode is not available for an attached instance: its history is in "
+                                         "the database on its own machine."));
+    m_incidents->watchEvents();
+    m_drillOffer->hide();    // the offer runs a drill on the embedded engine
+    m_secretBanner->hide();  // it is about where this machine keeps its keys, not the instance's
+    setRemotePagesUnavailable(true);
+    setProxyAddress(remote->displayName() + QStringLiteral("/v1")); // the admin API shares the proxy's port
+    remote->start();
+}
+
+void MainWindow::attachTo(const sb::RemoteGateway::Target &target)
+{
+    attachRemote(new sb::RemoteGateway(sb::SystemClock::instance(), target, this));
+}
+
+void MainWindow::detachRemote()
+{
+    if (!m_remote)
+        return;
+    disconnectSource();
+    setActions(nullptr); // they point at the instance about to go
+    m_remote->disconnect(this);
+    m_remote->stop();
+    m_remote->deleteLater();
+    m_remote = nullptr;
+    clearLiveViews();
+    m_channels->setProvidersLinked(true);
+    m_overview->setHistory(m_history);
+    m_incidents->setHistory(m_history);
+    m_secretBanner->setVisible(!m_secretBanner->text().isEmpty());
+    setRemotePagesUnavailable(false);
+    connectEmbedded();
+}
+
+sb::AttachDialog *MainWindow::openAttachDialog()
+{
+    auto *dialog = new sb::AttachDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        if (sb::RemoteGateway *remote = dialog->takeGateway())
+            attachRemote(remote);
+    });
+    dialog->open();
+    return dialog;
+}
+
+sb::AttachDialog *MainWindow::openAttachDialog(const sb::RemoteGateway::Target &prefill)
+{
+    sb::AttachDialog *dialog = openAttachDialog();
+    dialog->setTarget(prefill);
+    return dialog;
+}
+
+void MainWindow::clearLiveViews()
+{
+    m_overview->clearLive();
+    m_channels->applySnapshot(sb::MetricsSnapshot{}); // an empty snapshot removes every row
+    m_requestRate->setText(tr("— req/s"));
+    m_successRate->setText(tr("— % (5m)"));
+    m_ttft->setText(tr("TTFT p95 —"));
+    m_openIncidents->setText(tr("no open incidents"));
+}
+
+void MainWindow::setRemotePagesUnavailable(bool unavailable)
+{
+    m_unavailable.clear();
+    if (unavailable) {
+        // Decided per page: each of these reads this machine's database or configuration store,
+        // which belongs to the embedded engine; the admin API offers no remote equivalent.
+        m_unavailable.insert(kRequestsPage, tr("Requests history is not available for an attached instance: every "
+                                               "request is recorded in the history database on the instance's own "
+                                               "machine. Overview, Channels and Incidents show the instance live."));
+        m_unavailable.insert(kProvidersPage, tr("Providers, keys, channels and routes are not editable for an attached "
+                                                "instance: its configuration lives on its own machine (its --config file "
+                                                "or database). Change it there; the instance applies a reload live."));
+        m_unavailable.insert(kDrillsPage, tr("Drills are not available for an attached instance: a drill swaps the running "
+                                             "configuration for a scripted one, which must never happen to an instance "
+                                             "you are watching. Go back to the embedded engine to run one there."));
+        m_unavailable.insert(kSettingsPage, tr("Settings change the embedded engine's configuration; an attached "
+                                               "instance keeps its settings on its own machine. Go back to the embedded "
+                                               "engine to change them."));
+    }
+    for (int row = 0; row < m_sidebar->count(); ++row) {
+        QListWidgetItem *item = m_sidebar->item(row);
+        const QString reason = m_unavailable.value(row);
+        item->setToolTip(reason);
+        item->setForeground(reason.isEmpty() ? QBrush() : m_sidebar->palette().brush(QPalette::PlaceholderText));
+    }
+    showRow(m_sidebar->currentRow());
+}
+
+void MainWindow::showRow(int row)
+{
+    const QString reason = m_unavailable.value(row);
+    if (reason.isEmpty()) {
+        m_pages->setCurrentIndex(row);
+        return;
+    }
+    m_notice->showReason(m_sidebar->item(row)->text(), reason);
+    m_pages->setCurrentWidget(m_notice);
+}
+
+QWidget *MainWindow::currentPageWidget() const
+{
+    return m_pages->currentWidget();
+}
+
+void MainWindow::buildInstanceMenu()
+{
+    QMenu *menu = menuBar()->addMenu(tr("&Instance"));
+    m_attachAction = menu->addAction(tr("&Attach to instance…"), this, [this] { openAttachDialog(); });
+    m_attachAction->setObjectName(QStringLiteral("attachAction"));
+    m_attachAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    m_detachAction = menu->addAction(tr("&Back to the embedded engine"), this, &MainWindow::detachRemote);
+    m_detachAction->setObjectName(QStringLiteral("detachAction"));
+    m_detachAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+}
+
+void MainWindow::updateInstanceIndicator()
+{
+    if (m_remote) {
+        const sb::RemoteGateway::State state = m_remote->state();
+        m_indicator->showAttached(m_remote->displayName(), state, m_remoteMessage);
+        setWindowTitle(tr("Switchboard — attached to %1 (%2)").arg(m_remote->displayName(), sb::InstanceIndicator::stateName(state)));
+    } else {
+        m_indicator->showEmbedded(m_baseUrl);
+        setWindowTitle(tr("Switchboard — embedded engine"));
+    }
+    if (m_detachAction)
+        m_detachAction->setEnabled(m_remote != nullptr);
 }
 
 void MainWindow::attachHost(sb::EngineHost *host)
@@ -167,6 +394,7 @@ void MainWindow::attachHost(sb::EngineHost *host)
 
 void MainWindow::detachHost()
 {
+    detachRemote(); // the pages go back to the engine that is about to stop, then let go of it too
     m_drills->shutDown(); // a running drill hands the engine its configuration back first
     m_settings->setHost(nullptr);
     m_providers->setConfigStore(nullptr);
@@ -215,6 +443,7 @@ void MainWindow::buildStatusBar()
 void MainWindow::setProxyAddress(const QString &baseUrl)
 {
     m_baseUrl = baseUrl;
+    updateInstanceIndicator();
     if (baseUrl.isEmpty()) {
         m_proxyAddress->setText(tr("Proxy not running"));
         m_proxyAddress->setToolTip(QString());
@@ -228,7 +457,7 @@ void MainWindow::setProxyAddress(const QString &baseUrl)
 void MainWindow::applySnapshot(const sb::MetricsSnapshot &snapshot)
 {
     // A config saved in a dialog swaps the engine's pointer; reading it is a lock-free load.
-    if (m_gateway) {
+    if (m_gateway && !m_remote) {
         m_channels->setConfig(m_gateway->config());
         const QString url = m_gateway->baseUrl(); // the port is known only once the proxy listens
         if (url != m_baseUrl)
@@ -251,6 +480,7 @@ void MainWindow::applySnapshot(const sb::MetricsSnapshot &snapshot)
 void MainWindow::addEvent(const sb::HealthEvent &event)
 {
     m_overview->addEvent(event);
+    m_incidents->addEvent(event); // used only while attached; the embedded engine's come from its history
 }
 
 QString MainWindow::statusText() const

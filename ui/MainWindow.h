@@ -1,16 +1,21 @@
 #pragma once
 
 #include "engine/MetricsSnapshot.h"
+#include "engine/RemoteGateway.h"
 #include "health/HealthEvent.h"
 
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 
 class QListWidget;
 class QStackedWidget;
 class QLabel;
+class QAction;
 
 namespace sb {
+class AttachDialog;
+class ChannelActions;
 class ChannelsPage;
 class DrillOffer;
 class DrillsPage;
@@ -18,20 +23,25 @@ class EngineHost;
 class Gateway;
 class HistoryService;
 class IncidentsPage;
+class InstanceIndicator;
 class OverviewPage;
 class ProvidersPage;
 class RequestsPage;
 class SecretStorageBanner;
 class SettingsPage;
+class UnavailableNotice;
 } // namespace sb
 
 // The console's frame: a sidebar of pages, the page stack and the status bar with the proxy
 // address. Pages read engine snapshots delivered by queued signals; the window never waits on the
 // engine: drain and re-admit are the Router's thread-safe calls, everything else is a snapshot.
+// The pages show one source at a time — the embedded engine, or an instance attached through its
+// admin API (issue #9, point 4) — and the strip at the top always says which.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
 
     // Connects the engine's snapshots and events (queued) and the console's drain/re-admit actions.
     // Without a gateway every page shows its empty state. The gateway must outlive the window or be
@@ -44,6 +54,23 @@ public:
     void detachHost();
     // The history pages read this database on their own thread (HistoryService).
     void setHistoryDatabase(const QString &path);
+
+    // Attach: the pages show a running instance through its admin API instead of the embedded
+    // engine, which keeps running unseen. The window owns `remote` from now on and starts it.
+    // Pages that need this machine's database or configuration store say why they are empty.
+    void attachRemote(sb::RemoteGateway *remote);
+    void attachTo(const sb::RemoteGateway::Target &target);
+    // Back to the embedded engine: the remote's rows, lines and figures are dropped, never mixed in.
+    void detachRemote();
+    bool isAttachedRemote() const { return m_remote != nullptr; }
+    sb::RemoteGateway *remoteGateway() const { return m_remote; }
+    // "Attach to instance…" (opened window-modal, deleted on close); `prefill` from --attach.
+    sb::AttachDialog *openAttachDialog();
+    sb::AttachDialog *openAttachDialog(const sb::RemoteGateway::Target &prefill);
+    sb::InstanceIndicator *instanceIndicator() const { return m_indicator; }
+    // Why page `index` is unavailable for the source shown; empty when it is available.
+    QString unavailableReason(int index) const { return m_unavailable.value(index); }
+    QWidget *currentPageWidget() const; // the page shown, or the notice that stands in for it
 
     QStringList pageNames() const;
     void showPage(int index);
@@ -68,8 +95,28 @@ public slots:
 private:
     void addPage(const QString &name, QWidget *page);
     void buildStatusBar();
+    void buildInstanceMenu();
+    void showRow(int row);
+    void connectEmbedded();
+    void disconnectSource();
+    void setActions(sb::ChannelActions *actions);
+    void clearLiveViews();
+    void setRemotePagesUnavailable(bool unavailable);
+    void updateInstanceIndicator();
 
     QPointer<sb::Gateway> m_gateway;
+    sb::RemoteGateway *m_remote = nullptr;     // owned while attached
+    sb::ChannelActions *m_actions = nullptr;   // the shown source's eject/readmit/probe
+    QList<QMetaObject::Connection> m_sourceConnections;
+    // Queued snapshots from the previous source may still be on their way when the source changes;
+    // each connection carries the generation it belongs to, and stale ones are dropped.
+    quint64 m_sourceGeneration = 0;
+    QString m_remoteMessage;
+    QHash<int, QString> m_unavailable;         // sidebar row -> why it is unavailable
+    sb::InstanceIndicator *m_indicator = nullptr;
+    sb::UnavailableNotice *m_notice = nullptr;
+    QAction *m_attachAction = nullptr;
+    QAction *m_detachAction = nullptr;
     QListWidget *m_sidebar = nullptr;
     QStackedWidget *m_pages = nullptr;
     sb::OverviewPage *m_overview = nullptr;

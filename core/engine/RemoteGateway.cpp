@@ -2,6 +2,7 @@
 
 #include "engine/SnapshotJson.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
@@ -33,6 +34,11 @@ RemoteGateway::~RemoteGateway()
 
 void RemoteGateway::start(std::chrono::milliseconds interval)
 {
+    // Every start is a new watch: its first poll brings the recent events again, so a console that
+    // takes over a gateway someone else started (the Attach dialog) still gets the context.
+    m_haveEvents = false;
+    m_lastEventId = 0;
+    m_namedChannels.clear();
     setState(State::Connecting, QStringLiteral("Connecting to %1 …").arg(displayName()));
     m_timer.start(interval);
     poll();
@@ -105,6 +111,11 @@ void RemoteGateway::poll()
         if (remoteLast < m_lastEventId) // the instance restarted: its event numbers began again
             m_haveEvents = false;
         setState(State::Connected, QStringLiteral("Watching %1.").arg(displayName()));
+        std::vector<int> ids;
+        for (const ChannelSnapshot &channel : m_last.channels)
+            ids.push_back(channel.channelId);
+        if (ids != m_namedChannels)
+            fetchNames(std::move(ids));
         emit snapshotReady(m_last);
         if (!m_haveEvents || remoteLast > m_lastEventId)
             pollEvents();
@@ -133,6 +144,49 @@ void RemoteGateway::pollEvents()
             entry->event.at = m_clock.now(); // the remote's steady clock means nothing here
             emit healthEvent(entry->event);
         }
+    });
+}
+
+void RemoteGateway::fetchNames(std::vector<int> channelIds)
+{
+    if (m_namesInFlight)
+        return; // the answer on its way is checked against the next snapshot's channels
+    QNetworkReply *reply = send("GET", QStringLiteral("/admin/channels"));
+    m_namesInFlight = reply;
+    connect(reply, &QNetworkReply::finished, this, [this, reply, channelIds = std::move(channelIds)] {
+        reply->deleteLater();
+        QJsonObject json;
+        if (!readReply(reply, &json))
+            return;
+        auto names = std::make_shared<EngineConfig>();
+        QHash<QString, std::size_t> routeIndex;
+        for (const QJsonValue &value : json.value(QStringLiteral("data")).toArray()) {
+            const QJsonObject channel = value.toObject();
+            ChannelConfig c;
+            c.id = channel.value(QStringLiteral("channelId")).toInt();
+            c.name = channel.value(QStringLiteral("name")).toString();
+            c.providerId = channel.value(QStringLiteral("providerId")).toInt();
+            names->channels.push_back(c);
+            if (!names->provider(c.providerId)) {
+                ProviderConfig provider;
+                provider.id = c.providerId;
+                provider.name = channel.value(QStringLiteral("provider")).toString();
+                names->providers.push_back(provider);
+            }
+            for (const QJsonValue &route : channel.value(QStringLiteral("routes")).toArray()) {
+                const QString model = route.toString();
+                if (!routeIndex.contains(model)) {
+                    routeIndex.insert(model, names->routes.size());
+                    RouteConfig r;
+                    r.logicalModel = model;
+                    names->routes.push_back(r);
+                }
+                names->routes[routeIndex.value(model)].channelIds.push_back(c.id);
+            }
+        }
+        m_namedChannels = channelIds;
+        m_names = names;
+        emit namesReady(names);
     });
 }
 

@@ -3,6 +3,7 @@
 #include "common/Clock.h"
 #include "engine/MetricsSnapshot.h"
 #include "health/HealthEvent.h"
+#include "model/EngineConfig.h"
 
 #include <QObject>
 #include <QPointer>
@@ -45,6 +46,7 @@ public:
     RemoteGateway(const Clock &clock, Target target, QObject *parent = nullptr);
     ~RemoteGateway() override;
 
+    // Polls now and then every `interval`; a restart after stop() begins with the recent events again.
     void start(std::chrono::milliseconds interval = std::chrono::seconds(1));
     void stop();
 
@@ -52,6 +54,8 @@ public:
     // "http://host:port" — for the console's "which instance is shown" indicator (no token in it).
     QString displayName() const;
     const MetricsSnapshot &lastSnapshot() const { return m_last; }
+    // Names only (see namesReady); null until the instance has told them.
+    EngineConfigPtr names() const { return m_names; }
 
     // The console's channel actions, sent to the remote instance; actionFinished reports each.
     void eject(int channelId);
@@ -65,11 +69,17 @@ signals:
     // Every change of state, with a sentence for the status bar ("Connected to …", "Cannot reach …: …").
     void stateChanged(sb::RemoteGateway::State state, const QString &message);
     void actionFinished(bool ok, const QString &message);
+    // The instance's provider and route names per channel (GET /admin/channels), as a configuration
+    // that holds nothing else: no URLs, no keys, no thresholds. A snapshot carries channel ids and
+    // names only, and the Channels page wants to say "gpt-4o · openai-main" as it does for the
+    // embedded engine. Asked again whenever the set of channels changes.
+    void namesReady(sb::EngineConfigPtr names);
 
 private:
     void poll();
     void pollEvents();
     void post(const QString &path, const QString &what);
+    void fetchNames(std::vector<int> channelIds);
     QNetworkReply *send(const QByteArray &method, const QString &pathAndQuery);
     // False (and the state updated) when the reply is an error; *json is the parsed body otherwise.
     bool readReply(QNetworkReply *reply, QJsonObject *json);
@@ -80,6 +90,9 @@ private:
     QNetworkAccessManager *m_http;
     QTimer m_timer;
     QPointer<QNetworkReply> m_inFlight;
+    QPointer<QNetworkReply> m_namesInFlight;
+    std::vector<int> m_namedChannels; // the channel ids m_names describes
+    EngineConfigPtr m_names;
     State m_state = State::Disconnected;
     MetricsSnapshot m_last;
     std::uint64_t m_lastEventId = 0;

@@ -170,6 +170,29 @@ private slots:
         QCOMPARE(got.channels.front().calls5m, 3u);
     }
 
+    void channelNamesComeOnceFromTheInstance()
+    {
+        startAll();
+        RemoteGateway remote(m_clock, target(m_token));
+        QSignalSpy names(&remote, &RemoteGateway::namesReady);
+        QSignalSpy snapshots(&remote, &RemoteGateway::snapshotReady);
+        remote.start(100ms);
+        QVERIFY(names.wait(10000));
+        const EngineConfigPtr got = names.first().first().value<EngineConfigPtr>();
+        QVERIFY(got);
+        QCOMPARE(got->channels.size(), 2u);
+        QCOMPARE(got->provider(1)->name, QStringLiteral("primary"));
+        QCOMPARE(got->provider(2)->name, QStringLiteral("fallback"));
+        QCOMPARE(got->routes.size(), 1u);
+        QCOMPARE(got->routes.front().logicalModel, QStringLiteral("gpt-4o"));
+        QCOMPARE(got->routes.front().channelIds, (std::vector<int>{1, 2}));
+        QVERIFY(got->providers.front().keys.empty()); // names only: nothing secret travels
+        QVERIFY(got->providers.front().baseUrl.isEmpty());
+        // The same channels on later polls: not asked again.
+        QTRY_VERIFY_WITH_TIMEOUT(snapshots.count() >= 4, 10000);
+        QCOMPARE(names.count(), 1);
+    }
+
     void eventsAndActionsFlowThrough()
     {
         startAll();

@@ -102,6 +102,15 @@ QVariant IncidentTableModel::headerData(int section, Qt::Orientation orientation
     return {};
 }
 
+void IncidentTableModel::setCountsAvailable(bool available)
+{
+    if (available == m_countsAvailable)
+        return;
+    m_countsAvailable = available;
+    if (!m_incidents.empty())
+        emit dataChanged(index(0, Affected), index(rowCount() - 1, Failovers));
+}
+
 QVariant IncidentTableModel::data(const QModelIndex &index, int role) const
 {
     const Incident *i = incident(index.row());
@@ -114,9 +123,9 @@ QVariant IncidentTableModel::data(const QModelIndex &index, int role) const
         case Started: return QDateTime::fromMSecsSinceEpoch(i->startMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
         case Duration: return duration(i->durationMs(m_now));
         case Worst: return stateLabel(i->worstState);
-        case Affected: return count(i->affectedRequests);
-        case Failed: return count(i->failedRequests);
-        case Failovers: return count(i->failovers);
+        case Affected: return m_countsAvailable ? count(i->affectedRequests) : QStringLiteral("—");
+        case Failed: return m_countsAvailable ? count(i->failedRequests) : QStringLiteral("—");
+        case Failovers: return m_countsAvailable ? count(i->failovers) : QStringLiteral("—");
         case ColumnCount: break;
         }
     }

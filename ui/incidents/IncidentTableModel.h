@@ -17,6 +17,9 @@ public:
 
     void setIncidents(std::vector<Incident> incidents, qint64 nowMs);
     void setNow(qint64 nowMs); // open incidents' durations grow
+    // False while the page groups an attached instance's events: the request counts are in that
+    // instance's history and never arrive here, so they show "—" rather than a "…" that waits forever.
+    void setCountsAvailable(bool available);
     const Incident *incident(int row) const;
     int openCount() const;
 
@@ -31,6 +34,7 @@ public:
 private:
     std::vector<Incident> m_incidents;
     qint64 m_now = 0;
+    bool m_countsAvailable = true;
 };
 
 } // namespace sb

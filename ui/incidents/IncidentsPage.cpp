@@ -1,6 +1,7 @@
 #include "incidents/IncidentsPage.h"
 
 #include "ConsoleStyle.h"
+#include "engine/HealthEventRecord.h"
 #include "history/HistoryService.h"
 #include "incidents/IncidentTableModel.h"
 #include "requests/RequestFormat.h"
@@ -90,6 +91,10 @@ IncidentsPage::IncidentsPage(HistoryService *history, QWidget *parent) : QWidget
     m_refresh = new QTimer(this);
     m_refresh->setInterval(kRefreshIntervalMs);
     connect(m_refresh, &QTimer::timeout, this, &IncidentsPage::reload);
+    m_rebuild = new QTimer(this);
+    m_rebuild->setSingleShot(true);
+    m_rebuild->setInterval(0);
+    connect(m_rebuild, &QTimer::timeout, this, &IncidentsPage::reload);
     showSelected();
     setHistory(history);
 }
@@ -97,6 +102,18 @@ IncidentsPage::IncidentsPage(HistoryService *history, QWidget *parent) : QWidget
 void IncidentsPage::setHistory(HistoryService *history)
 {
     m_history = history;
+    if (m_watching) {
+        // The attached instance's incidents go now, not when the database answers: none of them
+        // may stay on screen as if the embedded engine had had them.
+        m_watching = false;
+        m_events.clear();
+        m_model->setIncidents({}, QDateTime::currentMSecsSinceEpoch());
+        m_model->setCountsAvailable(true);
+        showSelected();
+        m_lastOpen = 0;
+        emit openIncidentsChanged(0);
+    }
+    m_showRequests->setToolTip(tr("Open the Requests page filtered to this channel and the incident's time range"));
     if (!history) {
         m_refresh->stop();
         m_summary->setText(tr("No history database: incidents appear once the engine runs."));
@@ -115,8 +132,49 @@ void IncidentsPage::setRangeHours(int hours)
         reload();
 }
 
+void IncidentsPage::watchEvents()
+{
+    m_history = nullptr;
+    m_refresh->start(); // regrouping now and then lets an open incident's duration grow between events
+    m_watching = true;
+    m_events.clear();
+    m_lastOpen = -1;
+    m_model->setCountsAvailable(false);
+    m_showRequests->setToolTip(tr("The requests of an attached instance are in its own history database, not here"));
+    showIncidents({}, QDateTime::currentMSecsSinceEpoch());
+}
+
+void IncidentsPage::addEvent(const sb::HealthEvent &event)
+{
+    if (!m_watching)
+        return; // the embedded engine's events reach the page through its history database
+    m_events.push_back(toEventRecord(event));
+    // The instance keeps its last 1,000 events; twice that here covers a long watch without growing forever.
+    constexpr std::size_t kKept = 2000;
+    if (m_events.size() > kKept)
+        m_events.erase(m_events.begin(), m_events.begin() + std::ptrdiff_t(m_events.size() - kKept));
+    m_rebuild->start();
+}
+
+void IncidentsPage::rebuildFromEvents()
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const qint64 from = now - qint64(m_range->currentData().toInt()) * 3600 * 1000;
+    std::vector<EventRecord> inRange;
+    for (const EventRecord &e : m_events) {
+        if (e.timeMs >= from)
+            inRange.push_back(e);
+    }
+    // A few thousand events at most: grouping them is quick enough for the GUI thread.
+    showIncidents(IncidentBuilder().build(std::move(inRange)), now);
+}
+
 void IncidentsPage::reload()
 {
+    if (m_watching) {
+        rebuildFromEvents();
+        return;
+    }
     if (!m_history)
         return;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
@@ -139,40 +197,46 @@ void IncidentsPage::reload()
             incident.failedRequests = totals.errors;
             incident.failovers = totals.failovers;
         }
-    }, [this, incidents, now] {
-        ++m_loads;
-        // Keep the selected incident selected across reloads (same channel and start).
-        const Incident *selected = nullptr;
-        const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-        int keepChannel = 0;
-        qint64 keepStart = 0;
-        if (!rows.isEmpty() && (selected = m_model->incident(rows.front().row()))) {
-            keepChannel = selected->channelId;
-            keepStart = selected->startMs;
-        }
-        m_model->setIncidents(std::move(*incidents), now);
-        for (int r = 0; r < m_model->rowCount(); ++r) {
-            const Incident *i = m_model->incident(r);
-            if (i->channelId == keepChannel && i->startMs == keepStart)
-                m_table->selectRow(r);
-        }
-        const int open = m_model->openCount();
-        const int total = m_model->rowCount();
-        m_summary->setText(total == 0 ? tr("No incidents in this range: every channel stayed healthy.")
-                                      : tr("%1 open · %2 in this range").arg(open).arg(total));
-        showSelected();
-        if (open != m_lastOpen) {
-            m_lastOpen = open;
-            emit openIncidentsChanged(open);
-        }
-    });
+    }, [this, incidents, now] { showIncidents(std::move(*incidents), now); });
+}
+
+void IncidentsPage::showIncidents(std::vector<Incident> incidents, qint64 now)
+{
+    ++m_loads;
+    // Keep the selected incident selected across reloads (same channel and start).
+    const Incident *selected = nullptr;
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    int keepChannel = 0;
+    qint64 keepStart = 0;
+    if (!rows.isEmpty() && (selected = m_model->incident(rows.front().row()))) {
+        keepChannel = selected->channelId;
+        keepStart = selected->startMs;
+    }
+    m_model->setIncidents(std::move(incidents), now);
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        const Incident *i = m_model->incident(r);
+        if (i->channelId == keepChannel && i->startMs == keepStart)
+            m_table->selectRow(r);
+    }
+    const int open = m_model->openCount();
+    const int total = m_model->rowCount();
+    QString summary = total == 0 ? tr("No incidents in this range: every channel stayed healthy.")
+                                 : tr("%1 open · %2 in this range").arg(open).arg(total);
+    if (m_watching) // say where they come from: the instance remembers its last 1,000 events, not a month
+        summary = tr("From the attached instance's recent events. %1").arg(summary);
+    m_summary->setText(summary);
+    showSelected();
+    if (open != m_lastOpen) {
+        m_lastOpen = open;
+        emit openIncidentsChanged(open);
+    }
 }
 
 void IncidentsPage::showSelected()
 {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
     const Incident *i = rows.isEmpty() ? nullptr : m_model->incident(rows.front().row());
-    m_showRequests->setEnabled(i != nullptr);
+    m_showRequests->setEnabled(i != nullptr && !m_watching);
     if (!i) {
         m_details->setHtml(tr("<p style=\"color:gray\">Select an incident to see what happened, in order.</p>"));
         return;
@@ -181,12 +245,18 @@ void IncidentsPage::showSelected()
     QString html = QStringLiteral("<h3 style=\"margin:0\">%1 · %2</h3>")
                        .arg(i->channelName.toHtmlEscaped(), i->isOpen() ? tr("open for %1").arg(IncidentTableModel::duration(i->durationMs(now)))
                                                                          : tr("resolved after %1").arg(IncidentTableModel::duration(i->durationMs(now))));
-    html += tr("<p>Worst state <b>%1</b> · %2 trips · %3 requests touched it, %4 failed, %5 failed over</p>")
-                .arg(IncidentTableModel::stateLabel(i->worstState))
-                .arg(i->transitions)
-                .arg(i->affectedRequests < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->affectedRequests)),
-                     i->failedRequests < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->failedRequests)),
-                     i->failovers < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->failovers)));
+    if (m_watching) {
+        html += tr("<p>Worst state <b>%1</b> · %2 trips · the requests it touched are in the instance's own history</p>")
+                    .arg(IncidentTableModel::stateLabel(i->worstState))
+                    .arg(i->transitions);
+    } else {
+        html += tr("<p>Worst state <b>%1</b> · %2 trips · %3 requests touched it, %4 failed, %5 failed over</p>")
+                    .arg(IncidentTableModel::stateLabel(i->worstState))
+                    .arg(i->transitions)
+                    .arg(i->affectedRequests < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->affectedRequests)),
+                         i->failedRequests < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->failedRequests)),
+                         i->failovers < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->failovers)));
+    }
     html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
     for (const EventRecord &e : i->events) {
         html += QStringLiteral("<tr><td style=\"color:#888; padding-right:10px\">%1</td><td>%2</td></tr>")

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "health/HealthEvent.h"
 #include "incidents/IncidentBuilder.h"
 
 #include <QWidget>
@@ -29,6 +30,11 @@ public:
     // `history` may be null until the database is known (setHistory()).
     explicit IncidentsPage(HistoryService *history, QWidget *parent = nullptr);
     void setHistory(HistoryService *history);
+    // An attached instance (issue #9, point 4) has no database here: the page groups the events it
+    // sends instead (addEvent), newest incidents first, without the request counts the history
+    // would give. setHistory() goes back to the database.
+    void watchEvents();
+    bool isWatchingEvents() const { return m_watching; }
 
     IncidentTableModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
@@ -39,6 +45,7 @@ public:
 public slots:
     void reload();
     void showRequestsForSelection();
+    void addEvent(const sb::HealthEvent &event);
 
 signals:
     void showRequestsRequested(int channelId, qint64 fromMs, qint64 toMs);
@@ -46,6 +53,8 @@ signals:
 
 private:
     void showSelected();
+    void showIncidents(std::vector<Incident> incidents, qint64 now);
+    void rebuildFromEvents();
 
     HistoryService *m_history;
     IncidentTableModel *m_model = nullptr;
@@ -55,6 +64,9 @@ private:
     QComboBox *m_range = nullptr;
     QLabel *m_summary = nullptr;
     QTimer *m_refresh = nullptr;
+    QTimer *m_rebuild = nullptr;        // coalesces a burst of events (the first poll brings 200) into one rebuild
+    bool m_watching = false;
+    std::vector<EventRecord> m_events;  // watching: what the instance sent, oldest first
     int m_loads = 0;
     int m_lastOpen = -1;
 };

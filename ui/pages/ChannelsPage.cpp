@@ -97,6 +97,11 @@ void ChannelsPage::setConfig(EngineConfigPtr config)
     m_model->setConfig(std::move(config));
 }
 
+void ChannelsPage::setProvidersLinked(bool linked)
+{
+    m_providersLinked = linked;
+}
+
 void ChannelsPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
 {
     m_model->applySnapshot(snapshot);
@@ -168,6 +173,9 @@ QMenu *ChannelsPage::contextMenuFor(int proxyRow, QWidget *parent)
     menu->addSeparator();
     QAction *open = menu->addAction(tr("Open in Providers"));
     open->setObjectName(QStringLiteral("openProvider"));
+    open->setEnabled(m_providersLinked);
+    if (!m_providersLinked)
+        open->setToolTip(tr("The providers of an attached instance are configured on that instance."));
     connect(open, &QAction::triggered, this, [this, providerId] { emit openProviderRequested(providerId); });
     return menu;
 }

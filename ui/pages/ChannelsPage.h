@@ -24,6 +24,9 @@ public:
     explicit ChannelsPage(QWidget *parent = nullptr);
 
     void setConfig(EngineConfigPtr config);
+    // "Open in Providers" needs the configuration store of the engine shown; an attached instance's
+    // is on its own machine, so the menu item says that instead of opening the embedded one's.
+    void setProvidersLinked(bool linked);
     ChannelTableModel *model() const { return m_model; }
     QSortFilterProxyModel *proxy() const { return m_proxy; }
     QTableView *view() const { return m_view; }
@@ -52,6 +55,7 @@ private:
     QLabel *m_summary = nullptr;
     QLabel *m_empty = nullptr;
     bool m_columnsSized = false;
+    bool m_providersLinked = true;
 };
 
 } // namespace sb

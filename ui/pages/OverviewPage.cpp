@@ -578,13 +578,35 @@ void OverviewPage::showHistory(std::int64_t fromMillis, std::int64_t toMillis)
 void OverviewPage::setHistory(HistoryService *history)
 {
     m_historyService = history;
+    m_costFromSnapshots = false;
     m_historyButton->setEnabled(history != nullptr);
+    m_historyButton->setToolTip(tr("Load any past range from the history database"));
     if (history) {
         m_totalsTimer->start();
         refreshTotals();
     } else {
         m_totalsTimer->stop();
     }
+}
+
+void OverviewPage::setHistoryUnavailable(const QString &reason)
+{
+    setHistory(nullptr);
+    m_costFromSnapshots = true;
+    m_historyButton->setToolTip(reason);
+}
+
+void OverviewPage::clearLive()
+{
+    m_history.clear();
+    m_availabilityHistory.clear();
+    m_costToday = -1.0;
+    m_tokensToday = 0;
+    for (KpiTile *tile : {m_availability, m_requestRate, m_ttft, m_failovers, m_cost})
+        tile->setValue(QStringLiteral("—"), tr("no traffic yet"));
+    showLive(); // also leaves history mode: its range came from the previous source's database
+    updateLegend();
+    redrawNow();
 }
 
 void OverviewPage::refreshTotals()
@@ -632,7 +654,10 @@ void OverviewPage::updateTiles(const MetricsSnapshot &snapshot)
     m_ttft->setValue(formatMs(snapshot.ttftP95Ms), tr("p50 %1 (last minute)").arg(formatMs(snapshot.ttftP50Ms)));
     const std::uint64_t lastHour = m_history.failoversSince(snapshot.wallMillis - 3600 * 1000);
     m_failovers->setValue(formatCount(lastHour), tr("%1 since start").arg(formatCount(snapshot.failovers)));
-    if (m_costToday < 0)
+    if (m_costFromSnapshots)
+        m_cost->setValue(QStringLiteral("$%1").arg(QLocale().toString(snapshot.costTodayUsd, 'f', 2)),
+                         tr("%1 tokens since start").arg(formatCount(snapshot.inputTokens + snapshot.outputTokens)));
+    else if (m_costToday < 0)
         m_cost->setValue(QStringLiteral("—"), tr("%1 tokens").arg(formatCount(snapshot.inputTokens + snapshot.outputTokens)));
 }
 

@@ -63,6 +63,12 @@ public:
     QString kpiCaption(const QString &title) const;
 
     void setHistory(HistoryService *history);
+    // An attached instance (issue #9, point 4): no history database here, so history mode is off
+    // with `reason` as its tooltip, and today's cost comes from the instance's own snapshots.
+    void setHistoryUnavailable(const QString &reason);
+    // Drops every live line, marker and figure: the console is about to show another source, and
+    // nothing of the previous one may stay on screen as if it belonged to the new one.
+    void clearLive();
     bool isHistoryMode() const { return m_historyMode; }
     bool isFollowingLive() const { return !m_historyMode && !m_viewPinned; }
     // Loads [fromMillis, toMillis) from the database into the charts (history mode).
@@ -116,6 +122,7 @@ private:
     bool m_historyLoading = false;
     QString m_availabilityHistory; // "1h 99.95 % · 24h 99.99 %" once the history answered
     double m_costToday = -1.0;
+    bool m_costFromSnapshots = false; // attached: the instance's own figure for today
     std::uint64_t m_tokensToday = 0;
     int m_windowSeconds = 900;
     QTimer *m_redrawTimer = nullptr;

@@ -1,0 +1,158 @@
+#include "attach/AttachDialog.h"
+#include "ui_AttachDialog.h"
+
+#include "engine/RemoteAddress.h"
+#include "providers/InlineMessage.h"
+
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTimer>
+
+namespace sb {
+
+AttachDialog::AttachDialog(QWidget *parent) : QDialog(parent), m_ui(std::make_unique<Ui::AttachDialog>())
+{
+    m_ui->setupUi(this);
+    m_ui->intro->setWordWrap(true);
+    m_ui->intro->setText(tr("Watch a running Switchboard — a headless one on a server, or another console — through "
+                            "its admin API. The pages show that instance until you go back to the embedded engine."));
+    for (QLabel *label : {m_ui->hostError, m_ui->tokenError, m_ui->connectState})
+        InlineMessage::prepare(label);
+    m_ui->tokenHint->setWordWrap(true);
+    m_ui->tokenHint->setForegroundRole(QPalette::PlaceholderText);
+    m_ui->tokenHint->setText(tr("The instance's local token (Settings → Proxy there). Leave it empty for an instance "
+                                "without one: it then answers only on its own machine."));
+    m_ui->tokenEdit->setInputMethodHints(Qt::ImhHiddenText | Qt::ImhSensitiveData | Qt::ImhNoPredictiveText);
+    m_ui->hostEdit->setText(QStringLiteral("127.0.0.1"));
+
+    m_connect = m_ui->buttonBox->addButton(tr("Connect"), QDialogButtonBox::AcceptRole);
+    m_connect->setObjectName(QStringLiteral("connectButton"));
+    m_connect->setDefault(true);
+    // Accepting is Connect's business: the box's accepted() would close before the instance answered.
+    disconnect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, nullptr);
+    connect(m_connect, &QPushButton::clicked, this, &AttachDialog::connectToInstance);
+    connect(m_ui->buttonBox, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_ui->hostEdit, &QLineEdit::textChanged, this, &AttachDialog::validate);
+    connect(m_ui->tokenEdit, &QLineEdit::textChanged, this, &AttachDialog::validate);
+    connect(m_ui->portSpin, &QSpinBox::valueChanged, this, &AttachDialog::validate);
+    connect(this, &QDialog::rejected, this, &AttachDialog::dropGateway);
+    connect(this, &QDialog::finished, m_ui->tokenEdit, &QLineEdit::clear);
+    validate();
+}
+
+AttachDialog::~AttachDialog() = default;
+
+void AttachDialog::setTarget(const RemoteGateway::Target &target)
+{
+    m_ui->hostEdit->setText(target.host);
+    m_ui->portSpin->setValue(target.port);
+    m_ui->tokenEdit->setText(target.token);
+    if (target.token.isEmpty())
+        m_ui->tokenEdit->setFocus();
+}
+
+RemoteGateway::Target AttachDialog::target() const
+{
+    RemoteGateway::Target t;
+    t.host = m_ui->hostEdit->text().trimmed();
+    // An IPv6 address pasted with its brackets is still the same host.
+    if (t.host.startsWith(u'[') && t.host.endsWith(u']'))
+        t.host = t.host.mid(1, t.host.size() - 2);
+    t.port = static_cast<quint16>(m_ui->portSpin->value());
+    t.token = m_ui->tokenEdit->text().trimmed();
+    return t;
+}
+
+QString AttachDialog::stateText() const
+{
+    return m_ui->connectState->text();
+}
+
+void AttachDialog::validate()
+{
+    m_problems.clear();
+    const QString hostProblem = RemoteAddress::hostProblem(target().host);
+    // No red text before the user typed anything, but no Connect either.
+    InlineMessage::show(m_ui->hostError, m_ui->hostEdit->text().isEmpty() ? QString() : hostProblem);
+    if (!hostProblem.isEmpty())
+        m_problems << hostProblem;
+    const QString token = m_ui->tokenEdit->text().trimmed();
+    const QString tokenProblem = token.contains(QRegularExpression(QStringLiteral("\\s")))
+                                     ? tr("The token contains spaces or line breaks; paste it again without them.")
+                                     : QString();
+    InlineMessage::show(m_ui->tokenError, tokenProblem);
+    if (!tokenProblem.isEmpty())
+        m_problems << tokenProblem;
+    m_connect->setEnabled(m_problems.isEmpty() && !m_gateway);
+}
+
+void AttachDialog::setEditing(bool editing)
+{
+    for (QWidget *field : std::initializer_list<QWidget *>{m_ui->hostEdit, m_ui->portSpin, m_ui->tokenEdit})
+        field->setEnabled(editing);
+}
+
+void AttachDialog::connectToInstance()
+{
+    validate();
+    if (!m_problems.isEmpty() || m_gateway)
+        return;
+    m_gateway = new RemoteGateway(SystemClock::instance(), target(), this);
+    connect(m_gateway, &RemoteGateway::stateChanged, this, &AttachDialog::onStateChanged);
+    setEditing(false);
+    m_connect->setEnabled(false);
+    m_gateway->start();
+}
+
+void AttachDialog::onStateChanged(RemoteGateway::State state, const QString &message)
+{
+    switch (state) {
+    case RemoteGateway::State::Connecting:
+        InlineMessage::show(m_ui->connectState, message, InlineMessage::Kind::Info);
+        return;
+    case RemoteGateway::State::Connected:
+        InlineMessage::show(m_ui->connectState, tr("Connected. %1").arg(message), InlineMessage::Kind::Success);
+        QTimer::singleShot(kConnectedPauseMs, this, [this] {
+            if (m_gateway && m_gateway->state() == RemoteGateway::State::Connected)
+                accept();
+        });
+        return;
+    case RemoteGateway::State::Unreachable:
+    case RemoteGateway::State::Refused:
+        // The first answer is a failure: say so and let the operator correct the fields. Nothing
+        // keeps polling behind a dialog that is waiting for new input.
+        InlineMessage::show(m_ui->connectState, message, InlineMessage::Kind::Error);
+        dropGateway();
+        setEditing(true);
+        validate();
+        return;
+    case RemoteGateway::State::Disconnected:
+        return;
+    }
+}
+
+void AttachDialog::dropGateway()
+{
+    if (!m_gateway)
+        return;
+    m_gateway->disconnect(this);
+    m_gateway->stop();
+    m_gateway->deleteLater();
+    m_gateway = nullptr;
+}
+
+RemoteGateway *AttachDialog::takeGateway()
+{
+    RemoteGateway *gateway = m_gateway;
+    if (gateway) {
+        gateway->disconnect(this);
+        // Stopped, so the new owner's start() begins a whole watch (recent events included) with
+        // its own signals connected from the first poll.
+        gateway->stop();
+        gateway->setParent(nullptr);
+    }
+    m_gateway = nullptr;
+    return gateway;
+}
+
+} // namespace sb
