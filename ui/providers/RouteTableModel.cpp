@@ -103,7 +103,7 @@ QString RouteTableModel::budgetText(const RouteConfig &route) const
     const double spent = it->spentUsd;
     QString text = tr("%1 of %2 %3 · %4 %")
                        .arg(UsdAmount::format(spent), UsdAmount::format(limit), periodWord(b->period),
-                            QLocale().toString(std::floor(spent / limit * 100.0), 'f', 0));
+                            QLocale().toString(std::floor(spent * 100.0 / limit), 'f', 0));
     switch (budgetLevel(route)) {
     case BudgetLevel::Stopped: return text + tr(" · hard stop reached");
     case BudgetLevel::Warning:
