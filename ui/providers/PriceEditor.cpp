@@ -79,7 +79,7 @@ PriceEditor::PriceEditor(QWidget *parent) : QWidget(parent)
     connect(m_remove, &QPushButton::clicked, this, [this] {
         const QModelIndexList rows = m_view->selectionModel()->selectedRows();
         if (!rows.isEmpty())
-            m_model->removeRow(rows.first().row());
+            m_model->removeAt(rows.first().row());
     });
     connect(m_revert, &QPushButton::clicked, this, &PriceEditor::revert);
     connect(m_save, &QPushButton::clicked, this, &PriceEditor::save);

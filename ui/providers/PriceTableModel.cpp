@@ -40,7 +40,7 @@ int PriceTableModel::addRow()
     return row;
 }
 
-void PriceTableModel::removeRow(int row)
+void PriceTableModel::removeAt(int row)
 {
     if (row < 0 || row >= rowCount())
         return;

@@ -26,7 +26,7 @@ public:
     void setConfig(const EngineConfigPtr &config);
 
     int addRow();                 // an empty row at the end; returns it
-    void removeRow(int row);
+    void removeAt(int row);
     bool dirty() const { return m_dirty; }
     QStringList problems() const;
     std::vector<ModelPrice> prices() const; // meaningful when problems() is empty
