@@ -309,7 +309,8 @@ private slots:
         auto *save = child<QPushButton>(&page, "save_prices");
         QCOMPARE(prices->rowCount(), 2);
         QCOMPARE(cell(prices, 0, PriceTableModel::Model), QStringLiteral("gpt-4o"));
-        QCOMPARE(cell(prices, 0, PriceTableModel::Input), QStringLiteral("2.5"));
+        QCOMPARE(cell(prices, 0, PriceTableModel::Input), QStringLiteral("2.50"));
+        QCOMPARE(prices->index(0, PriceTableModel::Input).data(Qt::EditRole).toString(), QStringLiteral("2.5")); // as stored
         // The engine's matching: the dated gpt-4o-2024-08-06 takes gpt-4o's price.
         QCOMPARE(cell(prices, 0, PriceTableModel::UsedBy), QStringLiteral("gpt-4o/A, gpt-4o/C"));
         QVERIFY2(child<QLabel>(&page, "unpricedChannels")->text().contains(QStringLiteral("claude-3-5-sonnet-latest (gpt-4o/B)")),
@@ -372,6 +373,8 @@ private slots:
         QVERIFY(prices->setData(prices->index(0, PriceTableModel::Input), QStringLiteral("2.75")));
         QVERIFY(page.deleteChannel(4)); // saved elsewhere on the page while the price is being typed
         QCOMPARE(cell(prices, 0, PriceTableModel::Input), QStringLiteral("2.75"));
+        QVERIFY(prices->setData(prices->index(1, PriceTableModel::Input), QStringLiteral("0.075")));
+        QCOMPARE(cell(prices, 1, PriceTableModel::Input), QStringLiteral("0.075"));
         QVERIFY(prices->dirty());
     }
 

@@ -4,6 +4,7 @@
 #include "routing/CostMeter.h"
 
 #include <QColor>
+#include <QLocale>
 
 namespace sb {
 
@@ -141,6 +142,18 @@ QVariant PriceTableModel::data(const QModelIndex &index, int role) const
     const int column = index.column();
     if (role == ProblemRole)
         return cellProblem(index.row(), column);
+    if (role == Qt::DisplayRole && (column == Input || column == Output)) {
+        // A valid amount reads as money ("2.50", "0.075"); anything else stays as typed, beside its problem.
+        const QString &typed = column == Input ? r.input : r.output;
+        double value = 0;
+        if (UsdAmount::parse(typed, &value) != UsdAmount::Parse::Ok)
+            return typed;
+        QString text = QLocale().toString(value, 'f', 6);
+        const QChar point = QLocale().decimalPoint().at(0);
+        while (text.endsWith(QLatin1Char('0')) && text.indexOf(point) < text.size() - 3)
+            text.chop(1);
+        return text;
+    }
     if (role == Qt::DisplayRole || role == Qt::EditRole) {
         switch (column) {
         case Model: return r.model;
@@ -213,7 +226,7 @@ QVariant PriceTableModel::headerData(int section, Qt::Orientation orientation, i
     case Model: return tr("Model");
     case Input: return tr("Input $ / 1M");
     case Output: return tr("Output $ / 1M");
-    case UsedBy: return tr("Prices channels");
+    case UsedBy: return tr("Channels priced");
     default: return {};
     }
 }

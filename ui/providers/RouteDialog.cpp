@@ -53,6 +53,10 @@ RouteDialog::RouteDialog(ConfigStore &store, int routeId, QWidget *parent)
     };
     for (const auto &s : strategies)
         m_ui->strategyCombo->addItem(tr(s.text), int(s.strategy));
+    // Room between each amount label and the field before it, so "Alert at US$" reads as one group.
+    m_ui->budgetRow->setSpacing(6);
+    for (QLabel *label : {m_ui->budgetSoftLabel, m_ui->budgetHardLabel})
+        label->setContentsMargins(12, 0, 0, 0);
     m_ui->budgetPeriodCombo->addItem(tr("per day (UTC)"), int(BudgetPeriod::Day));
     m_ui->budgetPeriodCombo->addItem(tr("per month (UTC)"), int(BudgetPeriod::Month));
 
