@@ -158,6 +158,8 @@ private slots:
         QVERIFY(details.contains(QStringLiteral("resolved after 35 s")));
         QVERIFY(details.contains(QStringLiteral("gpt-4o/A: circuit closed → open")));
         QVERIFY(details.contains(QStringLiteral("7 requests touched it, 2 failed, 5 failed over")));
+        for (int round = 0; round < 4; ++round) // let the budget list's new height reach the layout
+            QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
         QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("incidents.png"))));
     }
 
