@@ -75,6 +75,8 @@ bool TrayNotifier::qualifies(const HealthEvent &event)
     // "drained" is a person's own decision; telling them about it would be noise.
     if (event.type == HealthEvent::Type::Pool)
         return event.to == QLatin1String("ejected");
+    if (event.type == HealthEvent::Type::Budget)
+        return event.to == QLatin1String("over_soft_limit") || event.to == QLatin1String("hard_stop");
     return false;
 }
 
@@ -85,6 +87,18 @@ std::optional<TrayNotifier::Notification> TrayNotifier::decide(const HealthEvent
     if (m_muted) {
         ++m_stats.muted;
         return std::nullopt;
+    }
+    if (event.type == HealthEvent::Type::Budget) {
+        // The engine raises each budget alert at most once per route and period, so there is no
+        // storm to limit, and a hard stop held back behind channel alerts would hide why callers
+        // get 429s. Not counted against the per-minute cap either.
+        Notification n;
+        const bool stopped = event.to == QLatin1String("hard_stop");
+        n.title = stopped ? tr("Route “%1”: budget spent, requests refused").arg(event.channelName)
+                          : tr("Route “%1”: budget alert").arg(event.channelName);
+        n.body = event.reason.isEmpty() ? tr("No reason was given.") : event.reason;
+        ++m_stats.shown;
+        return n;
     }
     const Clock::TimePoint now = m_clock.now();
     ChannelLimit &limit = m_perChannel[event.channelId];

@@ -17,8 +17,9 @@ class QSystemTrayIcon;
 namespace sb {
 
 // The tray icon and its notifications: a circuit that opens or a channel ejected from the pool pops
-// a notification with the channel's name and why. Everything else (half-open, closed, degraded,
-// drained by a person, failovers) stays in the console. The decision — which events notify, and the
+// a notification with the channel's name and why, and so does a route whose spend reaches its budget
+// alert or hard stop. Everything else (half-open, closed, degraded, drained by a person, failovers)
+// stays in the console. The decision — which events notify, and the
 // rate limit that keeps a flapping channel from spamming — is decide(), separate from the
 // QSystemTrayIcon call, so it is testable where there is no tray (offscreen, a desktop without one).
 class TrayNotifier : public QObject {

@@ -338,6 +338,7 @@ MetricsSnapshot Gateway::snapshot() const
     const CostMeter::Stats cost = context.costMeter().stats(s.wallMillis);
     s.costTodayUsd = cost.todayUsd;
     s.unpricedToday = cost.unpricedToday;
+    s.routeSpend = context.costMeter().routeSpend(*context.config(), s.wallMillis);
 
     const Clock::TimePoint now = m_clock.now();
     const WindowSnapshot last10s = context.clientWindow().counts(now, std::chrono::seconds(10));

@@ -29,7 +29,7 @@ EventRecord toEventRecord(const HealthEvent &event)
         row.message = QStringLiteral("panic: every channel was out, used %1 (%2)").arg(event.channelName, event.reason);
         break;
     case HealthEvent::Type::Budget:
-        row.kind = EventKind::Other;
+        row.kind = EventKind::Budget;
         row.message = QStringLiteral("budget: %1").arg(event.reason);
         break;
     case HealthEvent::Type::Key:

@@ -4,6 +4,7 @@
 #include "health/HeartbeatProber.h"
 #include "net/HttpServer.h"
 #include "routing/RetryBudget.h"
+#include "routing/RouteSpend.h"
 #include "routing/Router.h"
 
 #include <QMetaType>
@@ -34,6 +35,8 @@ struct MetricsSnapshot {
     // Spend this UTC day over every route (CostMeter); requests with an unknown cost are not in it.
     double costTodayUsd = 0.0;
     std::uint64_t unpricedToday = 0;
+    // Each configured route's spend in its budget's period (today without a budget), config order.
+    std::vector<RouteSpend> routeSpend;
 
     // Client-visible, recent.
     double requestsPerSecond = 0;  // over the last 10 s

@@ -56,8 +56,15 @@ const std::vector<Field<MetricsSnapshot>> &snapshotFields()
         SB_FIELD(S, inFlight),         SB_FIELD(S, inputTokens),  SB_FIELD(S, outputTokens),
         SB_FIELD(S, requestsPerSecond), SB_FIELD(S, availability5m), SB_FIELD(S, answered5m),
         SB_FIELD(S, ttftP50Ms),        SB_FIELD(S, ttftP95Ms),    SB_FIELD(S, latencyP50Ms),
-        SB_FIELD(S, latencyP95Ms),
+        SB_FIELD(S, latencyP95Ms),     SB_FIELD(S, costTodayUsd), SB_FIELD(S, unpricedToday),
     };
+    return fields;
+}
+
+const std::vector<Field<RouteSpend>> &routeSpendFields()
+{
+    using S = RouteSpend;
+    static const std::vector<Field<S>> fields{SB_FIELD(S, spentUsd), SB_FIELD(S, softLimitUsd), SB_FIELD(S, hardLimitUsd)};
     return fields;
 }
 
@@ -192,6 +199,15 @@ QJsonObject toJson(const MetricsSnapshot &snapshot)
     for (const ChannelSnapshot &channel : snapshot.channels)
         channels.append(toJson(channel));
     json.insert(QStringLiteral("channels"), channels);
+    QJsonArray routeSpend;
+    for (const RouteSpend &spend : snapshot.routeSpend) {
+        QJsonObject route = write(spend, routeSpendFields());
+        route.insert(QStringLiteral("route"), spend.route);
+        route.insert(QStringLiteral("period"), QLatin1String(toString(spend.period)));
+        route.insert(QStringLiteral("hasBudget"), spend.hasBudget);
+        routeSpend.append(route);
+    }
+    json.insert(QStringLiteral("routeSpend"), routeSpend);
     json.insert(QStringLiteral("router"), write(snapshot.router, routerFields()));
     json.insert(QStringLiteral("retryBudget"), write(snapshot.retryBudget, budgetFields()));
     json.insert(QStringLiteral("server"), write(snapshot.server, serverFields()));
@@ -205,6 +221,15 @@ MetricsSnapshot snapshotFromJson(const QJsonObject &json)
     read(snapshot, snapshotFields(), json);
     for (const QJsonValue &channel : json.value(QStringLiteral("channels")).toArray())
         snapshot.channels.push_back(channelFromJson(channel.toObject()));
+    for (const QJsonValue &value : json.value(QStringLiteral("routeSpend")).toArray()) {
+        const QJsonObject route = value.toObject();
+        RouteSpend spend;
+        read(spend, routeSpendFields(), route);
+        spend.route = route.value(QStringLiteral("route")).toString();
+        budgetPeriodFromString(route.value(QStringLiteral("period")).toString(), &spend.period);
+        spend.hasBudget = route.value(QStringLiteral("hasBudget")).toBool();
+        snapshot.routeSpend.push_back(std::move(spend));
+    }
     read(snapshot.router, routerFields(), json.value(QStringLiteral("router")).toObject());
     read(snapshot.retryBudget, budgetFields(), json.value(QStringLiteral("retryBudget")).toObject());
     read(snapshot.server, serverFields(), json.value(QStringLiteral("server")).toObject());

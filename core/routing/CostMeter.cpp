@@ -157,6 +157,27 @@ CostMeter::Stats CostMeter::stats(qint64 wallMs) const
     return s;
 }
 
+std::vector<RouteSpend> CostMeter::routeSpend(const EngineConfig &config, qint64 wallMs) const
+{
+    std::vector<RouteSpend> out;
+    out.reserve(config.routes.size());
+    std::lock_guard lock(m_mutex);
+    for (const RouteConfig &route : config.routes) {
+        RouteSpend spend;
+        spend.route = route.logicalModel;
+        if (const BudgetConfig *budget = findBudget(config.budgets, route.logicalModel)) {
+            spend.hasBudget = true;
+            spend.period = budget->period;
+            spend.softLimitUsd = budget->softLimitUsd;
+            spend.hardLimitUsd = budget->hardLimitUsd;
+        }
+        const auto it = m_routes.find(route.logicalModel);
+        spend.spentUsd = it == m_routes.end() ? 0.0 : it->second.spent(spend.period, wallMs);
+        out.push_back(std::move(spend));
+    }
+    return out;
+}
+
 void CostMeter::restore(const QStringList &routes, qint64 wallMs, const std::function<double(const QString &, qint64)> &spentSince)
 {
     if (!spentSince)

@@ -5,6 +5,7 @@
 #include "model/BudgetConfig.h"
 #include "model/EngineConfig.h"
 #include "routing/RouteBudget.h"
+#include "routing/RouteSpend.h"
 
 #include <QString>
 #include <QStringList>
@@ -62,6 +63,9 @@ public:
 
     double spent(const QString &route, BudgetPeriod period, qint64 wallMs) const;
     Stats stats(qint64 wallMs) const;
+    // Every configured route's spend against its budget, in the config's route order, under one
+    // lock (the control thread builds this into each second's snapshot).
+    std::vector<RouteSpend> routeSpend(const EngineConfig &config, qint64 wallMs) const;
 
     // Spend survives a restart by being read back from the history: `spentSince(route, fromMs)` is
     // the sum of the route's request costs since fromMs (an empty route = every request). Called

@@ -69,13 +69,14 @@ enum class EventKind : std::uint8_t {
     KeyDisabled,
     BucketRefusal,     // a provider's token bucket refused a request
     ConfigChange,
+    Budget,            // a route's spend reached its alert or hard stop (channel 0; toState "over_soft_limit", "hard_stop")
     Other,
 };
-inline constexpr int EventKindCount = 9;
+inline constexpr int EventKindCount = 10;
 // Stable names: they are what the database stores and the console filters on.
 inline constexpr std::array<const char *, EventKindCount> EventKindNames = {
     "circuit_transition", "ejection", "readmission", "failover", "key_cooldown",
-    "key_disabled", "bucket_refusal", "config_change", "other"};
+    "key_disabled", "bucket_refusal", "config_change", "budget", "other"};
 inline const char *toString(EventKind kind) { return EventKindNames[static_cast<std::size_t>(kind)]; }
 
 struct EventRecord {

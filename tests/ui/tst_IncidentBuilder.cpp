@@ -151,6 +151,22 @@ private slots:
         const std::vector<EventRecord> events{config, failover(10, 1), breaker(20, 1, "half_open", "closed")};
         QVERIFY(IncidentBuilder().build(events).empty());
     }
+
+    void budgetAlertsAreNeitherIncidentsNorPartOfOne()
+    {
+        EventRecord alert;
+        alert.kind = EventKind::Budget;
+        alert.timeMs = 20;
+        alert.fromState = QStringLiteral("within_budget");
+        alert.toState = QStringLiteral("hard_stop");
+        QVERIFY(IncidentBuilder().build({alert}).empty());
+        // Inside a running channel incident it is not that channel's story either, even if a
+        // channel id were set on it.
+        alert.channelId = 1;
+        const auto incidents = IncidentBuilder().build({breaker(10, 1, "closed", "open"), alert});
+        QCOMPARE(incidents.size(), 1u);
+        QCOMPARE(incidents[0].events.size(), 1u);
+    }
 };
 
 QTEST_MAIN(tst_IncidentBuilder)

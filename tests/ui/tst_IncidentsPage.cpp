@@ -69,6 +69,14 @@ private slots:
         failover.channelId = 2;
         failover.message = QStringLiteral("failover to gpt-4o/B (503)");
         QVERIFY(writer.enqueue(failover));
+        // A route's budget alert, as EngineHost stores it: no channel, kind "budget".
+        EventRecord budget;
+        budget.timeMs = m_t0 + 50'000;
+        budget.kind = EventKind::Budget;
+        budget.fromState = QStringLiteral("within_budget");
+        budget.toState = QStringLiteral("over_soft_limit");
+        budget.message = QStringLiteral("budget: route \"gpt-4o\" has spent US$8.01 of its US$8.00 alert limit (daily budget)");
+        QVERIFY(writer.enqueue(budget));
 
         // During A's incident: 5 requests failed over from A to B, 2 failed on A. Before and after:
         // requests on A that the incident did not touch.
@@ -97,6 +105,22 @@ private slots:
         add(m_t0 + 60'000, false, false);
         writer.flush();
         writer.stop();
+    }
+
+    void budgetAlertsAreListedApartFromIncidents()
+    {
+        HistoryService history(m_path);
+        IncidentsPage page(&history);
+        QTRY_VERIFY(page.loads() >= 1);
+        QCOMPARE(page.model()->rowCount(), 2); // the alert is not a channel incident
+        const QString text = page.budgetAlertsText();
+        QVERIFY2(text.contains(QStringLiteral("Budget alerts · 1 in this range")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("ALERT")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("route \"gpt-4o\" has spent US$8.01 of its US$8.00 alert limit")), qPrintable(text));
+        QVERIFY(!text.contains(QStringLiteral("budget: "))); // the stored prefix is not repeated
+        for (int r = 0; r < page.model()->rowCount(); ++r)
+            for (const EventRecord &e : page.model()->incident(r)->events)
+                QVERIFY(e.kind != EventKind::Budget);
     }
 
     void eventsBecomeIncidentsWithTheirRequests()
@@ -134,6 +158,8 @@ private slots:
         QVERIFY(details.contains(QStringLiteral("resolved after 35 s")));
         QVERIFY(details.contains(QStringLiteral("gpt-4o/A: circuit closed → open")));
         QVERIFY(details.contains(QStringLiteral("7 requests touched it, 2 failed, 5 failed over")));
+        for (int round = 0; round < 4; ++round) // let the budget list's new height reach the layout
+            QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
         QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("incidents.png"))));
     }
 

@@ -4,11 +4,14 @@
 #include "engine/EngineHost.h"
 #include "providers/ChannelConfigModel.h"
 #include "providers/ChannelDialog.h"
+#include "providers/PriceEditor.h"
+#include "providers/PriceTableModel.h"
 #include "providers/ProviderDialog.h"
 #include "providers/ProviderTableModel.h"
 #include "providers/ProvidersPage.h"
 #include "providers/RouteDialog.h"
 #include "providers/RouteTableModel.h"
+#include "routing/CostMeter.h"
 
 #include <QtTest>
 #include <QApplication>
@@ -41,6 +44,30 @@ QPushButton *saveButton(QWidget *dialog)
 QString cell(const QAbstractItemModel *model, int row, int column)
 {
     return model->index(row, column).data().toString();
+}
+
+// The fixture with prices for most channels' models and budgets on two routes.
+EngineConfig pricedProviders()
+{
+    EngineConfig c = test::sampleProviders();
+    c.prices = {ModelPrice{QStringLiteral("gpt-4o"), 2.5, 10.0}, ModelPrice{QStringLiteral("gpt-4o-mini"), 0.15, 0.6}};
+    c.budgets = {BudgetConfig{QStringLiteral("gpt-4o"), BudgetPeriod::Day, 8.0, 10.0},
+                 BudgetConfig{QStringLiteral("gpt-4o-mini"), BudgetPeriod::Month, 40.0, 0.0}};
+    return c;
+}
+
+RouteSpend spend(const char *route, double spent, const EngineConfig &config)
+{
+    RouteSpend s;
+    s.route = QString::fromLatin1(route);
+    s.spentUsd = spent;
+    if (const BudgetConfig *b = findBudget(config.budgets, s.route)) {
+        s.hasBudget = true;
+        s.period = b->period;
+        s.softLimitUsd = b->softLimitUsd;
+        s.hardLimitUsd = b->hardLimitUsd;
+    }
+    return s;
 }
 
 QPalette darkPalette()
@@ -272,6 +299,127 @@ private slots:
         host.stop(std::chrono::milliseconds(0));
     }
 
+    void priceEditorValidatesInlineAndSavesThroughTheStore()
+    {
+        test::TestStore t(pricedProviders());
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        PriceEditor *editor = page.priceEditor();
+        PriceTableModel *prices = editor->model();
+        auto *save = child<QPushButton>(&page, "save_prices");
+        QCOMPARE(prices->rowCount(), 2);
+        QCOMPARE(cell(prices, 0, PriceTableModel::Model), QStringLiteral("gpt-4o"));
+        QCOMPARE(cell(prices, 0, PriceTableModel::Input), QStringLiteral("2.50"));
+        QCOMPARE(prices->index(0, PriceTableModel::Input).data(Qt::EditRole).toString(), QStringLiteral("2.5")); // as stored
+        // The engine's matching: the dated gpt-4o-2024-08-06 takes gpt-4o's price.
+        QCOMPARE(cell(prices, 0, PriceTableModel::UsedBy), QStringLiteral("gpt-4o/A, gpt-4o/C"));
+        QVERIFY2(child<QLabel>(&page, "unpricedChannels")->text().contains(QStringLiteral("claude-3-5-sonnet-latest (gpt-4o/B)")),
+                 qPrintable(child<QLabel>(&page, "unpricedChannels")->text()));
+        QVERIFY(!save->isEnabled()); // nothing changed yet
+
+        const int row = prices->addRow();
+        QVERIFY(!save->isEnabled()); // an empty row is a problem, not a price
+        QVERIFY(editor->problemText().contains(QStringLiteral("Row 3: enter the model name")));
+        QVERIFY(prices->setData(prices->index(row, PriceTableModel::Model), QStringLiteral("gpt-4o")));
+        QVERIFY(prices->setData(prices->index(row, PriceTableModel::Input), QStringLiteral("-3")));
+        QVERIFY(prices->setData(prices->index(row, PriceTableModel::Output), QStringLiteral("fifteen")));
+        const QString problems = editor->problemText();
+        QVERIFY2(problems.contains(QStringLiteral("Row 3: “gpt-4o” is already priced in row 1")), qPrintable(problems));
+        QVERIFY2(problems.contains(QStringLiteral("Row 3: the input price cannot be negative")), qPrintable(problems));
+        QVERIFY2(problems.contains(QStringLiteral("Row 3: the output price must be a number")), qPrintable(problems));
+        QVERIFY(prices->index(row, PriceTableModel::Input).data(Qt::BackgroundRole).isValid()); // the cell is marked
+        QVERIFY(!prices->index(0, PriceTableModel::Input).data(Qt::BackgroundRole).isValid());
+        QVERIFY(!save->isEnabled());
+        QVERIFY(!editor->save());
+        QCOMPARE(t.reload()->prices.size(), std::size_t(2));
+
+        QVERIFY(prices->setData(prices->index(row, PriceTableModel::Model), QStringLiteral("claude-3-5-sonnet")));
+        QVERIFY(prices->setData(prices->index(row, PriceTableModel::Input), QStringLiteral("3")));
+        QVERIFY(prices->setData(prices->index(row, PriceTableModel::Output), QStringLiteral("$15.00")));
+        QVERIFY(editor->problemText().isEmpty());
+        QCOMPARE(cell(prices, row, PriceTableModel::UsedBy), QStringLiteral("gpt-4o/B"));
+        QVERIFY(child<QLabel>(&page, "unpricedChannels")->text().isEmpty());
+        QVERIFY(save->isEnabled());
+        save->click();
+
+        const EngineConfigPtr reloaded = t.reload();
+        QCOMPARE(reloaded->prices.size(), std::size_t(3));
+        const ModelPrice *claude = CostMeter::findPrice(reloaded->prices, QStringLiteral("claude-3-5-sonnet-latest"), QString());
+        QVERIFY(claude);
+        QCOMPARE(claude->inputUsdPerM, 3.0);
+        QCOMPARE(claude->outputUsdPerM, 15.0);
+        QVERIFY(!save->isEnabled()); // saved: the draft is the stored table again
+        QCOMPARE(prices->rowCount(), 3);
+        QVERIFY(!prices->dirty());
+
+        // Removing a row and reverting brings it back; removing and saving drops it.
+        page.priceEditor()->view()->selectRow(0);
+        child<QPushButton>(&page, "remove_price")->click();
+        QCOMPARE(prices->rowCount(), 2);
+        child<QPushButton>(&page, "revert_prices")->click();
+        QCOMPARE(prices->rowCount(), 3);
+        page.priceEditor()->view()->selectRow(0);
+        child<QPushButton>(&page, "remove_price")->click();
+        QVERIFY(editor->save());
+        QCOMPARE(t.reload()->prices.size(), std::size_t(2));
+    }
+
+    void aDraftSurvivesAnotherSave()
+    {
+        test::TestStore t(pricedProviders());
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        PriceTableModel *prices = page.priceEditor()->model();
+        QVERIFY(prices->setData(prices->index(0, PriceTableModel::Input), QStringLiteral("2.75")));
+        QVERIFY(page.deleteChannel(4)); // saved elsewhere on the page while the price is being typed
+        QCOMPARE(cell(prices, 0, PriceTableModel::Input), QStringLiteral("2.75"));
+        QVERIFY(prices->setData(prices->index(1, PriceTableModel::Input), QStringLiteral("0.075")));
+        QCOMPARE(cell(prices, 1, PriceTableModel::Input), QStringLiteral("0.075"));
+        QVERIFY(prices->dirty());
+    }
+
+    void spendColumnFollowsTheEngineSnapshots()
+    {
+        test::TestStore t(pricedProviders());
+        ProvidersPage page;
+        page.setConfigStore(&t.store);
+        const EngineConfigPtr config = t.store.current();
+        const RouteTableModel *routes = page.routeModel();
+        auto budget = [routes](int row) { return routes->index(row, RouteTableModel::Budget); };
+        // Before the engine reports: the limits alone.
+        QCOMPARE(budget(0).data().toString(), QStringLiteral("$10.00 a day"));
+        QCOMPARE(budget(2).data().toString(), QStringLiteral("no budget"));
+        QCOMPARE(budget(0).data(RouteTableModel::BudgetLevelRole).toInt(), int(RouteTableModel::BudgetLevel::None));
+
+        QSignalSpy changed(routes, &QAbstractItemModel::dataChanged);
+        MetricsSnapshot snapshot;
+        snapshot.routeSpend = {spend("gpt-4o", 3.12, *config), spend("gpt-4o-mini", 33.0, *config), spend("claude", 0.42, *config)};
+        page.applySnapshot(snapshot);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).value<QModelIndex>().column(), int(RouteTableModel::Budget));
+        QCOMPARE(changed.at(0).at(1).value<QModelIndex>().column(), int(RouteTableModel::Budget));
+        QCOMPARE(budget(0).data().toString(), QStringLiteral("$3.12 of $10.00 today · 31 %"));
+        QCOMPARE(budget(0).data(RouteTableModel::BudgetLevelRole).toInt(), int(RouteTableModel::BudgetLevel::Within));
+        QCOMPARE(budget(1).data().toString(), QStringLiteral("$33.00 of $40.00 this month · 82 % · near the alert"));
+        QCOMPARE(budget(1).data(RouteTableModel::BudgetLevelRole).toInt(), int(RouteTableModel::BudgetLevel::Warning));
+        QCOMPARE(budget(2).data().toString(), QStringLiteral("$0.42 today · no budget"));
+        QCOMPARE(budget(2).data(RouteTableModel::BudgetFractionRole).toDouble(), -1.0);
+        page.applySnapshot(snapshot); // nothing new: no signal
+        QCOMPARE(changed.count(), 1);
+
+        snapshot.routeSpend[0].spentUsd = 8.5;
+        page.applySnapshot(snapshot);
+        QCOMPARE(changed.count(), 2);
+        QCOMPARE(changed.at(1).at(0).value<QModelIndex>().row(), 0);
+        QCOMPARE(changed.at(1).at(1).value<QModelIndex>().row(), 0); // only the row that moved
+        QCOMPARE(budget(0).data().toString(), QStringLiteral("$8.50 of $10.00 today · 85 % · past the alert"));
+        snapshot.routeSpend[0].spentUsd = 10.02;
+        page.applySnapshot(snapshot);
+        QCOMPARE(budget(0).data().toString(), QStringLiteral("$10.02 of $10.00 today · 100 % · hard stop reached"));
+        QCOMPARE(budget(0).data(RouteTableModel::BudgetLevelRole).toInt(), int(RouteTableModel::BudgetLevel::Stopped));
+        QVERIFY(budget(0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("hard stop at $10.00")));
+    }
+
     void screenshots_data()
     {
         QTest::addColumn<bool>("dark");
@@ -285,10 +433,10 @@ private slots:
         const QPalette original = QApplication::palette();
         QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
         const QString suffix = dark ? QStringLiteral("-dark") : QString();
-        test::TestStore t;
+        test::TestStore t(pricedProviders());
         ProvidersPage page;
         page.setConfigStore(&t.store);
-        page.resize(1200, 760);
+        page.resize(1200, 860);
         page.show();
         QVERIFY(QTest::qWaitForWindowExposed(&page));
         MetricsSnapshot snapshot;
@@ -297,6 +445,8 @@ private slots:
         a.keysHealthy = 1;
         a.keysTotal = 2;
         snapshot.channels = {a};
+        const EngineConfigPtr config = t.store.current();
+        snapshot.routeSpend = {spend("gpt-4o", 8.42, *config), spend("gpt-4o-mini", 3.12, *config), spend("claude", 0.42, *config)};
         page.applySnapshot(snapshot);
         page.providerView()->selectRow(0);
         QVERIFY(saveShot(&page, QStringLiteral("providers-page") + suffix));
@@ -320,6 +470,8 @@ private slots:
         auto *route = page.openRouteDialog(1);
         QVERIFY(QTest::qWaitForWindowExposed(route));
         QVERIFY(saveShot(route, QStringLiteral("route-dialog") + suffix));
+        child<QLineEdit>(route, "budgetHardEdit")->setText(QStringLiteral("5"));
+        QVERIFY(saveShot(route, QStringLiteral("route-dialog-invalid") + suffix));
         route->reject();
         auto *channel = page.openChannelDialog(2);
         QVERIFY(QTest::qWaitForWindowExposed(channel));

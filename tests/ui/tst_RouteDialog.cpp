@@ -207,6 +207,85 @@ private slots:
         QVERIFY(dialog.save());
         QCOMPARE(t.reload()->route(u"gpt-4o")->fallbackModels, QStringList{QStringLiteral("small")});
     }
+
+    void budgetFieldsValidateInlineAndSaveThroughTheStore()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 1);
+        dialog.show();
+        auto *soft = child<QLineEdit>(&dialog, "budgetSoftEdit");
+        auto *hard = child<QLineEdit>(&dialog, "budgetHardEdit");
+        auto *error = child<QLabel>(&dialog, "budgetError");
+        QVERIFY(soft->text().isEmpty() && hard->text().isEmpty()); // no budget yet
+        QVERIFY(saveButton(&dialog)->isEnabled());
+
+        QTest::keyClicks(soft, QStringLiteral("ten"));
+        QVERIFY2(error->text().contains(QStringLiteral("alert must be an amount in US dollars")), qPrintable(error->text()));
+        QVERIFY(error->isVisible());
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        soft->setText(QStringLiteral("-5"));
+        QVERIFY2(error->text().contains(QStringLiteral("alert cannot be negative")), qPrintable(error->text()));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        soft->setText(QStringLiteral("8"));
+        hard->setText(QStringLiteral("$5"));
+        QVERIFY2(error->text().contains(QStringLiteral("hard stop ($5.00) is below the alert ($8.00)")), qPrintable(error->text()));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        QVERIFY(!dialog.save());
+        QVERIFY(t.reload()->budgets.empty());
+        hard->setText(QStringLiteral("10.50"));
+        QVERIFY(error->text().isEmpty());
+        QVERIFY(!error->isVisible());
+        auto *period = child<QComboBox>(&dialog, "budgetPeriodCombo");
+        period->setCurrentIndex(period->findData(int(BudgetPeriod::Month)));
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        QVERIFY(dialog.save());
+
+        {
+            const EngineConfigPtr reloaded = t.reload();
+            QCOMPARE(reloaded->budgets.size(), std::size_t(1));
+            const BudgetConfig &b = reloaded->budgets.front();
+            QCOMPARE(b.model, QStringLiteral("gpt-4o"));
+            QCOMPARE(b.period, BudgetPeriod::Month);
+            QCOMPARE(b.softLimitUsd, 8.0);
+            QCOMPARE(b.hardLimitUsd, 10.5);
+        }
+        // Opened again, the dialog shows what was saved.
+        RouteDialog again(t.store, 1);
+        QCOMPARE(child<QLineEdit>(&again, "budgetSoftEdit")->text(), QStringLiteral("8"));
+        QCOMPARE(child<QLineEdit>(&again, "budgetHardEdit")->text(), QStringLiteral("10.5"));
+        QCOMPARE(child<QComboBox>(&again, "budgetPeriodCombo")->currentData().toInt(), int(BudgetPeriod::Month));
+    }
+
+    void aRenamedRouteKeepsItsBudgetAndEmptyFieldsRemoveIt()
+    {
+        EngineConfig initial = test::sampleProviders();
+        initial.budgets = {BudgetConfig{QStringLiteral("claude"), BudgetPeriod::Day, 1.0, 0.0}};
+        test::TestStore t(initial);
+        RouteDialog rename(t.store, 3);
+        QCOMPARE(child<QLineEdit>(&rename, "budgetSoftEdit")->text(), QStringLiteral("1"));
+        QVERIFY(child<QLineEdit>(&rename, "budgetHardEdit")->text().isEmpty()); // no hard stop
+        auto *model = child<QLineEdit>(&rename, "modelEdit");
+        model->clear();
+        QTest::keyClicks(model, QStringLiteral("claude-eu"));
+        QVERIFY(rename.save());
+        QCOMPARE(t.reload()->budgets.size(), std::size_t(1));
+        QCOMPARE(t.reload()->budgets.front().model, QStringLiteral("claude-eu"));
+
+        RouteDialog clear(t.store, 3);
+        child<QLineEdit>(&clear, "budgetSoftEdit")->clear();
+        QVERIFY(clear.save());
+        QVERIFY(t.reload()->budgets.empty());
+    }
+
+    void deletingARouteTakesItsBudgetAlong()
+    {
+        // Before, the budget was left naming a route that no longer existed and the store refused the delete.
+        EngineConfig config = test::sampleProviders();
+        config.budgets = {BudgetConfig{QStringLiteral("claude"), BudgetPeriod::Day, 1.0, 2.0}};
+        ConfigEdits::removeRoute(config, 3);
+        QVERIFY(config.budgets.empty());
+        QVERIFY2(config.validate().isEmpty(), qPrintable(config.validate().join(' ')));
+    }
 };
 
 QTEST_MAIN(tst_RouteDialog)

@@ -76,6 +76,38 @@ private slots:
         QCOMPARE(tray.stats().shown, 2);
     }
 
+    void budgetAlertsNotifyEvenBehindAChannelStormAndRespectMute()
+    {
+        test::FakeClock clock;
+        TrayNotifier tray(clock);
+        QSignalSpy spy(&tray, &TrayNotifier::notified);
+        // A provider outage fills the per-minute cap first.
+        for (int channel = 1; channel <= TrayNotifier::kMaxPerMinute + 2; ++channel)
+            tray.addEvent(breaker(channel, "closed", "open"));
+        QCOMPARE(spy.count(), TrayNotifier::kMaxPerMinute);
+        HealthEvent soft;
+        soft.type = HealthEvent::Type::Budget;
+        soft.channelName = QStringLiteral("gpt-4o");
+        soft.from = QStringLiteral("within_budget");
+        soft.to = QStringLiteral("over_soft_limit");
+        soft.reason = QStringLiteral("route \"gpt-4o\" has spent US$8.01 of its US$8.00 alert limit (daily budget)");
+        HealthEvent hard = soft;
+        hard.to = QStringLiteral("hard_stop");
+        hard.reason = QStringLiteral("route \"gpt-4o\" reached its daily hard limit");
+        // The same request can cross both: each says something different, neither is held back.
+        tray.addEvent(soft);
+        tray.addEvent(hard);
+        QCOMPARE(spy.count(), TrayNotifier::kMaxPerMinute + 2);
+        QCOMPARE(spy.at(spy.count() - 2).at(0).toString(), QStringLiteral("Route “gpt-4o”: budget alert"));
+        QCOMPARE(spy.at(spy.count() - 2).at(1).toString(), soft.reason);
+        QCOMPARE(spy.at(spy.count() - 1).at(0).toString(), QStringLiteral("Route “gpt-4o”: budget spent, requests refused"));
+
+        tray.setMuted(true); // the same mute as the channel alerts
+        tray.addEvent(soft);
+        QCOMPARE(spy.count(), TrayNotifier::kMaxPerMinute + 2);
+        QCOMPARE(tray.stats().muted, 1);
+    }
+
     void muteStopsThemAndIsRemembered()
     {
         test::FakeClock clock;

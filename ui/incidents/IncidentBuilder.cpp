@@ -60,7 +60,9 @@ std::vector<Incident> IncidentBuilder::build(std::vector<EventRecord> events, co
     std::vector<Incident> out;
     std::map<int, ChannelTrack> tracks;
     for (const EventRecord &e : events) {
-        if (e.channelId == 0)
+        // Budget alerts name a route, not a channel: spending is not a channel being unhealthy, so
+        // they never open or extend an incident (the Incidents page lists them on their own).
+        if (e.channelId == 0 || e.kind == EventKind::Budget)
             continue;
         QString *field = nullptr;
         switch (e.kind) {

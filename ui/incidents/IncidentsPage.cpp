@@ -17,9 +17,11 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <memory>
 
 namespace sb {
@@ -43,6 +45,13 @@ IncidentsPage::IncidentsPage(HistoryService *history, QWidget *parent) : QWidget
     bar->addWidget(m_summary, 1);
     bar->addWidget(refresh);
     layout->addLayout(bar);
+
+    m_budgetAlerts = new QLabel(this);
+    m_budgetAlerts->setObjectName(QStringLiteral("budgetAlerts"));
+    m_budgetAlerts->setTextFormat(Qt::RichText);
+    m_budgetAlerts->setWordWrap(true);
+    m_budgetAlerts->setVisible(false);
+    layout->addWidget(m_budgetAlerts);
 
     m_model = new IncidentTableModel(this);
     m_table = new QTableView(this);
@@ -161,10 +170,15 @@ void IncidentsPage::rebuildFromEvents()
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const qint64 from = now - qint64(m_range->currentData().toInt()) * 3600 * 1000;
     std::vector<EventRecord> inRange;
+    std::vector<EventRecord> budgetAlerts; // newest first, as from the history
     for (const EventRecord &e : m_events) {
-        if (e.timeMs >= from)
-            inRange.push_back(e);
+        if (e.timeMs < from)
+            continue;
+        inRange.push_back(e);
+        if (e.kind == EventKind::Budget)
+            budgetAlerts.insert(budgetAlerts.begin(), e);
     }
+    showBudgetAlerts(budgetAlerts);
     // A few thousand events at most: grouping them is quick enough for the GUI thread.
     showIncidents(IncidentBuilder().build(std::move(inRange)), now);
 }
@@ -180,12 +194,19 @@ void IncidentsPage::reload()
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     const qint64 from = now - qint64(m_range->currentData().toInt()) * 3600 * 1000;
     auto incidents = std::make_shared<std::vector<Incident>>();
+    auto budgetAlerts = std::make_shared<std::vector<EventRecord>>();
     // Grouping and counting run on the history thread too: a month of events is not the GUI's work.
-    m_history->submit(this, QStringLiteral("incidents.load"), [incidents, from, now](HistoryReader &reader) {
+    m_history->submit(this, QStringLiteral("incidents.load"), [incidents, budgetAlerts, from, now](HistoryReader &reader) {
         std::map<int, QString> names;
         for (const auto &c : reader.channelNames())
             names[c.channelId] = c.name;
-        *incidents = IncidentBuilder().build(reader.events(from, now + 1, std::nullopt, kMaxEvents), names);
+        std::vector<EventRecord> events = reader.events(from, now + 1, std::nullopt, kMaxEvents);
+        for (const EventRecord &e : events)
+            if (e.kind == EventKind::Budget)
+                budgetAlerts->push_back(e);
+        std::stable_sort(budgetAlerts->begin(), budgetAlerts->end(),
+                         [](const EventRecord &a, const EventRecord &b) { return a.timeMs > b.timeMs; });
+        *incidents = IncidentBuilder().build(std::move(events), names);
         for (std::size_t i = 0; i < incidents->size() && i < std::size_t(kMaxCounted); ++i) {
             Incident &incident = (*incidents)[i];
             HistoryReader::RequestQuery query;
@@ -197,7 +218,10 @@ void IncidentsPage::reload()
             incident.failedRequests = totals.errors;
             incident.failovers = totals.failovers;
         }
-    }, [this, incidents, now] { showIncidents(std::move(*incidents), now); });
+    }, [this, incidents, budgetAlerts, now] {
+        showBudgetAlerts(*budgetAlerts);
+        showIncidents(std::move(*incidents), now);
+    });
 }
 
 void IncidentsPage::showIncidents(std::vector<Incident> incidents, qint64 now)
@@ -276,6 +300,44 @@ void IncidentsPage::showRequestsForSelection()
         return;
     const qint64 end = i->isOpen() ? QDateTime::currentMSecsSinceEpoch() : i->endMs;
     emit showRequestsRequested(i->channelId, i->startMs, end + 1);
+}
+
+void IncidentsPage::showBudgetAlerts(const std::vector<EventRecord> &alerts)
+{
+    m_budgetAlerts->setVisible(!alerts.empty());
+    if (alerts.empty()) {
+        m_budgetAlerts->clear();
+        return;
+    }
+    // Badges in UI.md's colours with their word in them (never colour alone): amber for an alert,
+    // red once the hard stop refuses requests.
+    QString html = tr("<b>Budget alerts</b> · %n in this range (a route's spend, not a channel incident)", nullptr, int(alerts.size()));
+    html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+    for (std::size_t i = 0; i < alerts.size() && i < std::size_t(kMaxBudgetAlerts); ++i) {
+        const EventRecord &e = alerts[i];
+        const bool stopped = e.toState == QLatin1String("hard_stop");
+        const QString badge = stopped ? QStringLiteral("<span style=\"background:#c62828; color:#ffffff\">&nbsp;%1&nbsp;</span>").arg(tr("HARD STOP"))
+                                      : QStringLiteral("<span style=\"background:#f9a825; color:#212121\">&nbsp;%1&nbsp;</span>").arg(tr("ALERT"));
+        QString message = e.message;
+        if (message.startsWith(QLatin1String("budget: ")))
+            message = message.mid(8);
+        html += QStringLiteral("<tr><td style=\"color:#888; padding-right:10px\">%1</td><td style=\"padding-right:8px\">%2</td><td>%3</td></tr>")
+                    .arg(QDateTime::fromMSecsSinceEpoch(e.timeMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")), badge,
+                         RequestFormat::redact(message).toHtmlEscaped());
+    }
+    html += QStringLiteral("</table>");
+    if (alerts.size() > std::size_t(kMaxBudgetAlerts))
+        html += tr("<p style=\"color:#888; margin:0\">and %1 older</p>").arg(alerts.size() - std::size_t(kMaxBudgetAlerts));
+    m_budgetAlerts->setText(html);
+}
+
+QString IncidentsPage::budgetAlertsText() const
+{
+    if (m_budgetAlerts->text().isEmpty())
+        return {};
+    QTextDocument doc;
+    doc.setHtml(m_budgetAlerts->text());
+    return doc.toPlainText();
 }
 
 QString IncidentsPage::detailsText() const

@@ -45,16 +45,36 @@ void ConfigEdits::putRoute(EngineConfig &config, const RouteConfig &route)
     if (route.id > 0)
         for (auto &r : config.routes)
             if (r.id == route.id) {
-                // A renamed route keeps the routes that fall back to it.
-                if (r.logicalModel != route.logicalModel)
+                // A renamed route keeps the routes that fall back to it, and its budget.
+                if (r.logicalModel != route.logicalModel) {
                     for (auto &other : config.routes)
                         for (QString &f : other.fallbackModels)
                             if (f == r.logicalModel)
                                 f = route.logicalModel;
+                    for (auto &b : config.budgets)
+                        if (b.model == r.logicalModel)
+                            b.model = route.logicalModel;
+                }
                 r = route;
                 return;
             }
     config.routes.push_back(route);
+}
+
+void ConfigEdits::setBudget(EngineConfig &config, const QString &model, const BudgetConfig *budget)
+{
+    if (!budget || (budget->softLimitUsd <= 0 && budget->hardLimitUsd <= 0)) {
+        std::erase_if(config.budgets, [&](const BudgetConfig &b) { return b.model == model; });
+        return;
+    }
+    BudgetConfig b = *budget;
+    b.model = model;
+    for (auto &existing : config.budgets)
+        if (existing.model == model) {
+            existing = b;
+            return;
+        }
+    config.budgets.push_back(b);
 }
 
 QStringList ConfigEdits::channelsOf(const EngineConfig &config, int providerId)
@@ -117,6 +137,7 @@ void ConfigEdits::removeRoute(EngineConfig &config, int routeId)
     std::erase_if(config.routes, [&](const RouteConfig &r) { return r.id == routeId; });
     for (auto &r : config.routes)
         r.fallbackModels.removeAll(name);
+    std::erase_if(config.budgets, [&](const BudgetConfig &b) { return b.model == name; });
 }
 
 void ConfigEdits::dropEmptyRoutes(EngineConfig &config)

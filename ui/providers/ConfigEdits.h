@@ -20,6 +20,9 @@ public:
     static void putProvider(EngineConfig &config, const ProviderConfig &provider);
     static void putChannel(EngineConfig &config, const ChannelConfig &channel);
     static void putRoute(EngineConfig &config, const RouteConfig &route);
+    // The route's budget (keyed by its logical model): replaced, added, or removed when `budget` is
+    // null or sets no limit at all.
+    static void setBudget(EngineConfig &config, const QString &model, const BudgetConfig *budget);
 
     // What the delete confirmation names: the channels that use the provider, and the routes that
     // list one of them.
@@ -28,7 +31,7 @@ public:
     static QStringList routesUsingChannel(const EngineConfig &config, int channelId);
 
     // Deleting takes the dependants along: the provider's channels leave every route, a route left
-    // without channels is deleted, and fallbacks to a deleted route are dropped — otherwise the
+    // without channels is deleted, and fallbacks to and the budget of a deleted route are dropped — otherwise the
     // save would be refused for dangling references the user cannot see in the dialog.
     static void removeProvider(EngineConfig &config, int providerId);
     static void removeChannel(EngineConfig &config, int channelId);

@@ -4,11 +4,13 @@
 #include "providers/ChannelDialog.h"
 #include "providers/ConfigEdits.h"
 #include "providers/InlineMessage.h"
+#include "providers/PriceEditor.h"
 #include "providers/ProviderDialog.h"
 #include "providers/ProviderTableModel.h"
 #include "providers/RouteDialog.h"
 #include "providers/RouteTableModel.h"
 #include "store/ConfigStore.h"
+#include "widgets/BudgetBarDelegate.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -67,6 +69,8 @@ ProvidersPage::ProvidersPage(QWidget *parent) : QWidget(parent)
     m_channelView->setModel(m_channels);
     m_routeView = makeTable(QStringLiteral("routeTable"));
     m_routeView->setModel(m_routes);
+    m_routeView->setItemDelegateForColumn(RouteTableModel::Budget, new BudgetBarDelegate(m_routeView));
+    m_prices = new PriceEditor(this);
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->setChildrenCollapsible(false);
@@ -76,7 +80,8 @@ ProvidersPage::ProvidersPage(QWidget *parent) : QWidget(parent)
                                     m_channelView, QStringLiteral("channel"), &m_addChannel, &m_editChannel, &m_deleteChannel));
     splitter->addWidget(makeSection(tr("Routes"), tr("What callers ask for (\"model\") → channels in order, then fallback models."),
                                     m_routeView, QStringLiteral("route"), &m_addRoute, &m_editRoute, &m_deleteRoute));
-    splitter->setSizes({300, 260, 220});
+    splitter->addWidget(m_prices);
+    splitter->setSizes({230, 200, 180, 170});
     layout->addWidget(splitter, 1);
 
     connect(m_addProvider, &QPushButton::clicked, this, [this] { openProviderDialog(0); });
@@ -180,6 +185,7 @@ void ProvidersPage::setConfigStore(ConfigStore *store)
     if (m_store)
         disconnect(m_store, nullptr, this, nullptr);
     m_store = store;
+    m_prices->setConfigStore(store);
     if (store) {
         connect(store, &ConfigStore::configChanged, this, &ProvidersPage::setConfig);
         setConfig(store->current());
@@ -194,15 +200,17 @@ void ProvidersPage::setConfig(sb::EngineConfigPtr config)
     m_providers->setConfig(config);
     m_channels->setConfig(config);
     m_routes->setConfig(config);
+    m_prices->setConfig(config);
     if (config) {
         int keys = 0;
         for (const auto &p : config->providers)
             keys += int(p.keys.size());
-        m_summary->setText(tr("%1 providers · %2 keys · %3 channels · %4 routes%5")
+        m_summary->setText(tr("%1 providers · %2 keys · %3 channels · %4 routes · %5 prices%6")
                                .arg(config->providers.size())
                                .arg(keys)
                                .arg(config->channels.size())
                                .arg(config->routes.size())
+                               .arg(config->prices.size())
                                .arg(config->demo ? tr(" · demo configuration (simulated providers)") : QString()));
     } else {
         m_summary->setText(tr("no configuration loaded"));
@@ -223,6 +231,7 @@ void ProvidersPage::sizeColumns()
 void ProvidersPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
 {
     m_providers->applySnapshot(snapshot);
+    m_routes->applySnapshot(snapshot);
 }
 
 void ProvidersPage::showProvider(int providerId)

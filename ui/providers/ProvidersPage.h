@@ -15,15 +15,17 @@ namespace sb {
 class ChannelConfigModel;
 class ChannelDialog;
 class ConfigStore;
+class PriceEditor;
 class ProviderDialog;
 class ProviderTableModel;
 class RouteDialog;
 class RouteTableModel;
 
 // The configuration screen: providers (dialect, URL, keys healthy/total), channels and routes, each
-// with Add / Edit / Delete (double-click edits). Every change is a dialog or a confirmed delete that
-// ends in ConfigStore::save, which the running engine applies live; the tables follow the store's
-// configChanged, and the Keys column follows the engine's snapshots.
+// with Add / Edit / Delete (double-click edits), and the price table edited in place. Every change
+// is a dialog, a confirmed delete or Save prices, ending in ConfigStore::save, which the running
+// engine applies live; the tables follow the store's configChanged, and the Keys column and each
+// route's spend against its budget follow the engine's snapshots.
 class ProvidersPage : public QWidget {
     Q_OBJECT
 public:
@@ -38,6 +40,7 @@ public:
     QTableView *providerView() const { return m_providerView; }
     QTableView *channelView() const { return m_channelView; }
     QTableView *routeView() const { return m_routeView; }
+    PriceEditor *priceEditor() const { return m_prices; }
 
     // The dialogs open window-modal (open(), not exec()), so tests and the event loop keep running.
     ProviderDialog *openProviderDialog(int providerId);
@@ -76,6 +79,7 @@ private:
     QTableView *m_providerView = nullptr;
     QTableView *m_channelView = nullptr;
     QTableView *m_routeView = nullptr;
+    PriceEditor *m_prices = nullptr;
     QPushButton *m_addProvider = nullptr, *m_editProvider = nullptr, *m_deleteProvider = nullptr;
     QPushButton *m_addChannel = nullptr, *m_editChannel = nullptr, *m_deleteChannel = nullptr;
     QPushButton *m_addRoute = nullptr, *m_editRoute = nullptr, *m_deleteRoute = nullptr;

@@ -4,6 +4,7 @@
 #include "providers/ConfigEdits.h"
 #include "providers/InlineMessage.h"
 #include "providers/TierListModel.h"
+#include "providers/UsdAmount.h"
 #include "store/ConfigStore.h"
 
 #include <QPushButton>
@@ -34,9 +35,9 @@ RouteDialog::RouteDialog(ConfigStore &store, int routeId, QWidget *parent)
 {
     m_ui->setupUi(this);
     setWindowTitle(routeId ? tr("Edit route") : tr("Add route"));
-    for (QLabel *label : {m_ui->modelError, m_ui->channelsError, m_ui->fallbacksError, m_ui->saveError})
+    for (QLabel *label : {m_ui->modelError, m_ui->channelsError, m_ui->fallbacksError, m_ui->budgetError, m_ui->saveError})
         InlineMessage::prepare(label);
-    for (QLabel *hint : {m_ui->channelsHint, m_ui->fallbacksHint}) {
+    for (QLabel *hint : {m_ui->channelsHint, m_ui->fallbacksHint, m_ui->budgetHint}) {
         hint->setWordWrap(true);
         hint->setForegroundRole(QPalette::PlaceholderText);
     }
@@ -52,6 +53,12 @@ RouteDialog::RouteDialog(ConfigStore &store, int routeId, QWidget *parent)
     };
     for (const auto &s : strategies)
         m_ui->strategyCombo->addItem(tr(s.text), int(s.strategy));
+    // Room between each amount label and the field before it, so "Alert at US$" reads as one group.
+    m_ui->budgetRow->setSpacing(6);
+    for (QLabel *label : {m_ui->budgetSoftLabel, m_ui->budgetHardLabel})
+        label->setContentsMargins(12, 0, 0, 0);
+    m_ui->budgetPeriodCombo->addItem(tr("per day (UTC)"), int(BudgetPeriod::Day));
+    m_ui->budgetPeriodCombo->addItem(tr("per month (UTC)"), int(BudgetPeriod::Month));
 
     m_channels = new TierListModel(this);
     m_fallbacks = new TierListModel(this);
@@ -65,6 +72,11 @@ RouteDialog::RouteDialog(ConfigStore &store, int routeId, QWidget *parent)
     m_ui->modelEdit->setText(initial.logicalModel);
     m_ui->strategyCombo->setCurrentIndex(std::max(0, m_ui->strategyCombo->findData(int(initial.strategy))));
     m_ui->cacheCheck->setChecked(initial.cacheEnabled);
+    if (const BudgetConfig *b = config ? findBudget(config->budgets, initial.logicalModel) : nullptr; b && routeId) {
+        m_ui->budgetPeriodCombo->setCurrentIndex(std::max(0, m_ui->budgetPeriodCombo->findData(int(b->period))));
+        m_ui->budgetSoftEdit->setText(UsdAmount::editText(b->softLimitUsd));
+        m_ui->budgetHardEdit->setText(UsdAmount::editText(b->hardLimitUsd));
+    }
     std::vector<TierListModel::Item> channels, fallbacks;
     for (int id : initial.channelIds)
         if (const ChannelConfig *c = config ? config->channel(id) : nullptr)
@@ -96,6 +108,8 @@ RouteDialog::RouteDialog(ConfigStore &store, int routeId, QWidget *parent)
         refillPickers(); // a route cannot fall back to itself
         validate();
     });
+    for (QLineEdit *edit : {m_ui->budgetSoftEdit, m_ui->budgetHardEdit})
+        connect(edit, &QLineEdit::textChanged, this, &RouteDialog::validate);
     QPushButton *save = m_ui->buttonBox->button(QDialogButtonBox::Save);
     save->setDefault(true);
     connect(save, &QPushButton::clicked, this, &RouteDialog::save);
@@ -190,6 +204,39 @@ RouteConfig RouteDialog::route() const
     return r;
 }
 
+BudgetConfig RouteDialog::budget() const
+{
+    BudgetConfig b;
+    b.model = m_ui->modelEdit->text().trimmed();
+    b.period = BudgetPeriod(m_ui->budgetPeriodCombo->currentData().toInt());
+    UsdAmount::parse(m_ui->budgetSoftEdit->text(), &b.softLimitUsd);
+    UsdAmount::parse(m_ui->budgetHardEdit->text(), &b.hardLimitUsd);
+    return b;
+}
+
+QString RouteDialog::budgetProblem() const
+{
+    const struct {
+        QLineEdit *edit;
+        QString name;
+    } fields[] = {{m_ui->budgetSoftEdit, tr("alert")}, {m_ui->budgetHardEdit, tr("hard stop")}};
+    for (const auto &f : fields) {
+        double value = 0;
+        switch (UsdAmount::parse(f.edit->text(), &value)) {
+        case UsdAmount::Parse::NotANumber:
+            return tr("The %1 must be an amount in US dollars, e.g. 10 or 2.50; leave it empty for none.").arg(f.name);
+        case UsdAmount::Parse::Negative: return tr("The %1 cannot be negative; leave it empty for none.").arg(f.name);
+        default: break;
+        }
+    }
+    const BudgetConfig b = budget();
+    if (b.softLimitUsd > 0 && b.hardLimitUsd > 0 && b.hardLimitUsd < b.softLimitUsd)
+        return tr("The hard stop (%1) is below the alert (%2): requests would be refused before anyone is warned. "
+                  "Raise the hard stop or lower the alert.")
+            .arg(UsdAmount::format(b.hardLimitUsd), UsdAmount::format(b.softLimitUsd));
+    return {};
+}
+
 void RouteDialog::validate()
 {
     m_problems.clear();
@@ -217,6 +264,7 @@ void RouteDialog::validate()
     else
         check(m_ui->channelsError, QString());
     check(m_ui->fallbacksError, QString());
+    check(m_ui->budgetError, budgetProblem());
     m_ui->buttonBox->button(QDialogButtonBox::Save)->setEnabled(m_problems.isEmpty());
 }
 
@@ -228,7 +276,9 @@ bool RouteDialog::save()
     const EngineConfigPtr current = m_store.current();
     EngineConfig config = current ? *current : EngineConfig{};
     const RouteConfig r = route();
-    ConfigEdits::putRoute(config, r); // id 0: the repository gives it one
+    ConfigEdits::putRoute(config, r); // id 0: the repository gives it one (a rename carries the budget along)
+    const BudgetConfig b = budget();
+    ConfigEdits::setBudget(config, r.logicalModel, &b);
     const auto result = m_store.save(config, m_routeId ? tr("route \"%1\" edited").arg(r.logicalModel)
                                                        : tr("route \"%1\" added").arg(r.logicalModel));
     if (!result.ok()) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/BudgetConfig.h"
 #include "model/RouteConfig.h"
 
 #include <QDialog>
@@ -21,6 +22,7 @@ class TierListModel;
 // Add or edit one route: the logical model callers ask for, its strategy, and the tier editor —
 // tier 0 is the model's own channels in order, then fallback models by priority. Both lists reorder
 // by drag and drop and by Move up / Move down (also Ctrl+Up / Ctrl+Down) for keyboard users.
+// Below them the route's budget: UTC day or month, an alert and an optional hard stop in US dollars.
 class RouteDialog : public QDialog {
     Q_OBJECT
 public:
@@ -29,6 +31,8 @@ public:
     ~RouteDialog() override;
 
     RouteConfig route() const;
+    // The budget the fields describe; period and zero limits when both fields are empty (no budget).
+    BudgetConfig budget() const;
     QStringList problems() const { return m_problems; }
     TierListModel *channelModel() const { return m_channels; }
     TierListModel *fallbackModel() const { return m_fallbacks; }
@@ -47,6 +51,7 @@ private:
     void setUpTier(TierListModel *model, const TierWidgets &widgets);
     void refillPickers();
     void validate();
+    QString budgetProblem() const;
 
     std::unique_ptr<Ui::RouteDialog> m_ui;
     ConfigStore &m_store;

@@ -1,22 +1,34 @@
 #pragma once
 
+#include "engine/MetricsSnapshot.h"
 #include "model/EngineConfig.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 
 namespace sb {
 
 // The Providers page's route rows: logical model → strategy, tier-0 channels in order, fallbacks
-// by priority.
+// by priority, and the spend against the route's budget. The spend is the engine's (each snapshot's
+// routeSpend, never summed here); a snapshot updates only the Budget cells whose figure changed.
 class RouteTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Model, Strategy, Channels, Fallbacks, Cache, ColumnCount };
-    enum Role { RouteIdRole = Qt::UserRole + 1 };
+    enum Column { Model, Strategy, Channels, Fallbacks, Cache, Budget, ColumnCount };
+    enum Role {
+        RouteIdRole = Qt::UserRole + 1,
+        BudgetLevelRole,    // int(BudgetLevel) of the Budget cell
+        BudgetFractionRole, // spend / limit (may pass 1); -1 when there is no limit or no figure yet
+    };
+    // UI.md state colours: within budget = closed green, at 80 % of the alert or past it = half-open
+    // amber (a warning), hard stop reached = open red (requests are being refused).
+    enum class BudgetLevel { None, Within, Warning, Stopped };
+    static constexpr double kNearAlert = 0.8;
 
     explicit RouteTableModel(QObject *parent = nullptr);
 
     void setConfig(EngineConfigPtr config);
+    void applySnapshot(const MetricsSnapshot &snapshot);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -27,7 +39,13 @@ public:
     int rowOf(int routeId) const;
 
 private:
+    const BudgetConfig *budgetOf(const RouteConfig &route) const;
+    QString budgetText(const RouteConfig &route) const;
+    QString budgetToolTip(const RouteConfig &route) const;
+    BudgetLevel budgetLevel(const RouteConfig &route) const;
+
     EngineConfigPtr m_config;
+    QHash<QString, RouteSpend> m_spend; // route → from the latest snapshot
 };
 
 } // namespace sb

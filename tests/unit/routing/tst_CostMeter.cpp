@@ -221,6 +221,47 @@ private slots:
         QCOMPARE(RouteBudget::periodEndMs(BudgetPeriod::Month, t), utcMs(2026, 12, 1, 0));
         QCOMPARE(RouteBudget::periodEndMs(BudgetPeriod::Month, utcMs(2028, 2, 10, 0)), utcMs(2028, 3, 1, 0));
     }
+
+    void routeSpendReportsEachRouteInItsBudgetsPeriod()
+    {
+        EngineConfig config;
+        for (const char *name : {"gpt-4o", "claude", "mini"}) {
+            RouteConfig r;
+            r.logicalModel = QString::fromLatin1(name);
+            config.routes.push_back(r);
+        }
+        config.budgets = {budget(BudgetPeriod::Month, 8.0, 10.0)}; // gpt-4o, monthly
+        BudgetConfig claude = budget(BudgetPeriod::Day, 1.0, 0.0);
+        claude.model = QStringLiteral("claude");
+        config.budgets.push_back(claude);
+
+        CostMeter meter;
+        const qint64 yesterday = utcMs(2026, 11, 28, 12);
+        const qint64 now = utcMs(2026, 11, 29, 12);
+        meter.record(QStringLiteral("gpt-4o"), usd(2.0), nullptr, yesterday, {});
+        meter.record(QStringLiteral("gpt-4o"), usd(1.12), nullptr, now, {});
+        meter.record(QStringLiteral("claude"), usd(0.5), nullptr, yesterday, {});
+        meter.record(QStringLiteral("claude"), usd(1.25), nullptr, now, {});
+
+        const std::vector<RouteSpend> spend = meter.routeSpend(config, now);
+        QCOMPARE(spend.size(), std::size_t(3));
+        QCOMPARE(spend[0].route, QStringLiteral("gpt-4o"));
+        QVERIFY(spend[0].hasBudget);
+        QCOMPARE(spend[0].period, BudgetPeriod::Month);
+        QVERIFY(qAbs(spend[0].spentUsd - 3.12) < 1e-12); // the month holds yesterday too
+        QCOMPARE(spend[0].limitUsd(), 10.0);             // measured against the hard stop
+        QVERIFY(!spend[0].overSoftLimit());
+        QCOMPARE(spend[1].route, QStringLiteral("claude"));
+        QCOMPARE(spend[1].period, BudgetPeriod::Day);
+        QVERIFY(qAbs(spend[1].spentUsd - 1.25) < 1e-12); // today only
+        QCOMPARE(spend[1].limitUsd(), 1.0);               // no hard stop: the alert
+        QVERIFY(spend[1].overSoftLimit());
+        QVERIFY(!spend[1].hardStopped());
+        QCOMPARE(spend[2].route, QStringLiteral("mini")); // no budget, no traffic
+        QVERIFY(!spend[2].hasBudget);
+        QCOMPARE(spend[2].spentUsd, 0.0);
+        QCOMPARE(spend[2].limitUsd(), 0.0);
+    }
 };
 
 QTEST_APPLESS_MAIN(tst_CostMeter)
