@@ -37,18 +37,47 @@ UpstreamClient::UpstreamClient(QObject *parent) : QObject(parent), m_curlTimer(n
     m_curlTimer->setTimerType(Qt::PreciseTimer);
     connect(m_curlTimer, &QTimer::timeout, this, [this] { socketAction(CURL_SOCKET_TIMEOUT, 0); });
 
-    if (!CurlGlobal::ensureInitialized())
-        return;
+    m_idleSweep = new QTimer(this);
+    m_idleSweep->setSingleShot(true);
+    m_idleSweep->setInterval(std::chrono::seconds(60));
+    connect(m_idleSweep, &QTimer::timeout, this, &UpstreamClient::closeIdleConnections);
+
+    if (CurlGlobal::ensureInitialized())
+        createMulti();
+}
+
+bool UpstreamClient::createMulti()
+{
     m_multi = curl_multi_init();
     if (!m_multi) {
         spdlog::error("libcurl could not create a multi handle; upstream requests will fail");
-        return;
+        return false;
     }
     curl_multi_setopt(m_multi, CURLMOPT_SOCKETFUNCTION, &UpstreamClient::socketCallback);
     curl_multi_setopt(m_multi, CURLMOPT_SOCKETDATA, this);
     curl_multi_setopt(m_multi, CURLMOPT_TIMERFUNCTION, &UpstreamClient::timerCallback);
     curl_multi_setopt(m_multi, CURLMOPT_TIMERDATA, this);
     curl_multi_setopt(m_multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+    return true;
+}
+
+void UpstreamClient::setIdleConnectionLifetime(std::chrono::milliseconds lifetime)
+{
+    m_idleSweep->setInterval(lifetime);
+}
+
+void UpstreamClient::closeIdleConnections()
+{
+    if (!m_transfers.empty() || !m_multi)
+        return;
+    m_curlTimer->stop();
+    curl_multi_cleanup(m_multi); // closes the cached connections, telling socketCallback
+    m_multi = nullptr;
+    for (auto &[socket, watch] : m_sockets)
+        watch->release();
+    m_sockets.clear();
+    ++m_stats.idleSweeps;
+    createMulti();
 }
 
 UpstreamClient::~UpstreamClient()
@@ -80,6 +109,7 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
     m_transfers.emplace(id, transfer);
     ++m_stats.started;
     ++m_stats.active;
+    m_idleSweep->stop();
 
     QString error;
     bool ok = false;
@@ -330,6 +360,8 @@ void UpstreamClient::retire(UpstreamTransfer &transfer)
         curl_multi_remove_handle(m_multi, transfer.easy());
     m_transfers.erase(transfer.id());
     --m_stats.active;
+    if (m_transfers.empty())
+        m_idleSweep->start();
 }
 
 void UpstreamClient::armIdleTimer(UpstreamTransfer &transfer)

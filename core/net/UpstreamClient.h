@@ -35,6 +35,7 @@ public:
         quint64 connectionsOpened = 0; // new connections finished transfers needed (CURLINFO_NUM_CONNECTS)
         quint64 connectionsReused = 0; // finished transfers that needed no new connection
         quint64 http2Transfers = 0;    // finished transfers that spoke HTTP/2
+        quint64 idleSweeps = 0;        // times the connection cache was closed after a quiet spell
     };
 
     explicit UpstreamClient(QObject *parent = nullptr);
@@ -56,6 +57,11 @@ public:
     Stats stats() const { return m_stats; }
     bool isActive(quint64 transferId) const { return m_transfers.count(transferId) != 0; }
 
+    // Cached connections are closed once no transfer has run for this long (60 s by default): libcurl
+    // looks at a cached connection only when the next transfer starts, so an idle proxy otherwise holds
+    // every upstream socket of its last busy moment (the soak found 50+ kept after traffic stopped).
+    void setIdleConnectionLifetime(std::chrono::milliseconds lifetime);
+
 protected:
     void timerEvent(QTimerEvent *event) override;
 
@@ -73,9 +79,13 @@ private:
     void finish(TransferPtr transfer, TransferError error, const QString &message);
     void retire(UpstreamTransfer &transfer);
     void armIdleTimer(UpstreamTransfer &transfer);
+    bool createMulti();
+    // Only from the event loop with no transfer left: a new multi handle, an empty connection cache.
+    void closeIdleConnections();
 
     CURLM *m_multi = nullptr;
     QTimer *m_curlTimer = nullptr; // a child, so it follows the client to its worker thread
+    QTimer *m_idleSweep = nullptr; // runs while no transfer is live
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id

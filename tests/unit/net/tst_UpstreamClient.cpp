@@ -670,6 +670,27 @@ private slots:
         QCOMPARE(client.stats().connectionsReused, 19u);
     }
 
+    void idleConnectionsAreClosedAndTheClientGoesOn()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) { socket->write(response(200, "ok")); });
+        UpstreamClient client;
+        client.setIdleConnectionLifetime(300ms);
+        int finished = 0;
+        TransferCallbacks callbacks;
+        callbacks.onComplete = [&](TransferError error, const QString &) {
+            QCOMPARE(error, TransferError::None);
+            ++finished;
+        };
+        client.start(get(server.url(QStringLiteral("/a"))), {}, callbacks);
+        QTRY_COMPARE_WITH_TIMEOUT(finished, 1, 10000);
+        QCOMPARE(server.closes, 0); // kept alive for the next request …
+        QTRY_COMPARE_WITH_TIMEOUT(server.closes, 1, 10000); // … until the quiet spell ends it
+        QCOMPARE(client.stats().idleSweeps, 1u);
+        client.start(get(server.url(QStringLiteral("/b"))), {}, callbacks);
+        QTRY_COMPARE_WITH_TIMEOUT(finished, 2, 10000);
+        QCOMPARE(server.accepts, 2); // a fresh connection, and the client works as before
+    }
+
     void twoHundredConcurrentTransfersToOneServer()
     {
         // The server answers nobody until it holds all 200 requests at once: a client capped at a
