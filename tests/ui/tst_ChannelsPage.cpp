@@ -96,6 +96,9 @@ private slots:
         MetricsSnapshot snapshot = scenario.at(test::IncidentScenario::kOpen + 2);
         snapshot.channels[1].pool = PoolState::Drained;
         page.applySnapshot(snapshot);
+        const QString summary = page.findChild<QLabel *>(QStringLiteral("channelSummary"))->text();
+        QVERIFY2(summary.contains(QStringLiteral("1 drained")) && !summary.contains(QStringLiteral("all serving")),
+                 qPrintable(summary));
         QSignalSpy drain(&page, &ChannelsPage::drainRequested);
         QSignalSpy readmit(&page, &ChannelsPage::readmitRequested);
         QSignalSpy open(&page, &ChannelsPage::openProviderRequested);

@@ -105,15 +105,21 @@ void ChannelsPage::setProvidersLinked(bool linked)
 void ChannelsPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
 {
     m_model->applySnapshot(snapshot);
-    int incidents = 0, degraded = 0;
+    int incidents = 0, degraded = 0, drained = 0;
     for (const ChannelSnapshot &channel : snapshot.channels) {
         const ChannelState state = channelState(channel);
         incidents += isIncident(state) ? 1 : 0;
         degraded += state == ChannelState::Degraded ? 1 : 0;
+        drained += state == ChannelState::Drained ? 1 : 0; // a person's decision: not an incident, not serving either
     }
     const int count = static_cast<int>(snapshot.channels.size());
     QStringList parts{count == 1 ? tr("1 channel") : tr("%1 channels").arg(count)};
-    parts << (incidents ? tr("%1 not serving normally").arg(incidents) : tr("all serving"));
+    if (incidents)
+        parts << tr("%1 not serving normally").arg(incidents);
+    else if (!drained)
+        parts << tr("all serving");
+    if (drained)
+        parts << tr("%1 drained").arg(drained);
     if (degraded)
         parts << tr("%1 degraded").arg(degraded);
     m_summary->setText(parts.join(QStringLiteral(" · ")));
