@@ -69,6 +69,7 @@ struct ProxyCall::Attempt {
     HttpHeaders headers;
     QByteArray body; // error bodies and non-stream answers
     bool streaming = false; // a 200 SSE answer is being translated
+    bool budgetIsDeadline = false; // the attempt's budget was the request deadline's remainder
     SseParser parser;
     std::unique_ptr<StreamTranslator> translator;
     std::optional<Clock::Duration> ttft;
@@ -200,7 +201,9 @@ void ProxyCall::launch(RouteChoice choice)
         }
     }
 
+    const Clock::Duration remaining = m_retry.remaining();
     const Clock::Duration budget = m_retry.attemptTimeout(*m_attempt->provider);
+    m_attempt->budgetIsDeadline = budget + std::chrono::milliseconds(1) >= remaining;
     TransferOptions options;
     options.connectTimeout = m_attempt->provider->connectTimeout;
     options.proxyUrl = m_attempt->config->domainOf(*channel).egressProxy;
@@ -437,6 +440,9 @@ void ProxyCall::attemptFailed(Outcome outcome)
         m_attempt->transferId = 0;
     }
     recordAttempt(outcome);
+    // A timeout whose budget was the deadline's remainder is the deadline itself, however early the
+    // timer that measured it fired: no further attempt (one was sometimes squeezed into the last ms).
+    const bool deadlineReached = outcome.kind == OutcomeKind::Timeout && m_attempt && m_attempt->budgetIsDeadline;
     const int failedChannel = m_attempt ? m_attempt->choice.channelId : 0;
     const int failedProvider = m_attempt ? m_attempt->choice.providerId : 0;
     endAttempt();
@@ -446,6 +452,11 @@ void ProxyCall::attemptFailed(Outcome outcome)
     if (m_clientStreamStarted) {
         writeStreamError(outcome);
         finish(RequestStatus::MidStream, 200, outcome.message);
+        return;
+    }
+    if (deadlineReached) {
+        m_deadlineReached = true;
+        replyFromLastOutcome(QStringLiteral("the request's deadline passed"));
         return;
     }
     if (!m_retry.shouldRetry(outcome)) {
@@ -601,7 +612,8 @@ void ProxyCall::replyFromLastOutcome(const QString &why)
         error.message += QStringLiteral(" Stopped retrying: %1.").arg(why);
     // An attempt cut short by the deadline's remainder ends a hair before the clock reads the
     // deadline (timer granularity), so a few milliseconds left count as none.
-    if (m_retry.remaining() <= std::chrono::milliseconds(10) && o.kind != OutcomeKind::NonRetryableParamError) {
+    if ((m_deadlineReached || m_retry.remaining() <= std::chrono::milliseconds(10))
+        && o.kind != OutcomeKind::NonRetryableParamError) {
         error.status = 504;
         error.type = QStringLiteral("timeout");
         error.code = QStringLiteral("deadline_exceeded");

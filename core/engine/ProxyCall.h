@@ -99,6 +99,7 @@ private:
     bool m_clientStreamStarted = false;
     bool m_upstreamPaused = false;
     bool m_finished = false;
+    bool m_deadlineReached = false; // an attempt cut by the deadline's remainder timed out
     Clock::TimePoint m_startedAt;
     std::optional<Clock::Duration> m_clientTtft;
     TokenUsage m_usage;
