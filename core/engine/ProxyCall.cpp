@@ -133,7 +133,8 @@ void ProxyCall::nextAttempt()
 {
     if (m_finished)
         return;
-    if (m_retry.attempts() > 0 && m_retry.nextAttemptSpendsBudget()) {
+    if (m_retry.attempts() > 0
+        && m_retry.nextAttemptSpendsBudget(m_engine.router().hasUntriedChannel(m_input.model, m_retry))) {
         if (!m_engine.retryBudget().tryStartRetry()) {
             m_engine.counters().retryBudgetRefusals.fetch_add(1, std::memory_order_relaxed);
             replyFromLastOutcome(QStringLiteral("the retry budget is exhausted (too many retries in flight)"));
@@ -473,7 +474,8 @@ void ProxyCall::attemptFailed(Outcome outcome)
             if (const ChannelConfig *c = config->channel(id); c && c->providerId != failedProvider && !m_retry.triedChannel(id))
                 sameProvider = false;
     }
-    const Clock::Duration delay = m_retry.delayBeforeNext(outcome, sameProvider, m_engine.random());
+    const Clock::Duration delay = m_retry.delayBeforeNext(
+        outcome, sameProvider, m_engine.router().hasUntriedChannel(m_input.model, m_retry), m_engine.random());
     if (delay >= m_retry.remaining()) {
         replyFromLastOutcome(QStringLiteral("the request's deadline would pass before the next attempt"));
         return;

@@ -35,11 +35,22 @@ bool RetryState::shouldRetry(const Outcome &outcome) const
     return m_clock.now() < m_deadline;
 }
 
-Clock::Duration RetryState::delayBeforeNext(const Outcome &lastOutcome, bool sameProvider, Random &random) const
+int RetryState::distinctChannelsTried() const
 {
-    // The first failover goes to another channel at once (MISSION.md §1: most callers never notice);
-    // only later retries back off, numbered from 0 after that failover.
-    Clock::Duration delay = attempts() <= 1 ? Clock::Duration::zero() : m_policy.backoff(attempts() - 2, random);
+    std::vector<int> ids = m_tried;
+    std::sort(ids.begin(), ids.end());
+    return static_cast<int>(std::unique(ids.begin(), ids.end()) - ids.begin());
+}
+
+Clock::Duration RetryState::delayBeforeNext(const Outcome &lastOutcome, bool sameProvider, bool untriedChannelLeft,
+                                            Random &random) const
+{
+    // A failover goes to another channel at once (MISSION.md §1: most callers never notice); only
+    // retries of a channel already tried back off, numbered from 0 after the failovers (and after the
+    // first attempt's immediate second try on a one-channel route).
+    const bool failover = attempts() <= 1 || untriedChannelLeft;
+    Clock::Duration delay = failover ? Clock::Duration::zero()
+                                     : m_policy.backoff(std::max(0, attempts() - std::max(2, distinctChannelsTried())), random);
     if (sameProvider && lastOutcome.retryAfter && lastOutcome.retryAfter->count() > 0)
         delay = std::max(delay, Clock::Duration(*lastOutcome.retryAfter));
     return delay;
@@ -53,9 +64,9 @@ Clock::Duration RetryState::attemptTimeout(const ProviderConfig &provider) const
     return std::min(budget, remaining());
 }
 
-bool RetryState::nextAttemptSpendsBudget() const
+bool RetryState::nextAttemptSpendsBudget(bool untriedChannelLeft) const
 {
-    return attempts() >= 2;
+    return attempts() >= 2 && !untriedChannelLeft;
 }
 
 Clock::Duration RetryState::remaining() const

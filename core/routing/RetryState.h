@@ -21,21 +21,29 @@ public:
     void attemptStarted(int channelId);
     bool triedChannel(int channelId) const;
     const std::vector<int> &triedChannels() const { return m_tried; }
+    int distinctChannelsTried() const;
 
     // After a failed attempt: may we try again? false for success, non-retryable outcomes, failures after
     // bytes reached the client (MidStream), attempts exhausted, or the deadline passed.
     bool shouldRetry(const Outcome &outcome) const;
-    // Call both after the failed attempt and before the next attemptStarted().
-    // Delay before the next attempt: zero for the first failover (immediate), then backoff(n) for the
-    // n-th later retry (0-based) — and at least the outcome's Retry-After when the same provider would be
-    // tried again (the caller passes sameProvider). Not clamped to the deadline: compare with remaining().
-    Clock::Duration delayBeforeNext(const Outcome &lastOutcome, bool sameProvider, Random &random) const;
+    // Call both after the failed attempt and before the next attemptStarted(). `untriedChannelLeft`
+    // (Router::hasUntriedChannel) says whether the next attempt can go to a channel this request has
+    // not tried yet: that is a failover, not a retry.
+    // Delay before the next attempt: zero for the first failover and for every failover to an untried
+    // channel (an independent channel is no dying cluster), else backoff(n) for the n-th retry of a
+    // channel already tried (0-based) — and at least the outcome's Retry-After when the same provider
+    // would be tried again (the caller passes sameProvider). Not clamped to the deadline: compare with
+    // remaining().
+    Clock::Duration delayBeforeNext(const Outcome &lastOutcome, bool sameProvider, bool untriedChannelLeft,
+                                    Random &random) const;
     // The current attempt's timeout (call after attemptStarted): the provider's primary budget for the
     // first attempt, its fallback budget afterwards, never past the overall deadline (zero once passed).
     Clock::Duration attemptTimeout(const ProviderConfig &provider) const;
-    // Whether the next attempt must first win RetryBudget::tryStartRetry(): the immediate first failover
-    // does not (ARCHITECTURE.md step 7: fail over at once; further attempts spend the budget).
-    bool nextAttemptSpendsBudget() const;
+    // Whether the next attempt must first win RetryBudget::tryStartRetry(): the first failover and any
+    // failover to an untried channel do not (ARCHITECTURE.md step 7: fail over at once; retries spend
+    // the budget). The 30-minute soak saw 132 requests refused by the budget with a healthy channel of
+    // their model never tried.
+    bool nextAttemptSpendsBudget(bool untriedChannelLeft) const;
     Clock::TimePoint deadline() const { return m_deadline; }
     Clock::Duration remaining() const; // until the deadline, zero once passed
 

@@ -182,7 +182,6 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
         return true;
     };
 
-    bool anyRoutable = false;
     // Pass 0: channels not yet tried in this request; pass 1: tried ones, when nothing else could take it.
     for (int pass = 0; pass < 2 && !result.choice; ++pass) {
         for (std::size_t tier = 0; tier < route->tiers.size() && !result.choice; ++tier) {
@@ -190,7 +189,6 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
             for (const Entry *e : route->tiers[tier].entries) {
                 if (!e->health->routable())
                     continue;
-                anyRoutable = true;
                 if (state.triedChannel(e->channel.id) != (pass == 1))
                     continue;
                 candidates.append(e);
@@ -207,18 +205,25 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
         }
     }
 
-    if (!result.choice && !anyRoutable && m_pool.panicModeEnabled()) {
-        // Every channel is ejected or OPEN: the least bad one beats a certain error (MISSION.md §3 asks
-        // for a clear error only when the pool is truly empty). Drained channels stay out: a person said so.
+    if (!result.choice && m_pool.panicModeEnabled()) {
+        // No channel could take it the normal way: the least bad one beats a certain error (MISSION.md §3
+        // asks for a clear error only when the pool is truly empty). That includes a route whose only
+        // routable channels have their keys cooling while another is OPEN: the soak's 30 minutes refused
+        // 11,715 requests that way. Drained channels stay out: a person said so. take() still refuses
+        // a cooling key or a full token bucket, so panic never spends a provider's rate limit.
         struct Panic {
             const Entry *e;
             int tier;
         };
+        // Only channels the breaker or the pool kept out: for the others a panic take() would fail
+        // exactly as the normal one did (keys, bucket).
         QVarLengthArray<Panic, 16> all;
         for (std::size_t tier = 0; tier < route->tiers.size(); ++tier)
-            for (const Entry *e : route->tiers[tier].entries)
-                if (e->health->poolState() != PoolState::Drained)
+            for (const Entry *e : route->tiers[tier].entries) {
+                const bool keptOut = !e->health->routable() || e->health->breakerState() == BreakerState::HalfOpen;
+                if (keptOut && e->health->poolState() != PoolState::Drained)
                     all.append({e, static_cast<int>(tier)});
+            }
         std::stable_sort(all.begin(), all.end(), [&](const Panic &a, const Panic &b) {
             const bool ta = state.triedChannel(a.e->channel.id), tb = state.triedChannel(b.e->channel.id);
             if (ta != tb)
@@ -269,6 +274,19 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
         m_pool.events()->emitEvent(e);
     }
     return result;
+}
+
+bool Router::hasUntriedChannel(const QString &logicalModel, const RetryState &state) const
+{
+    const auto t = table();
+    const RoutingTable::Route *route = t->route(logicalModel);
+    if (!route)
+        return false;
+    for (const auto &tier : route->tiers)
+        for (const Entry *e : tier.entries)
+            if (!state.triedChannel(e->channel.id) && e->health->routable() && !e->provider->keys->allCoolingOrDisabled())
+                return true;
+    return false;
 }
 
 RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens)

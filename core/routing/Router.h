@@ -72,8 +72,10 @@ struct RouteResult {
 // failure, channels that share no failure domain (account, region, egress) with the failed one come
 // first within the tier, and a channel already tried in this request is used again only when no
 // untried one can take it. Then the provider's KeyRing must have a key and its token bucket must admit
-// (a refusal moves on to the next channel, never waits). When every channel of the route is out of the
-// pool or OPEN, panic mode (PoolConfig::panicMode) uses the highest-scoring one and marks the choice.
+// (a refusal moves on to the next channel, never waits). When no channel could take the attempt that
+// way, panic mode (PoolConfig::panicMode) tries the others too — OPEN or ejected ones, HALF_OPEN ones
+// whose trial calls are taken — untried first, then by score, and marks the choice. Drained channels,
+// cooling keys and the provider's own rate limit are never overridden.
 // Thread-safe: choose()/record() from any worker, tick() from the control thread, setConfig() from anywhere.
 class Router {
 public:
@@ -101,6 +103,9 @@ public:
 
     RouteResult choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
                        int estimatedTokens = 0);
+    // Whether a channel this request has not tried could take its next attempt now (routable, a key
+    // not cooling): then that attempt is a failover, free of backoff and retry budget (RetryState).
+    bool hasUntriedChannel(const QString &logicalModel, const RetryState &state) const;
     // The attempt's outcome: feeds the channel's windows and breaker, and the key ring (rate limit →
     // cool the key, auth error → disable it, success → mark it good).
     void record(const RouteChoice &choice, const Outcome &outcome, Clock::Duration latency,

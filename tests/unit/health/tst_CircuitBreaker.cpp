@@ -135,20 +135,27 @@ private slots:
         FakeClock clock;
         CircuitBreaker b(clock, config);
         T t;
-        // 1 failure in 4 calls: above 20 % but under the 5-call minimum — no trip.
-        succeed(b, &t);
-        succeed(b, &t);
-        succeed(b, &t);
-        fail(b, &t);
+        // m = the preset's minimum (20 relay, 10 launch-day), f = 20 % of it. f failures in the first
+        // m - 1 calls, never 5 in a row: above 20 % but under the minimum — no trip.
+        const int m = config.minCallsInWindow;
+        const int f = m / 5;
+        QVERIFY(m >= 10 && f >= 2);
+        for (int call = 0; call < m - 1; ++call) {
+            if (call < 2 * f && call % 2 == 0)
+                fail(b, &t);
+            else
+                succeed(b, &t);
+        }
         QCOMPARE(b.state(), BreakerState::Closed);
-        // 5th call, a success: 1/5 = 20 % is not above 20 %.
+        // The m-th call, a success: f/m = 20 % is not above 20 %.
         succeed(b, &t);
         QCOMPARE(b.state(), BreakerState::Closed);
-        // 2/6 = 33 % over the 5 s window: trip, with the numbers in the reason.
+        // (f+1)/(m+1) over the 5 s window: trip, with the numbers in the reason.
         fail(b, &t);
         QCOMPARE(b.state(), BreakerState::Open);
         QCOMPARE(b.stats().rateTrips, 1u);
-        QVERIFY2(t.back().reason.contains(QLatin1String("over 5 s (2 of 6 calls)")), qPrintable(t.back().reason));
+        const QString numbers = QStringLiteral("over 5 s (%1 of %2 calls)").arg(f + 1).arg(m + 1);
+        QVERIFY2(t.back().reason.contains(numbers), qPrintable(t.back().reason));
         QCOMPARE(b.currentOpenDuration(), Clock::Duration(config.openDuration));
     }
 
@@ -163,11 +170,12 @@ private slots:
         fail(b, &t); // 2/12
         clock.advance(5s); // everything above has left the 5 s window
         fail(b, &t);
-        QCOMPARE(b.state(), BreakerState::Closed); // 1 call: under the minimum
-        for (int i = 0; i < 4; ++i)
-            succeed(b, &t); // 1/5 = 20 %
+        QCOMPARE(b.state(), BreakerState::Closed); // 1 call: under the minimum of 10
+        for (int i = 0; i < 8; ++i)
+            succeed(b, &t);
+        fail(b, &t); // 2/10 = 20 %
         QCOMPARE(b.state(), BreakerState::Closed);
-        fail(b, &t); // 2/6
+        fail(b, &t); // 3/11
         QCOMPARE(b.state(), BreakerState::Open);
     }
 

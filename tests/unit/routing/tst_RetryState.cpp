@@ -51,16 +51,16 @@ private slots:
 
         state.attemptStarted(1);
         QVERIFY(state.shouldRetry(down()));
-        QCOMPARE(state.delayBeforeNext(down(), false, random), Clock::Duration::zero());
+        QCOMPARE(state.delayBeforeNext(down(), false, false, random), Clock::Duration::zero());
 
         state.attemptStarted(2);
         QVERIFY(state.shouldRetry(down()));
-        const auto second = state.delayBeforeNext(down(), false, random); // backoff(0)
+        const auto second = state.delayBeforeNext(down(), false, false, random); // backoff(0)
         QVERIFY2(second >= 100ms && second <= 200ms, qPrintable(QString::number(sb::toMillis(second))));
 
         state.attemptStarted(1);
         QVERIFY(state.shouldRetry(down()));
-        const auto third = state.delayBeforeNext(down(), false, random); // backoff(1)
+        const auto third = state.delayBeforeNext(down(), false, false, random); // backoff(1)
         QVERIFY2(third >= 200ms && third <= 300ms, qPrintable(QString::number(sb::toMillis(third))));
 
         QCOMPARE(state.attempts(), 3);
@@ -74,13 +74,36 @@ private slots:
         FakeClock clock;
         const RetryPolicy policy(retryConfig());
         RetryState state(policy, clock, clock.now());
-        QVERIFY(!state.nextAttemptSpendsBudget()); // the first attempt
+        QVERIFY(!state.nextAttemptSpendsBudget(true)); // the first attempt
         state.attemptStarted(1);
-        QVERIFY(!state.nextAttemptSpendsBudget()); // the immediate failover
+        QVERIFY(!state.nextAttemptSpendsBudget(false)); // the immediate failover (or second try of the only channel)
         state.attemptStarted(2);
-        QVERIFY(state.nextAttemptSpendsBudget());
+        QVERIFY(state.nextAttemptSpendsBudget(false));
         state.attemptStarted(1);
-        QVERIFY(state.nextAttemptSpendsBudget());
+        QVERIFY(state.nextAttemptSpendsBudget(false));
+    }
+
+    void failoversToUntriedChannelsAreImmediateAndFree()
+    {
+        // A route of three channels: 1 and 2 failed, 3 is untried. Going to 3 is a failover, not a
+        // retry into a dying cluster; only once all three were tried do retries back off and spend.
+        FakeClock clock;
+        FakeRandom random(5);
+        const RetryPolicy policy(retryConfig());
+        RetryState state(policy, clock, clock.now());
+        state.attemptStarted(1);
+        state.attemptStarted(2);
+        QCOMPARE(state.distinctChannelsTried(), 2);
+        QCOMPARE(state.delayBeforeNext(down(), false, true, random), Clock::Duration::zero());
+        QVERIFY(!state.nextAttemptSpendsBudget(true));
+        state.attemptStarted(3);
+        QVERIFY(state.nextAttemptSpendsBudget(false));
+        const auto first = state.delayBeforeNext(down(), false, false, random); // backoff(0), not backoff(1)
+        QVERIFY2(first >= 100ms && first <= 200ms, qPrintable(QString::number(sb::toMillis(first))));
+        state.attemptStarted(1);
+        QCOMPARE(state.distinctChannelsTried(), 3);
+        const auto second = state.delayBeforeNext(down(), false, false, random); // backoff(1)
+        QVERIFY2(second >= 200ms && second <= 300ms, qPrintable(QString::number(sb::toMillis(second))));
     }
 
     void attemptCap()
@@ -151,16 +174,16 @@ private slots:
         RetryState state(policy, clock, clock.now());
         state.attemptStarted(1);
         // Another provider: the failover is immediate, the 429's Retry-After is that provider's business.
-        QCOMPARE(state.delayBeforeNext(rateLimited(7000ms), false, random), Clock::Duration::zero());
+        QCOMPARE(state.delayBeforeNext(rateLimited(7000ms), false, true, random), Clock::Duration::zero());
         // The same provider again: wait at least what it asked for.
-        QCOMPARE(state.delayBeforeNext(rateLimited(7000ms), true, random), Clock::Duration(7s));
+        QCOMPARE(state.delayBeforeNext(rateLimited(7000ms), true, false, random), Clock::Duration(7s));
         // A short Retry-After does not cut the backoff.
         state.attemptStarted(2);
-        state.attemptStarted(3); // next would be backoff(1): 200–300 ms
-        const auto d = state.delayBeforeNext(rateLimited(10ms), true, random);
+        state.attemptStarted(1); // both channels tried, one of them twice: next is backoff(1), 200–300 ms
+        const auto d = state.delayBeforeNext(rateLimited(10ms), true, false, random);
         QVERIFY2(d >= 200ms && d <= 300ms, qPrintable(QString::number(sb::toMillis(d))));
         // No Retry-After: plain backoff.
-        const auto e = state.delayBeforeNext(rateLimited(std::nullopt), true, random);
+        const auto e = state.delayBeforeNext(rateLimited(std::nullopt), true, false, random);
         QVERIFY(e >= 200ms && e <= 300ms);
     }
 

@@ -109,11 +109,11 @@ SimResult simulateStorm(RetryBudget &budget, std::uint64_t seed)
             } else if (!state.shouldRetry(down)) {
                 finish(e.request, false);
             } else {
-                const auto delay = state.delayBeforeNext(down, false, random);
+                const auto delay = state.delayBeforeNext(down, false, state.distinctChannelsTried() < 2, random);
                 events.push({clock.now() + delay, seq++, e.request, Kind::RetryDue});
             }
         } else { // RetryDue
-            if (state.nextAttemptSpendsBudget()) {
+            if (state.nextAttemptSpendsBudget(state.distinctChannelsTried() < 2)) {
                 if (!budget.tryStartRetry()) {
                     finish(e.request, false); // the caller gets the error instead of adding to the storm
                     continue;

@@ -299,6 +299,60 @@ private slots:
         QCOMPARE(r.router.stats().unavailableRefusals, 1u);
     }
 
+    void panicReachesAnOpenChannelWhenTheRoutableOnesKeysCool()
+    {
+        // The soak's finding: channel 1 OPEN, channel 2 routable but its provider's only key cooling
+        // after a 429. Nothing can take the request the normal way, so panic tries the OPEN channel
+        // rather than answering 429; the cooling key itself is never overridden.
+        Rig r;
+        auto cfg = baseConfig();
+        cfg.routes[0].fallbackModels.clear();
+        r.router.setConfig(ptr(cfg));
+        r.fail(1, 5);
+        QCOMPARE(r.router.pool().channel(1)->breakerState(), BreakerState::Open);
+        auto warmup = r.request();
+        auto onTwo = r.router.choose(QStringLiteral("gpt-4o"), warmup, std::nullopt);
+        QCOMPARE(onTwo.choice->channelId, 2);
+        Outcome limited;
+        limited.kind = OutcomeKind::RetryableRateLimit;
+        limited.httpStatus = 429;
+        r.router.record(*onTwo.choice, limited, 10ms);
+        QVERIFY(r.router.keyRing(2)->allCoolingOrDisabled());
+
+        auto state = r.request();
+        QVERIFY(!r.router.hasUntriedChannel(QStringLiteral("gpt-4o"), state)); // 1 is open, 2 cools
+        auto result = r.router.choose(QStringLiteral("gpt-4o"), state, std::nullopt);
+        QVERIFY(result);
+        QCOMPARE(result.choice->channelId, 1);
+        QVERIFY(result.choice->panic);
+        QCOMPARE(r.router.stats().panicChoices, 1u);
+        r.router.release(*result.choice);
+
+        // With both providers' keys cooling panic has nothing to offer: a refusal naming each reason.
+        r.router.keyRing(1)->reportRateLimited(result.choice->key.keyId, std::nullopt);
+        auto refused = r.router.choose(QStringLiteral("gpt-4o"), state, std::nullopt);
+        QVERIFY(!refused);
+        QCOMPARE(refused.refusal.httpStatus, 503); // channel 1's circuit is open as well
+        QVERIFY2(refused.refusal.message.contains(QLatin1String("gpt-4o/2: every API key is cooling down")),
+                 qPrintable(refused.refusal.message));
+        QCOMPARE(r.router.stats().panicChoices, 1u);
+    }
+
+    void untriedChannelsAreCountedOnlyWhenTheyCouldTakeTheAttempt()
+    {
+        Rig r;
+        auto state = r.request();
+        QVERIFY(r.router.hasUntriedChannel(QStringLiteral("gpt-4o"), state));
+        state.attemptStarted(1);
+        QVERIFY(r.router.hasUntriedChannel(QStringLiteral("gpt-4o"), state)); // 2 is left, and tier 1's 3 and 4
+        state.attemptStarted(2);
+        QVERIFY(r.router.hasUntriedChannel(QStringLiteral("gpt-4o"), state)); // the fallback model's channels
+        r.fail(3, 5);
+        r.fail(4, 5);
+        QVERIFY(!r.router.hasUntriedChannel(QStringLiteral("gpt-4o"), state)); // both OPEN
+        QVERIFY(!r.router.hasUntriedChannel(QStringLiteral("nope"), state));
+    }
+
     void drainedChannelStaysOutEvenInPanic()
     {
         Rig r;
