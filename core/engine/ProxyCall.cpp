@@ -612,6 +612,13 @@ void ProxyCall::replyFromLastOutcome(const QString &why)
     }
     if (!why.isEmpty() && o.kind != OutcomeKind::NonRetryableParamError)
         error.message += QStringLiteral(" Stopped retrying: %1.").arg(why);
+    // Channels of the model this request never reached, and why: "every channel failed" after four
+    // attempts on one channel is only true with the other's open circuit or cooling keys named.
+    if (o.kind != OutcomeKind::NonRetryableParamError && o.kind != OutcomeKind::AuthError) {
+        const QStringList untried = m_engine.router().untriedChannelReasons(m_input.model, m_retry, m_input.estimatedTokens);
+        if (!untried.isEmpty() && !error.message.contains(untried.first()))
+            error.message += QStringLiteral(" Not tried: %1.").arg(untried.join(QStringLiteral("; ")));
+    }
     // An attempt cut short by the deadline's remainder ends a hair before the clock reads the
     // deadline (timer granularity), so a few milliseconds left count as none.
     if ((m_deadlineReached || m_retry.remaining() <= std::chrono::milliseconds(10))

@@ -289,7 +289,20 @@ bool Router::hasUntriedChannel(const QString &logicalModel, const RetryState &st
     return false;
 }
 
-RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens)
+QStringList Router::untriedChannelReasons(const QString &logicalModel, const RetryState &state, int estimatedTokens) const
+{
+    const auto t = table();
+    const RoutingTable::Route *route = t->route(logicalModel);
+    if (!route)
+        return {};
+    QStringList reasons;
+    for (const auto &c : refuse(*route, state, estimatedTokens).channels)
+        if (!state.triedChannel(c.channelId))
+            reasons << QStringLiteral("%1: %2").arg(c.channelName, c.reason);
+    return reasons;
+}
+
+RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens) const
 {
     RouteRefusal r;
     bool anyRateLimited = false, anyOtherwiseOut = false;

@@ -11,6 +11,7 @@
 #include "routing/RoutingTable.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <memory>
@@ -106,6 +107,9 @@ public:
     // Whether a channel this request has not tried could take its next attempt now (routable, a key
     // not cooling): then that attempt is a failover, free of backoff and retry budget (RetryState).
     bool hasUntriedChannel(const QString &logicalModel, const RetryState &state) const;
+    // For a request that ends in an error: each channel of its route it never tried, with why the
+    // router could not use it ("gpt-4o/B: circuit open"), so the error explains itself.
+    QStringList untriedChannelReasons(const QString &logicalModel, const RetryState &state, int estimatedTokens = 0) const;
     // The attempt's outcome: feeds the channel's windows and breaker, and the key ring (rate limit →
     // cool the key, auth error → disable it, success → mark it good).
     void record(const RouteChoice &choice, const Outcome &outcome, Clock::Duration latency,
@@ -139,7 +143,7 @@ private:
             panicChoices{0}, bucketRefusals{0}, keyExhaustions{0}, rateLimited{0}, unavailable{0}, unknownModel{0};
     };
     std::shared_ptr<const RoutingTable> table() const { return m_table.load(std::memory_order_acquire); }
-    RouteRefusal refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens);
+    RouteRefusal refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens) const;
 
     const Clock &m_clock;
     Random &m_random;

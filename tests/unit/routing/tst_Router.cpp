@@ -353,6 +353,21 @@ private slots:
         QVERIFY(!r.router.hasUntriedChannel(QStringLiteral("nope"), state));
     }
 
+    void anErrorNamesTheChannelsItNeverReached()
+    {
+        Rig r;
+        auto cfg = baseConfig();
+        cfg.routes[0].fallbackModels.clear();
+        r.router.setConfig(ptr(cfg));
+        r.fail(2, 5);
+        auto state = r.request();
+        state.attemptStarted(1);
+        state.attemptStarted(1);
+        QCOMPARE(r.router.untriedChannelReasons(QStringLiteral("gpt-4o"), state), QStringList{QStringLiteral("gpt-4o/2: circuit open")});
+        state.attemptStarted(2);
+        QVERIFY(r.router.untriedChannelReasons(QStringLiteral("gpt-4o"), state).isEmpty());
+    }
+
     void drainedChannelStaysOutEvenInPanic()
     {
         Rig r;
