@@ -23,8 +23,6 @@ QString Reply::errorCode() const
     return error().value(QLatin1String("code")).toString();
 }
 
-ProxyClient::ProxyClient(std::chrono::milliseconds wait) : m_wait(wait) {}
-
 Reply ProxyClient::request(quint16 port, const QByteArray &method, const QString &path, const QByteArray &body,
                            const RawHeaders &headers)
 {
@@ -35,7 +33,7 @@ Reply ProxyClient::request(quint16 port, const QByteArray &method, const QString
     QNetworkReply *reply = m_http.sendCustomRequest(req, method, body);
     QSignalSpy finished(reply, &QNetworkReply::finished);
     if (!reply->isFinished())
-        finished.wait(static_cast<int>(m_wait.count()));
+        finished.wait(20000);
     Reply out;
     out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     out.body = reply->readAll();
