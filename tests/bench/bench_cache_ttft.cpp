@@ -5,10 +5,11 @@
 // the brute-force similarity search alone at tens of thousands of entries. Prints; never asserts.
 //
 //   bench_cache_ttft [requests per row, default 300] [provider TTFT in ms, default 20]
-#include "FakeProvider.h"
-#include "ScenarioClock.h"
+#include "FakeProviderSpecs.h"
+#include "Percentile.h"
+#include "ProxyConfigs.h"
+#include "ProxyUnderTest.h"
 #include "cache/SemanticIndex.h"
-#include "engine/Gateway.h"
 #include "net/HttpServer.h"
 #include "net/ResponseWriter.h"
 #include "net/UpstreamClient.h"
@@ -25,18 +26,10 @@
 #include <vector>
 
 using namespace sb;
+using sb::bench::percentile;
 using namespace std::chrono_literals;
 
 namespace {
-
-double percentile(std::vector<double> values, double q)
-{
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const auto index = static_cast<std::size_t>(q * double(values.size() - 1) + 0.5);
-    return values[std::min(index, values.size() - 1)];
-}
 
 // A local embeddings endpoint: a hashed bag of words, 256 dimensions.
 class EmbeddingsHandler : public HttpHandler {
@@ -57,34 +50,13 @@ public:
     }
 };
 
+// Routes "off", "exact" and "semantic" over the one channel to the provider, and the embeddings
+// service for the semantic one.
 std::shared_ptr<EngineConfig> configFor(const QString &providerUrl, const QString &embeddingsUrl)
 {
-    auto config = std::make_shared<EngineConfig>();
-    config->proxy.listenPort = 0;
-    ProviderConfig provider;
-    provider.id = 1;
-    provider.name = QStringLiteral("fake");
-    provider.dialect = QStringLiteral("openai_compat");
-    provider.baseUrl = providerUrl;
-    ProviderConfig embed = provider;
-    embed.id = 2;
-    embed.name = QStringLiteral("embeddings");
-    embed.baseUrl = embeddingsUrl;
-    config->providers = {provider, embed};
-    ChannelConfig channel;
-    channel.id = 1;
-    channel.name = QStringLiteral("bench/A");
-    channel.providerId = 1;
-    channel.upstreamModel = QStringLiteral("gpt-4o");
-    ChannelConfig embedChannel = channel;
-    embedChannel.id = 2;
-    embedChannel.name = QStringLiteral("embed");
-    embedChannel.providerId = 2;
-    config->channels = {channel, embedChannel};
-    RouteConfig off;
-    off.id = 1;
+    auto config = test::oneChannelConfig(QStringLiteral("fake"), providerUrl, QStringLiteral("gpt-4o"));
+    RouteConfig &off = config->routes.front();
     off.logicalModel = QStringLiteral("off");
-    off.channelIds = {1};
     RouteConfig exact = off;
     exact.id = 2;
     exact.logicalModel = QStringLiteral("exact");
@@ -93,8 +65,9 @@ std::shared_ptr<EngineConfig> configFor(const QString &providerUrl, const QStrin
     semantic.id = 3;
     semantic.logicalModel = QStringLiteral("semantic");
     semantic.cache.semantic = true;
-    semantic.cache.embeddingsChannelId = 2;
-    config->routes = {off, exact, semantic};
+    semantic.cache.embeddingsChannelId = test::addEmbeddingsChannel(*config, embeddingsUrl);
+    config->routes.push_back(exact);
+    config->routes.push_back(semantic);
     config->cache.maxEntries = 100000;
     config->cache.semanticMaxEntries = 100000;
     return config;
@@ -217,16 +190,9 @@ int main(int argc, char **argv)
     const double providerTtft = argc > 2 ? atof(argv[2]) : 20.0;
 
     SplitMixRandom random(11);
-    sim::ScenarioClock scenarioClock(SystemClock::instance(), 1.0);
-    sim::ProviderSpec spec;
-    spec.name = QStringLiteral("fake");
-    spec.dialect = QStringLiteral("openai_compat");
-    spec.ttftMs = sim::Distribution::constant(providerTtft);
-    spec.tokensPerSecond = sim::Distribution::constant(1000);
-    spec.completionTokens = 8;
-    sim::FakeProvider provider(spec, scenarioClock, random);
+    test::ProxyUnderTest proxy(SystemClock::instance(), random);
     QString error;
-    if (!provider.start(&error)) {
+    if (!proxy.startProviders(test::benchProviderSpec(providerTtft), &error)) {
         std::fprintf(stderr, "fake provider: %s\n", qPrintable(error));
         return 1;
     }
@@ -235,18 +201,17 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "embeddings: %s\n", qPrintable(error));
         return 1;
     }
-    Gateway gateway(SystemClock::instance(), random,
-                    configFor(provider.baseUrl(), QStringLiteral("http://127.0.0.1:%1/v1").arg(embeddings.serverPort())));
-    if (!gateway.start(&error)) {
+    if (!proxy.startGateway(configFor(proxy.primary->baseUrl(), QStringLiteral("http://127.0.0.1:%1/v1").arg(embeddings.serverPort())),
+                            &error)) {
         std::fprintf(stderr, "gateway: %s\n", qPrintable(error));
         return 1;
     }
 
-    Runner runner(gateway.baseUrl(), perRow);
+    Runner runner(proxy.gateway->baseUrl(), perRow);
     QTimer::singleShot(0, [&runner] { runner.start(); });
     app.exec();
-    const CacheFront::Stats stats = gateway.context().cache().stats();
-    gateway.stop(1s);
+    const CacheFront::Stats stats = proxy.gateway->context().cache().stats();
+    proxy.stop();
     embeddings.shutdown(1s);
 
     std::printf("Client TTFT of a streamed completion through the Gateway, %d requests per row, one at a time, rows\n"

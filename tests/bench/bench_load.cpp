@@ -8,6 +8,7 @@
 //              (--rate R | --connections C) [--duration S] [--warmup S] [--label TEXT]
 //
 // Prints one line of key=value figures (times in ms with microsecond resolution). Never asserts.
+#include "Percentile.h"
 #include "net/UpstreamClient.h"
 
 #include <QCoreApplication>
@@ -20,6 +21,7 @@
 #include <vector>
 
 using namespace sb;
+using sb::bench::percentile;
 using SteadyClock = std::chrono::steady_clock;
 
 namespace {
@@ -39,15 +41,6 @@ struct Options {
 double msSince(SteadyClock::time_point from, SteadyClock::time_point to)
 {
     return std::chrono::duration<double, std::milli>(to - from).count();
-}
-
-double percentile(std::vector<double> &values, double q)
-{
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const auto index = static_cast<std::size_t>(q * double(values.size() - 1) + 0.5);
-    return values[std::min(index, values.size() - 1)];
 }
 
 // Sends and measures; lives on the main thread's event loop with one UpstreamClient.

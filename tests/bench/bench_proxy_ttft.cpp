@@ -3,9 +3,9 @@
 // see the same machine load, then the percentiles side by side. A benchmark prints; it never asserts.
 //
 //   bench_proxy_ttft [requests per side, default 400] [provider TTFT in ms, default 20]
-#include "FakeProvider.h"
-#include "ScenarioClock.h"
-#include "engine/Gateway.h"
+#include "FakeProviderSpecs.h"
+#include "Percentile.h"
+#include "ProxyUnderTest.h"
 #include "net/UpstreamClient.h"
 
 #include <QCoreApplication>
@@ -18,42 +18,10 @@
 #include <vector>
 
 using namespace sb;
+using sb::bench::percentile;
 using namespace std::chrono_literals;
 
 namespace {
-
-double percentile(std::vector<double> values, double q)
-{
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const auto index = static_cast<std::size_t>(q * double(values.size() - 1) + 0.5);
-    return values[std::min(index, values.size() - 1)];
-}
-
-std::shared_ptr<EngineConfig> configFor(const QString &baseUrl)
-{
-    auto config = std::make_shared<EngineConfig>();
-    config->proxy.listenPort = 0;
-    ProviderConfig provider;
-    provider.id = 1;
-    provider.name = QStringLiteral("fake");
-    provider.dialect = QStringLiteral("openai_compat");
-    provider.baseUrl = baseUrl;
-    config->providers = {provider};
-    ChannelConfig channel;
-    channel.id = 1;
-    channel.name = QStringLiteral("bench/A");
-    channel.providerId = 1;
-    channel.upstreamModel = QStringLiteral("gpt-4o");
-    config->channels = {channel};
-    RouteConfig route;
-    route.id = 1;
-    route.logicalModel = QStringLiteral("gpt-4o");
-    route.channelIds = {1};
-    config->routes = {route};
-    return config;
-}
 
 // Sends one streamed request at a time, alternating targets, and records the time from sending to
 // the first body byte (the first SSE event: the client's TTFT).
@@ -121,29 +89,17 @@ int main(int argc, char **argv)
     const double providerTtft = argc > 2 ? atof(argv[2]) : 20.0;
 
     SplitMixRandom random(7);
-    sim::ScenarioClock scenarioClock(SystemClock::instance(), 1.0);
-    sim::ProviderSpec spec;
-    spec.name = QStringLiteral("fake");
-    spec.dialect = QStringLiteral("openai_compat");
-    spec.ttftMs = sim::Distribution::constant(providerTtft);
-    spec.tokensPerSecond = sim::Distribution::constant(1000);
-    spec.completionTokens = 8;
-    sim::FakeProvider provider(spec, scenarioClock, random);
+    test::ProxyUnderTest proxy(SystemClock::instance(), random);
     QString error;
-    if (!provider.start(&error)) {
-        std::fprintf(stderr, "fake provider: %s\n", qPrintable(error));
-        return 1;
-    }
-    Gateway gateway(SystemClock::instance(), random, configFor(provider.baseUrl()));
-    if (!gateway.start(&error)) {
-        std::fprintf(stderr, "gateway: %s\n", qPrintable(error));
+    if (!proxy.start(test::benchProviderSpec(providerTtft), {}, &error)) {
+        std::fprintf(stderr, "%s\n", qPrintable(error));
         return 1;
     }
 
-    Runner runner(provider.baseUrl(), gateway.baseUrl(), perSide);
+    Runner runner(proxy.primary->baseUrl(), proxy.gateway->baseUrl(), perSide);
     QTimer::singleShot(0, [&runner] { runner.start(); });
     app.exec();
-    gateway.stop(1s);
+    proxy.stop();
 
     std::printf("TTFT of a streamed completion, %d requests each way, one at a time (fake provider TTFT %.0f ms)\n",
                 perSide, providerTtft);

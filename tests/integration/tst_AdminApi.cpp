@@ -1,17 +1,15 @@
 // The admin API and /metrics on the proxy port, end to end: a real Gateway on a loopback port with
 // the simulator's fake providers behind it and a real HTTP client in front. Every endpoint, the
 // access rule, channel actions seen in the state and at the provider, reload, and bad input.
-#include "FakeProvider.h"
-#include "engine/EngineHost.h"
-#include "engine/Gateway.h"
-#include "model/ConfigJson.h"
+#include "FakeProviderSpecs.h"
+#include "HeadlessHost.h"
+#include "ProxyClient.h"
+#include "ProxyUnderTest.h"
+#include "RawHttp.h"
 
 #include <QtTest>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
-#include <QTcpSocket>
 #include <QTemporaryDir>
 
 // The format checker is shared with tests/unit/telemetry; integration tests build from one file each.
@@ -19,91 +17,10 @@
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct Reply {
-    int status = 0;
-    QByteArray body;
-    QHash<QByteArray, QByteArray> headers; // lower-case names
-    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
-    QString errorCode() const { return json().value("error").toObject().value("code").toString(); }
-};
-
-ProviderSpec providerSpec(const QString &name, std::vector<FaultSpec> faults = {})
-{
-    ProviderSpec spec;
-    spec.name = name;
-    spec.dialect = QStringLiteral("openai_compat");
-    spec.models = {QStringLiteral("gpt-4o")};
-    spec.ttftMs = Distribution::constant(5);
-    spec.tokensPerSecond = Distribution::constant(2000);
-    spec.completionTokens = 12;
-    spec.faults = std::move(faults);
-    return spec;
-}
-
-FaultSpec always(SimError error)
-{
-    FaultSpec fault;
-    fault.type = FaultSpec::Type::Errors;
-    fault.from = 0;
-    fault.probability = 1.0;
-    fault.mix = {ErrorMixEntry{error, 1.0}};
-    return fault;
-}
-
-std::shared_ptr<EngineConfig> twoChannelConfig(const QString &primaryUrl, const QString &fallbackUrl)
-{
-    auto config = std::make_shared<EngineConfig>();
-    config->proxy.listenPort = 0;
-    ProviderConfig a;
-    a.id = 1;
-    a.name = QStringLiteral("primary");
-    a.dialect = QStringLiteral("openai_compat");
-    a.baseUrl = primaryUrl;
-    a.primaryTimeout = 3s;
-    a.fallbackTimeout = 3s;
-    a.domain.account = QStringLiteral("acct-a");
-    a.keys = {ApiKeyConfig{1, QStringLiteral("primary key"), QStringLiteral("sk-primary-0001"), true, {}}};
-    ProviderConfig b = a;
-    b.id = 2;
-    b.name = QStringLiteral("fallback");
-    b.baseUrl = fallbackUrl;
-    b.domain.account = QStringLiteral("acct-b");
-    b.keys = {ApiKeyConfig{2, QStringLiteral("fallback key"), QStringLiteral("sk-fallback-0002"), true, {}}};
-    config->providers = {a, b};
-    ChannelConfig ca;
-    ca.id = 1;
-    ca.name = QStringLiteral("gpt-4o/A");
-    ca.providerId = 1;
-    ca.upstreamModel = QStringLiteral("gpt-4o");
-    ChannelConfig cb = ca;
-    cb.id = 2;
-    cb.name = QStringLiteral("gpt-4o/B");
-    cb.providerId = 2;
-    config->channels = {ca, cb};
-    RouteConfig route;
-    route.id = 1;
-    route.logicalModel = QStringLiteral("gpt-4o");
-    route.strategy = RoutingStrategy::Priority;
-    route.channelIds = {1, 2};
-    config->routes = {route};
-    config->retry.baseDelay = 10ms;
-    config->retry.jitter = 5ms;
-    // Scheduled heartbeats only at start: the probe test counts the one it asks for.
-    config->probe.interval = 3600s;
-    return config;
-}
-
-QByteArray chatBody(bool stream)
-{
-    QJsonObject body{{"model", "gpt-4o"},
-                     {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "Say something."}}}},
-                     {"stream", stream}};
-    return QJsonDocument(body).toJson(QJsonDocument::Compact);
-}
 
 QJsonObject channelById(const QJsonArray &channels, int id)
 {
@@ -121,46 +38,30 @@ class tst_AdminApi : public QObject {
 private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{4321};
-    std::unique_ptr<ScenarioClock> m_scenarioClock;
-    std::unique_ptr<FakeProvider> m_primary;
-    std::unique_ptr<FakeProvider> m_fallback;
-    std::unique_ptr<Gateway> m_gateway;
-    QNetworkAccessManager m_http;
+    ProxyUnderTest m_proxy{m_clock, m_random};
+    ProxyClient m_client;
     QByteArray m_token; // sent as a bearer token when set
 
     void startAll(std::vector<FaultSpec> primaryFaults = {}, std::function<void(EngineConfig &)> tweak = {})
     {
-        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
-        m_primary = std::make_unique<FakeProvider>(providerSpec("primary", std::move(primaryFaults)), *m_scenarioClock, m_random);
-        m_fallback = std::make_unique<FakeProvider>(providerSpec("fallback"), *m_scenarioClock, m_random);
         QString error;
-        QVERIFY2(m_primary->start(&error), qPrintable(error));
-        QVERIFY2(m_fallback->start(&error), qPrintable(error));
-        auto config = twoChannelConfig(m_primary->baseUrl(), m_fallback->baseUrl());
-        if (tweak)
-            tweak(*config);
-        QVERIFY(config->validate().isEmpty());
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+        QVERIFY2(m_proxy.start(fakeProviderSpec("primary", std::move(primaryFaults)), fakeProviderSpec("fallback"),
+                               [&](EngineConfig &config) {
+                                   // Scheduled heartbeats only at start: the probe test counts the one it asks for.
+                                   config.probe.interval = 3600s;
+                                   if (tweak)
+                                       tweak(config);
+                               },
+                               &error),
+                 qPrintable(error));
     }
 
     Reply request(const QByteArray &method, const QString &path, const QByteArray &body = {}, quint16 port = 0)
     {
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port ? port : m_gateway->port()).arg(path)));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+        RawHeaders headers;
         if (!m_token.isEmpty())
-            req.setRawHeader("Authorization", "Bearer " + m_token);
-        QNetworkReply *reply = m_http.sendCustomRequest(req, method, body);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(20000);
-        Reply out;
-        out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        out.body = reply->readAll();
-        for (const auto &pair : reply->rawHeaderPairs())
-            out.headers.insert(pair.first.toLower(), pair.second);
-        reply->deleteLater();
-        return out;
+            headers.append({"Authorization", "Bearer " + m_token});
+        return m_client.request(port ? port : m_proxy.gateway->port(), method, path, body, headers);
     }
 
     // The state the admin API reports for one channel.
@@ -169,11 +70,7 @@ private:
 private slots:
     void cleanup()
     {
-        if (m_gateway)
-            m_gateway->stop(500ms);
-        m_gateway.reset();
-        m_primary.reset();
-        m_fallback.reset();
+        m_proxy.stop();
         m_token.clear();
     }
 
@@ -212,7 +109,7 @@ private slots:
         m_token = "wrong";
         QCOMPARE(request("GET", "/admin/channels").status, 401);
         QCOMPARE(request("POST", "/admin/channels/1/eject").status, 401);
-        QCOMPARE(m_gateway->snapshot().channels.front().pool, PoolState::Active); // the refused eject did nothing
+        QCOMPARE(m_proxy.gateway->snapshot().channels.front().pool, PoolState::Active); // the refused eject did nothing
         m_token = "local-secret";
         QCOMPARE(request("GET", "/admin/channels").status, 200);
         QCOMPARE(request("GET", "/metrics").status, 200);
@@ -231,7 +128,7 @@ private slots:
         const Reply chat = request("POST", "/v1/chat/completions", chatBody(false));
         QCOMPARE(chat.status, 200);
         QCOMPARE(chat.headers.value("x-switchboard-channel"), QByteArray("gpt-4o/B"));
-        QCOMPARE(m_primary->stats().chat, 0u);
+        QCOMPARE(m_proxy.primary->stats().chat, 0u);
 
         const Reply readmitted = request("POST", "/admin/channels/1/readmit");
         QCOMPARE(readmitted.status, 200);
@@ -252,19 +149,19 @@ private slots:
     {
         startAll();
         // The scheduled heartbeats probe each idle channel once at the first tick; let that pass.
-        QTRY_VERIFY_WITH_TIMEOUT(m_gateway->snapshot().prober.started >= 2, 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(m_gateway->snapshot().prober.succeeded + m_gateway->snapshot().prober.failed,
-                                  m_gateway->snapshot().prober.started, 10000);
-        const quint64 before = m_fallback->stats().probes;
-        const std::uint64_t scheduled = m_gateway->snapshot().prober.started;
+        QTRY_VERIFY_WITH_TIMEOUT(m_proxy.gateway->snapshot().prober.started >= 2, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.gateway->snapshot().prober.succeeded + m_proxy.gateway->snapshot().prober.failed,
+                                  m_proxy.gateway->snapshot().prober.started, 10000);
+        const quint64 before = m_proxy.fallback->stats().probes;
+        const std::uint64_t scheduled = m_proxy.gateway->snapshot().prober.started;
 
         const Reply reply = request("POST", "/admin/channels/2/probe");
         QCOMPARE(reply.status, 202);
         QCOMPARE(reply.json().value("probe").toString(), QStringLiteral("started"));
-        QTRY_COMPARE_WITH_TIMEOUT(m_fallback->stats().probes, before + 1, 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(m_gateway->manualProbeStats().succeeded, 1u, 10000);
-        QCOMPARE(m_gateway->snapshot().prober.started, scheduled); // it was ours, not a scheduled one
-        QCOMPARE(m_primary->stats().probes, m_gateway->snapshot().prober.started - 1); // channel 1 only scheduled
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.fallback->stats().probes, before + 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.gateway->manualProbeStats().succeeded, 1u, 10000);
+        QCOMPARE(m_proxy.gateway->snapshot().prober.started, scheduled); // it was ours, not a scheduled one
+        QCOMPARE(m_proxy.primary->stats().probes, m_proxy.gateway->snapshot().prober.started - 1); // channel 1 only scheduled
     }
 
     void probeNowWorksOnADrainedChannel()
@@ -272,12 +169,12 @@ private slots:
         // A drained channel gets no scheduled heartbeats: "probe now" is how an operator checks it first.
         startAll();
         QCOMPARE(request("POST", "/admin/channels/1/eject").status, 200);
-        QTRY_COMPARE_WITH_TIMEOUT(m_gateway->snapshot().prober.succeeded + m_gateway->snapshot().prober.failed,
-                                  m_gateway->snapshot().prober.started, 10000);
-        const quint64 before = m_primary->stats().probes;
-        QVERIFY(m_gateway->probeNow(1));
-        QTRY_COMPARE_WITH_TIMEOUT(m_primary->stats().probes, before + 1, 10000);
-        QVERIFY(!m_gateway->probeNow(99));
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.gateway->snapshot().prober.succeeded + m_proxy.gateway->snapshot().prober.failed,
+                                  m_proxy.gateway->snapshot().prober.started, 10000);
+        const quint64 before = m_proxy.primary->stats().probes;
+        QVERIFY(m_proxy.gateway->probeNow(1));
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.primary->stats().probes, before + 1, 10000);
+        QVERIFY(!m_proxy.gateway->probeNow(99));
     }
 
     void eventsPageAndIncidentsFollowABreakerTrip()
@@ -342,7 +239,7 @@ private slots:
         QCOMPARE(s.value("failovers").toInt(), 3);
         QCOMPARE(s.value("channels").toArray().size(), 2);
         QVERIFY(s.contains("router") && s.contains("server") && s.contains("prober") && s.contains("retryBudget"));
-        QVERIFY(s.value("baseUrl").toString().contains(QString::number(m_gateway->port())));
+        QVERIFY(s.value("baseUrl").toString().contains(QString::number(m_proxy.gateway->port())));
 
         const Reply metrics = request("GET", "/metrics");
         QCOMPARE(metrics.status, 200);
@@ -414,16 +311,11 @@ private slots:
         QFETCH(QByteArray, method);
         QFETCH(QString, path);
         QFETCH(int, status);
-        if (!m_gateway)
+        if (!m_proxy.gateway)
             startAll();
         // A raw socket, so the path reaches the server exactly as written (no client normalisation).
-        QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, m_gateway->port());
-        QVERIFY(socket.waitForConnected(5000));
-        socket.write(method + ' ' + path.toUtf8() + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-        QByteArray raw;
-        while (socket.waitForReadyRead(5000) || socket.bytesAvailable())
-            raw += socket.readAll();
+        const QByteArray raw = exchangeUntilClose(m_proxy.gateway->port(),
+                                                  rawRequest(method, path.toUtf8(), {}, "Content-Length: 0\r\nConnection: close\r\n"));
         const QByteArray statusLine = raw.left(raw.indexOf("\r\n"));
         QVERIFY2(statusLine.startsWith("HTTP/1.1 " + QByteArray::number(status)), raw.constData());
         const QJsonObject error = QJsonDocument::fromJson(raw.mid(raw.indexOf("\r\n\r\n") + 4)).object().value("error").toObject();
@@ -431,7 +323,7 @@ private slots:
         QCOMPARE(error.value("type").toString(), QStringLiteral("invalid_request_error"));
         if (status == 405)
             QVERIFY(raw.toLower().contains("\r\nallow: "));
-        QCOMPARE(m_gateway->snapshot().channels.front().pool, PoolState::Active); // nothing happened
+        QCOMPARE(m_proxy.gateway->snapshot().channels.front().pool, PoolState::Active); // nothing happened
     }
 
     void reloadWithoutAStoreSaysSo()
@@ -445,28 +337,15 @@ private slots:
     void reloadRereadsTheConfigurationFile()
     {
         // A headless instance started with --config: reload reads the file again and applies it live.
-        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
-        m_primary = std::make_unique<FakeProvider>(providerSpec("primary"), *m_scenarioClock, m_random);
-        m_fallback = std::make_unique<FakeProvider>(providerSpec("fallback"), *m_scenarioClock, m_random);
-        QVERIFY(m_primary->start());
-        QVERIFY(m_fallback->start());
+        QString error;
+        QVERIFY2(m_proxy.startProviders(fakeProviderSpec("primary"), fakeProviderSpec("fallback"), &error), qPrintable(error));
         QTemporaryDir dir;
-        const QString file = dir.filePath("switchboard.json");
-        auto writeConfig = [&](const EngineConfig &config) {
-            QFile out(file);
-            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
-            out.write(exportConfigJson(config, ConfigExportOptions{true}).toBytes());
-        };
-        auto config = twoChannelConfig(m_primary->baseUrl(), m_fallback->baseUrl());
-        writeConfig(*config);
+        const EngineHost::Options options = headlessOptions(dir.path());
+        auto config = m_proxy.config();
+        QVERIFY(writeConfigFile(options.configPath, *config));
 
         SplitMixRandom random(7);
         EngineHost host(m_clock, random);
-        EngineHost::Options options;
-        options.dbPath = dir.filePath("switchboard.db");
-        options.configPath = file;
-        options.keyringAllowed = false;
-        QString error;
         QVERIFY2(host.start(options, &error), qPrintable(error));
         const quint16 port = host.gateway()->port();
         auto models = [&] {
@@ -481,7 +360,7 @@ private slots:
         mini.id = 2;
         mini.logicalModel = QStringLiteral("gpt-4o-mini");
         config->routes.push_back(mini);
-        writeConfig(*config);
+        QVERIFY(writeConfigFile(options.configPath, *config));
         const Reply reloaded = request("POST", "/admin/reload", {}, port);
         QCOMPARE(reloaded.status, 200);
         QVERIFY(reloaded.json().value("message").toString().contains("switchboard.json"));
@@ -489,7 +368,7 @@ private slots:
 
         // A broken file is refused with the reason, and the running configuration stays.
         {
-            QFile out(file);
+            QFile out(options.configPath);
             QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
             out.write("{ not json");
         }

@@ -2,42 +2,33 @@
 // the rules and served by the small or the large route (two fake providers behind them), and the
 // x-switchboard-auto-tier header and the request record say which tier.
 #include "FakeProvider.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyClient.h"
+#include "ProxyConfigs.h"
 #include "engine/Gateway.h"
 
 #include <QtTest>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 
 #include <mutex>
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
 
-struct Reply {
-    int status = 0;
-    QByteArray body;
-    QHash<QByteArray, QByteArray> headers; // lower-case names
-    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
-};
-
+// A fake provider that serves the model named like itself.
 ProviderSpec spec(const QString &name)
 {
-    ProviderSpec s;
-    s.name = name;
-    s.dialect = QStringLiteral("openai_compat");
+    ProviderSpec s = fakeProviderSpec(name);
     s.models = {name};
-    s.ttftMs = Distribution::constant(5);
-    s.tokensPerSecond = Distribution::constant(5000);
-    s.completionTokens = 8;
     return s;
 }
 
-QJsonObject chatBody(const QString &text, bool stream = false)
+QJsonObject autoRequest(const QString &text, bool stream = false)
 {
     return QJsonObject{{"model", "auto"},
                        {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", text}}}},
@@ -56,7 +47,7 @@ private:
     std::unique_ptr<FakeProvider> m_small;
     std::unique_ptr<FakeProvider> m_large;
     std::unique_ptr<Gateway> m_gateway;
-    QNetworkAccessManager m_http;
+    ProxyClient m_client;
     std::mutex m_mutex;
     std::vector<RequestRecord> m_records;
 
@@ -69,31 +60,11 @@ private:
         QVERIFY2(m_small->start(&error), qPrintable(error));
         QVERIFY2(m_large->start(&error), qPrintable(error));
 
-        auto config = std::make_shared<EngineConfig>();
-        config->proxy.listenPort = 0;
-        ProviderConfig a;
-        a.id = 1;
-        a.name = QStringLiteral("small-provider");
-        a.dialect = QStringLiteral("openai_compat");
-        a.baseUrl = m_small->baseUrl();
-        a.keys = {ApiKeyConfig{1, QStringLiteral("k"), QStringLiteral("sk-small-0001"), true, {}}};
-        ProviderConfig b = a;
-        b.id = 2;
-        b.name = QStringLiteral("large-provider");
-        b.baseUrl = m_large->baseUrl();
-        b.keys = {ApiKeyConfig{2, QStringLiteral("k"), QStringLiteral("sk-large-0002"), true, {}}};
-        config->providers = {a, b};
-        config->channels = {ChannelConfig{1, QStringLiteral("mini/A"), 1, QStringLiteral("small-up"), 1.0, true, {}, {}, {}},
-                            ChannelConfig{2, QStringLiteral("big/A"), 2, QStringLiteral("large-up"), 1.0, true, {}, {}, {}}};
-        RouteConfig mini;
-        mini.id = 1;
-        mini.logicalModel = QStringLiteral("gpt-4o-mini");
-        mini.channelIds = {1};
-        RouteConfig big;
-        big.id = 2;
-        big.logicalModel = QStringLiteral("gpt-4o");
-        big.channelIds = {2};
-        config->routes = {mini, big};
+        auto config = loopbackConfig();
+        addSingleChannelRoute(*config, QStringLiteral("small-provider"), m_small->baseUrl(), QStringLiteral("gpt-4o-mini"),
+                              QStringLiteral("mini/A"), QStringLiteral("small-up"));
+        addSingleChannelRoute(*config, QStringLiteral("large-provider"), m_large->baseUrl(), QStringLiteral("gpt-4o"),
+                              QStringLiteral("big/A"), QStringLiteral("large-up"));
         config->autoModel.tiers = {AutoTier{QStringLiteral("small"), QStringLiteral("gpt-4o-mini")},
                                    AutoTier{QStringLiteral("large"), QStringLiteral("gpt-4o")}};
         if (tweak)
@@ -107,28 +78,9 @@ private:
         QVERIFY2(m_gateway->start(&error), qPrintable(error));
     }
 
-    Reply send(const QByteArray &method, const QString &path, const QByteArray &body, QList<QPair<QByteArray, QByteArray>> headers = {})
+    Reply chat(const QJsonObject &body, const RawHeaders &headers = {})
     {
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_gateway->port()).arg(path)));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        for (const auto &h : headers)
-            req.setRawHeader(h.first, h.second);
-        QNetworkReply *reply = m_http.sendCustomRequest(req, method, body);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(20000);
-        Reply out;
-        out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        out.body = reply->readAll();
-        for (const auto &pair : reply->rawHeaderPairs())
-            out.headers.insert(pair.first.toLower(), pair.second);
-        reply->deleteLater();
-        return out;
-    }
-
-    Reply chat(const QJsonObject &body, QList<QPair<QByteArray, QByteArray>> headers = {})
-    {
-        return send("POST", QStringLiteral("/v1/chat/completions"), QJsonDocument(body).toJson(QJsonDocument::Compact), std::move(headers));
+        return m_client.postChat(m_gateway->port(), QJsonDocument(body).toJson(QJsonDocument::Compact), headers);
     }
 
     std::size_t recordCount()
@@ -160,17 +112,17 @@ private slots:
         QTest::addColumn<QByteArray>("tier");
         QTest::addColumn<QByteArray>("channel");
         QTest::addColumn<bool>("stream");
-        QTest::newRow("short plain prompt") << chatBody(QStringLiteral("What is the capital of France?")) << QByteArray("small")
+        QTest::newRow("short plain prompt") << autoRequest(QStringLiteral("What is the capital of France?")) << QByteArray("small")
                                             << QByteArray("mini/A") << false;
-        QTest::newRow("short plain prompt, streamed") << chatBody(QStringLiteral("Hello there"), true) << QByteArray("small")
+        QTest::newRow("short plain prompt, streamed") << autoRequest(QStringLiteral("Hello there"), true) << QByteArray("small")
                                                       << QByteArray("mini/A") << true;
-        QTest::newRow("code block") << chatBody(QStringLiteral("Why does this crash?\n```c\nint *p = 0; *p = 1;\n```"))
+        QTest::newRow("code block") << autoRequest(QStringLiteral("Why does this crash?\n```c\nint *p = 0; *p = 1;\n```"))
                                     << QByteArray("large") << QByteArray("big/A") << false;
-        QJsonObject tools = chatBody(QStringLiteral("Weather in Hanoi?"), true);
+        QJsonObject tools = autoRequest(QStringLiteral("Weather in Hanoi?"), true);
         tools.insert("tools", QJsonArray{QJsonObject{{"type", "function"},
                                                      {"function", QJsonObject{{"name", "weather"}, {"parameters", QJsonObject{{"type", "object"}}}}}}});
         QTest::newRow("tools, streamed") << tools << QByteArray("large") << QByteArray("big/A") << true;
-        QTest::newRow("long prompt") << chatBody(QString(10000, QLatin1Char('w'))) << QByteArray("large") << QByteArray("big/A") << false;
+        QTest::newRow("long prompt") << autoRequest(QString(10000, QLatin1Char('w'))) << QByteArray("large") << QByteArray("big/A") << false;
     }
 
     void routesByTheDefaultRules()
@@ -204,13 +156,13 @@ private slots:
     {
         startAll();
         // The header overrides the rules (a plain prompt would be small).
-        Reply reply = chat(chatBody(QStringLiteral("hi")), {{"x-switchboard-tier", "large"}});
+        Reply reply = chat(autoRequest(QStringLiteral("hi")), {{"x-switchboard-tier", "large"}});
         QCOMPARE(reply.status, 200);
         QCOMPARE(reply.headers.value("x-switchboard-auto-tier"), QByteArray("large"));
         QCOMPARE(m_large->stats().chat, 1u);
 
         // So does metadata.tier in the body (and the provider is not sent it).
-        QJsonObject body = chatBody(QStringLiteral("```\ncode\n```"));
+        QJsonObject body = autoRequest(QStringLiteral("```\ncode\n```"));
         body.insert("metadata", QJsonObject{{"tier", "small"}});
         reply = chat(body);
         QCOMPARE(reply.status, 200);
@@ -221,7 +173,7 @@ private slots:
     void anUnknownTierHintIs400()
     {
         startAll();
-        const Reply reply = chat(chatBody(QStringLiteral("hi")), {{"x-switchboard-tier", "gigantic"}});
+        const Reply reply = chat(autoRequest(QStringLiteral("hi")), {{"x-switchboard-tier", "gigantic"}});
         QCOMPARE(reply.status, 400);
         const QJsonObject error = reply.json().value("error").toObject();
         QCOMPARE(error.value("type").toString(), QStringLiteral("invalid_request_error"));
@@ -244,13 +196,13 @@ private slots:
         QVERIFY(edited->validate().isEmpty());
         m_gateway->applyConfig(edited);
 
-        QJsonObject body = chatBody(QStringLiteral("PROVE that 2 is prime"));
+        QJsonObject body = autoRequest(QStringLiteral("PROVE that 2 is prime"));
         body.insert("model", "smart");
         Reply reply = chat(body);
         QCOMPARE(reply.status, 200);
         QCOMPARE(reply.headers.value("x-switchboard-auto-tier"), QByteArray("large"));
         // The old name is now just an unknown model.
-        reply = chat(chatBody(QStringLiteral("hi")));
+        reply = chat(autoRequest(QStringLiteral("hi")));
         QCOMPARE(reply.status, 404);
         QVERIFY(!reply.headers.contains("x-switchboard-auto-tier"));
     }
@@ -258,7 +210,7 @@ private slots:
     void theModelListShowsTheTaskBasedModel()
     {
         startAll();
-        const Reply reply = send("GET", QStringLiteral("/v1/models"), {});
+        const Reply reply = m_client.request(m_gateway->port(), "GET", QStringLiteral("/v1/models"));
         QCOMPARE(reply.status, 200);
         QStringList ids;
         for (const QJsonValue &m : reply.json().value("data").toArray())

@@ -2,8 +2,9 @@
 // gets its documented status (tests/integration/BAD_INPUT.md) with an OpenAI error body where there is
 // a body, nothing reaches the provider, and the server still answers /healthz afterwards. The asan
 // build runs this file too, so "no crash, no leak" is checked by the sanitizers on every case.
-#include "FakeProvider.h"
-#include "engine/Gateway.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyUnderTest.h"
+#include "RawHttp.h"
 
 #include <QtTest>
 #include <QJsonArray>
@@ -12,6 +13,7 @@
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -98,18 +100,9 @@ RawReply exchange(quint16 port, const QByteArray &bytes, std::chrono::millisecon
     return out;
 }
 
-QByteArray request(const QByteArray &method, const QByteArray &target, const QByteArray &body = {},
-                   const QByteArray &extraHeaders = {})
-{
-    QByteArray out = method + ' ' + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extraHeaders;
-    if (!body.isNull())
-        out += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
-    return out + "\r\n" + body;
-}
-
 QByteArray chat(const QByteArray &json)
 {
-    return request("POST", "/v1/chat/completions", json);
+    return rawRequest("POST", "/v1/chat/completions", json);
 }
 
 const QByteArray kNul(1, '\0');
@@ -120,46 +113,6 @@ QByteArray chatWith(const QByteArray &extra)
     return chat(R"({"model":"gpt-4o",)" + kMessages + extra + "}");
 }
 
-ProviderSpec providerSpec()
-{
-    ProviderSpec spec;
-    spec.name = QStringLiteral("provider");
-    spec.dialect = QStringLiteral("openai_compat");
-    spec.models = {QStringLiteral("gpt-4o")};
-    spec.ttftMs = Distribution::constant(5);
-    spec.tokensPerSecond = Distribution::constant(2000);
-    spec.completionTokens = 8;
-    return spec;
-}
-
-std::shared_ptr<EngineConfig> config(const QString &baseUrl, const QString &localToken)
-{
-    auto config = std::make_shared<EngineConfig>();
-    config->proxy.listenPort = 0;
-    config->proxy.maxBodyBytes = kMaxBody;
-    config->proxy.localToken = localToken;
-    ProviderConfig p;
-    p.id = 1;
-    p.name = QStringLiteral("provider");
-    p.dialect = QStringLiteral("openai_compat");
-    p.baseUrl = baseUrl;
-    p.domain.account = QStringLiteral("acct");
-    p.keys = {ApiKeyConfig{1, QStringLiteral("key"), QStringLiteral("sk-provider-0001"), true, {}}};
-    config->providers = {p};
-    ChannelConfig c;
-    c.id = 1;
-    c.name = QStringLiteral("gpt-4o/A");
-    c.providerId = 1;
-    c.upstreamModel = QStringLiteral("gpt-4o");
-    config->channels = {c};
-    RouteConfig route;
-    route.id = 1;
-    route.logicalModel = QStringLiteral("gpt-4o");
-    route.channelIds = {1};
-    config->routes = {route};
-    return config;
-}
-
 } // namespace
 
 class tst_BadInput : public QObject {
@@ -168,14 +121,12 @@ class tst_BadInput : public QObject {
 private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{77};
-    std::unique_ptr<ScenarioClock> m_scenarioClock;
-    std::unique_ptr<FakeProvider> m_provider;
-    std::unique_ptr<Gateway> m_gateway;      // no local token
-    std::unique_ptr<Gateway> m_tokenGateway; // local token "local-secret"
+    ProxyUnderTest m_proxy{m_clock, m_random}; // its gateway has no local token
+    std::unique_ptr<Gateway> m_tokenGateway;   // the same configuration with the local token "local-secret"
 
     void checkStillUp(quint16 port, const QByteArray &auth = {})
     {
-        const RawReply health = exchange(port, request("GET", "/healthz", {}, auth));
+        const RawReply health = exchange(port, rawRequest("GET", "/healthz", {}, auth));
         QCOMPARE(health.status, 200);
         QCOMPARE(health.body, QByteArray("{\"status\":\"ok\"}"));
     }
@@ -200,31 +151,28 @@ private:
 private slots:
     void initTestCase()
     {
-        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
-        m_provider = std::make_unique<FakeProvider>(providerSpec(), *m_scenarioClock, m_random);
         QString error;
-        QVERIFY2(m_provider->start(&error), qPrintable(error));
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config(m_provider->baseUrl(), {}));
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
-        m_tokenGateway = std::make_unique<Gateway>(m_clock, m_random, config(m_provider->baseUrl(), "local-secret"));
+        QVERIFY2(m_proxy.start(fakeProviderSpec(QStringLiteral("provider")),
+                               [](EngineConfig &config) { config.proxy.maxBodyBytes = kMaxBody; }, &error),
+                 qPrintable(error));
+        auto withToken = std::make_shared<EngineConfig>(*m_proxy.gateway->config());
+        withToken->proxy.localToken = QStringLiteral("local-secret");
+        m_tokenGateway = std::make_unique<Gateway>(m_clock, m_random, withToken);
         QVERIFY2(m_tokenGateway->start(&error), qPrintable(error));
         // The control case: a well-formed request through the same client code is answered 200.
-        const RawReply fine = exchange(m_gateway->port(), chatWith({}));
+        const RawReply fine = exchange(m_proxy.gateway->port(), chatWith({}));
         QCOMPARE(fine.status, 200);
-        QCOMPARE(m_provider->stats().chat, 1u);
+        QCOMPARE(m_proxy.primary->stats().chat, 1u);
     }
 
     void cleanupTestCase()
     {
         // None of the hostile requests reached the provider: only the control request did.
-        QCOMPARE(m_provider->stats().chat, 1u);
-        if (m_gateway)
-            m_gateway->stop(500ms);
+        QCOMPARE(m_proxy.primary->stats().chat, 1u);
         if (m_tokenGateway)
             m_tokenGateway->stop(500ms);
-        m_gateway.reset();
         m_tokenGateway.reset();
-        m_provider.reset();
+        m_proxy.stop();
     }
 
     void hostileRequest_data()
@@ -310,14 +258,14 @@ private slots:
         QTest::newRow("44 Transfer-Encoding with a space before the colon (TE.TE smuggling)")
             << post + "Content-Length: 2\r\nTransfer-Encoding : chunked\r\n\r\n{}" << 400 << QString();
         // --- paths: traversal and unknown admin paths -------------------------------------------
-        QTest::newRow("45 dot-dot out of /v1 into /admin") << request("GET", "/v1/../admin/config") << 404 << "unknown_url";
-        QTest::newRow("46 dot-dot under /admin to /etc/passwd") << request("GET", "/admin/../../etc/passwd") << 404 << "not_found";
-        QTest::newRow("47 percent-encoded dot-dot") << request("GET", "/admin/%2e%2e/%2e%2e/etc/passwd") << 404 << "not_found";
-        QTest::newRow("48 encoded slashes") << request("GET", "/admin/..%2f..%2fetc%2fpasswd") << 404 << "not_found";
-        QTest::newRow("49 double slash root") << request("GET", "//etc/passwd") << 404 << "unknown_url";
-        QTest::newRow("50 unknown admin path") << request("GET", "/admin/no-such-thing") << 404 << "not_found";
-        QTest::newRow("51 POST to chat via dot-dot") << request("POST", "/v1/chat/completions/../../admin/config", "{}") << 404 << "unknown_url";
-        QTest::newRow("52 backslash traversal") << request("GET", "/admin\\..\\..\\etc\\passwd") << 404 << "unknown_url";
+        QTest::newRow("45 dot-dot out of /v1 into /admin") << rawRequest("GET", "/v1/../admin/config") << 404 << "unknown_url";
+        QTest::newRow("46 dot-dot under /admin to /etc/passwd") << rawRequest("GET", "/admin/../../etc/passwd") << 404 << "not_found";
+        QTest::newRow("47 percent-encoded dot-dot") << rawRequest("GET", "/admin/%2e%2e/%2e%2e/etc/passwd") << 404 << "not_found";
+        QTest::newRow("48 encoded slashes") << rawRequest("GET", "/admin/..%2f..%2fetc%2fpasswd") << 404 << "not_found";
+        QTest::newRow("49 double slash root") << rawRequest("GET", "//etc/passwd") << 404 << "unknown_url";
+        QTest::newRow("50 unknown admin path") << rawRequest("GET", "/admin/no-such-thing") << 404 << "not_found";
+        QTest::newRow("51 POST to chat via dot-dot") << rawRequest("POST", "/v1/chat/completions/../../admin/config", "{}") << 404 << "unknown_url";
+        QTest::newRow("52 backslash traversal") << rawRequest("GET", "/admin\\..\\..\\etc\\passwd") << 404 << "unknown_url";
         // --- bodies: JSON the chat endpoint refuses ----------------------------------------------
         QTest::newRow("53 empty body") << chat(QByteArray("")) << 400 << "invalid_json";
         QTest::newRow("54 NUL byte between JSON tokens") << chat("{\"model\":" + kNul + "\"gpt-4o\"}") << 400 << "invalid_json";
@@ -341,13 +289,13 @@ private slots:
         QTest::newRow("69 stop a number") << chatWith(R"(,"stop":7)") << 400 << "invalid_type";
         QTest::newRow("70 stream_options a string") << chatWith(R"(,"stream_options":"yes")") << 400 << "invalid_type";
         QTest::newRow("71 embeddings without input")
-            << request("POST", "/v1/embeddings", R"({"model":"gpt-4o"})") << 400 << QString();
+            << rawRequest("POST", "/v1/embeddings", R"({"model":"gpt-4o"})") << 400 << QString();
         QTest::newRow("72 embeddings input a number")
-            << request("POST", "/v1/embeddings", R"({"model":"gpt-4o","input":3})") << 400 << QString();
+            << rawRequest("POST", "/v1/embeddings", R"({"model":"gpt-4o","input":3})") << 400 << QString();
         QTest::newRow("73 unknown model with a huge name")
             << chat("{\"model\":\"" + QByteArray(100000, 'm') + "\"," + kMessages + "}") << 404 << QString();
-        QTest::newRow("74 HEAD on chat completions") << request("HEAD", "/v1/chat/completions") << 405 << QString();
-        QTest::newRow("75 DELETE on models") << request("DELETE", "/v1/models") << 405 << "method_not_allowed";
+        QTest::newRow("74 HEAD on chat completions") << rawRequest("HEAD", "/v1/chat/completions") << 405 << QString();
+        QTest::newRow("75 DELETE on models") << rawRequest("DELETE", "/v1/models") << 405 << "method_not_allowed";
     }
 
     void hostileRequest()
@@ -355,9 +303,9 @@ private slots:
         QFETCH(QByteArray, bytes);
         QFETCH(int, status);
         QFETCH(QString, code);
-        const RawReply reply = exchange(m_gateway->port(), bytes);
+        const RawReply reply = exchange(m_proxy.gateway->port(), bytes);
         checkAnswer(reply, status, code, bytes);
-        checkStillUp(m_gateway->port());
+        checkStillUp(m_proxy.gateway->port());
     }
 
     void adminPathsNeedTheTokenWhenOneIsSet_data()
@@ -379,8 +327,8 @@ private slots:
         QFETCH(QByteArray, target);
         QFETCH(int, status);
         QFETCH(QString, code);
-        checkAnswer(exchange(m_tokenGateway->port(), request("GET", target)), status, code, "GET");
-        checkAnswer(exchange(m_tokenGateway->port(), request("GET", target, {}, "Authorization: Bearer nope\r\n")), status, code, "GET");
+        checkAnswer(exchange(m_tokenGateway->port(), rawRequest("GET", target)), status, code, "GET");
+        checkAnswer(exchange(m_tokenGateway->port(), rawRequest("GET", target, {}, "Authorization: Bearer nope\r\n")), status, code, "GET");
         checkStillUp(m_tokenGateway->port());
     }
 
@@ -398,7 +346,7 @@ private slots:
     void tokenAttacksGet401()
     {
         QFETCH(QByteArray, authorization);
-        const RawReply reply = exchange(m_tokenGateway->port(), request("POST", "/v1/chat/completions",
+        const RawReply reply = exchange(m_tokenGateway->port(), rawRequest("POST", "/v1/chat/completions",
                                                                          R"({"model":"gpt-4o",)" + kMessages + "}", authorization));
         checkAnswer(reply, 401, QStringLiteral("invalid_api_key"), "POST");
         QVERIFY(!reply.body.contains("local-secret")); // the token is never echoed
@@ -409,7 +357,7 @@ private slots:
     {
         // Pipelined: the good request is answered, then the bad one gets its 400 and the connection closes.
         QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, m_gateway->port());
+        socket.connectToHost(QHostAddress::LocalHost, m_proxy.gateway->port());
         QVERIFY(socket.waitForConnected(5000));
         socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nBAD\x01 / HTTP/1.1\r\n\r\n");
         QByteArray data;
@@ -420,15 +368,15 @@ private slots:
         const qsizetype second = data.indexOf("HTTP/1.1 400 ");
         QVERIFY2(second > 0, data.constData());
         QVERIFY(data.mid(second).contains("Connection: close"));
-        checkStillUp(m_gateway->port());
+        checkStillUp(m_proxy.gateway->port());
     }
 
     void slowlorisGets408()
     {
         // Headers that never finish: the header timeout (10 s) answers 408 and closes.
-        const RawReply reply = exchange(m_gateway->port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", 30s);
+        const RawReply reply = exchange(m_proxy.gateway->port(), "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", 30s);
         checkAnswer(reply, 408, QStringLiteral("request_timeout"), "GET");
-        checkStillUp(m_gateway->port());
+        checkStillUp(m_proxy.gateway->port());
     }
 };
 

@@ -3,16 +3,17 @@
 // client in front. Miss then hit in both forms, SSE with [DONE] on a hit, bypass headers, per-route
 // opt-in, nothing saved from errors or cut streams, the history's cache-hit flag, and semantic
 // entries that survive a restart of the engine.
-#include "FakeProvider.h"
-#include "engine/Gateway.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyClient.h"
+#include "ProxyConfigs.h"
+#include "ProxyUnderTest.h"
+#include "StreamText.h"
 #include "net/HttpServer.h"
 #include "net/ResponseWriter.h"
 
 #include <QtTest>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 
@@ -22,46 +23,15 @@
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
 
-struct Reply {
-    int status = 0;
-    QByteArray body;
-    QHash<QByteArray, QByteArray> headers; // lower-case names
-    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
-    QByteArray cache() const { return headers.value("x-switchboard-cache"); }
-};
-
-struct StreamText {
-    QString content;
-    bool done = false;
-    int chunks = 0;
-    QJsonObject error;
-};
-
-StreamText parseStream(const QByteArray &body)
+// What the cache did with a request: "miss", "hit" or "skip"; empty on a route without a cache.
+QByteArray cache(const Reply &reply)
 {
-    StreamText out;
-    for (const QByteArray &line : body.split('\n')) {
-        if (!line.startsWith("data: "))
-            continue;
-        const QByteArray data = line.mid(6).trimmed();
-        if (data == "[DONE]") {
-            out.done = true;
-            continue;
-        }
-        const QJsonObject chunk = QJsonDocument::fromJson(data).object();
-        if (chunk.contains("error")) {
-            out.error = chunk.value("error").toObject();
-            continue;
-        }
-        ++out.chunks;
-        for (const QJsonValue &choice : chunk.value("choices").toArray())
-            out.content += choice.toObject().value("delta").toObject().value("content").toString();
-    }
-    return out;
+    return reply.headers.value("x-switchboard-cache");
 }
 
 QString completionText(const Reply &reply)
@@ -125,30 +95,7 @@ private:
     QStringList m_inputs;
 };
 
-ProviderSpec providerSpec(const QString &name, std::vector<FaultSpec> faults = {})
-{
-    ProviderSpec spec;
-    spec.name = name;
-    spec.dialect = QStringLiteral("openai_compat");
-    spec.models = {QStringLiteral("gpt-4o")};
-    spec.ttftMs = Distribution::constant(5);
-    spec.tokensPerSecond = Distribution::constant(2000);
-    spec.completionTokens = 12;
-    spec.faults = std::move(faults);
-    return spec;
-}
-
-FaultSpec always(SimError error)
-{
-    FaultSpec fault;
-    fault.type = FaultSpec::Type::Errors;
-    fault.from = 0;
-    fault.probability = 1.0;
-    fault.mix = {ErrorMixEntry{error, 1.0}};
-    return fault;
-}
-
-QByteArray chatBody(bool stream, const QString &question = QStringLiteral("What is the capital of France?"),
+QByteArray questionBody(bool stream, const QString &question = QStringLiteral("What is the capital of France?"),
                     const QString &system = QString(), const QString &model = QStringLiteral("gpt-4o"))
 {
     QJsonArray messages;
@@ -166,66 +113,24 @@ class tst_CacheThrough : public QObject {
 private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{4321};
-    std::unique_ptr<ScenarioClock> m_scenarioClock;
-    std::unique_ptr<FakeProvider> m_primary;
-    std::unique_ptr<FakeProvider> m_fallback;
+    ProxyUnderTest m_proxy{m_clock, m_random};
     std::unique_ptr<FakeEmbeddings> m_embeddings;
-    std::unique_ptr<Gateway> m_gateway;
-    QNetworkAccessManager m_http;
+    ProxyClient m_client;
     std::mutex m_recordsMutex;
     std::vector<RequestRecord> m_records;
 
+    // gpt-4o cached and gpt-4o-nocache, both over the two channels, and the embeddings service of the
+    // semantic cache as channel 3.
     std::shared_ptr<EngineConfig> makeConfig(std::function<void(EngineConfig &)> tweak)
     {
-        auto config = std::make_shared<EngineConfig>();
-        config->proxy.listenPort = 0;
-        ProviderConfig a;
-        a.id = 1;
-        a.name = QStringLiteral("primary");
-        a.dialect = QStringLiteral("openai_compat");
-        a.baseUrl = m_primary->baseUrl();
-        a.primaryTimeout = 3s;
-        a.fallbackTimeout = 3s;
-        a.keys = {ApiKeyConfig{1, QStringLiteral("primary key"), QStringLiteral("sk-primary-0001"), true, {}}};
-        ProviderConfig b = a;
-        b.id = 2;
-        b.name = QStringLiteral("fallback");
-        b.baseUrl = m_fallback->baseUrl();
-        b.keys = {ApiKeyConfig{2, QStringLiteral("fallback key"), QStringLiteral("sk-fallback-0002"), true, {}}};
-        ProviderConfig e = a;
-        e.id = 3;
-        e.name = QStringLiteral("embeddings");
-        e.baseUrl = m_embeddings->baseUrl();
-        e.keys = {ApiKeyConfig{3, QStringLiteral("embeddings key"), QStringLiteral("sk-embed-0003"), true, {}}};
-        config->providers = {a, b, e};
-        ChannelConfig ca;
-        ca.id = 1;
-        ca.name = QStringLiteral("gpt-4o/A");
-        ca.providerId = 1;
-        ca.upstreamModel = QStringLiteral("gpt-4o");
-        ChannelConfig cb = ca;
-        cb.id = 2;
-        cb.name = QStringLiteral("gpt-4o/B");
-        cb.providerId = 2;
-        ChannelConfig ce = ca;
-        ce.id = 3;
-        ce.name = QStringLiteral("embed");
-        ce.providerId = 3;
-        ce.upstreamModel = QStringLiteral("fake-embed");
-        config->channels = {ca, cb, ce};
-        RouteConfig cached;
-        cached.id = 1;
-        cached.logicalModel = QStringLiteral("gpt-4o");
-        cached.strategy = RoutingStrategy::Priority;
-        cached.channelIds = {1, 2};
-        cached.cacheEnabled = true;
-        RouteConfig uncached = cached;
+        auto config = m_proxy.config();
+        addEmbeddingsChannel(*config, m_embeddings->baseUrl());
+        config->routes.front().cacheEnabled = true;
+        RouteConfig uncached = config->routes.front();
         uncached.id = 2;
         uncached.logicalModel = QStringLiteral("gpt-4o-nocache");
         uncached.cacheEnabled = false;
-        config->routes = {cached, uncached};
-        config->retry.baseDelay = 10ms;
-        config->retry.jitter = 5ms;
+        config->routes.push_back(uncached);
         if (tweak)
             tweak(*config);
         return config;
@@ -233,13 +138,9 @@ private:
 
     void startAll(std::vector<FaultSpec> faults = {}, std::function<void(EngineConfig &)> tweak = {}, const QString &storePath = {})
     {
-        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
-        m_primary = std::make_unique<FakeProvider>(providerSpec("primary", faults), *m_scenarioClock, m_random);
-        m_fallback = std::make_unique<FakeProvider>(providerSpec("fallback", faults), *m_scenarioClock, m_random);
-        m_embeddings = std::make_unique<FakeEmbeddings>();
         QString error;
-        QVERIFY2(m_primary->start(&error), qPrintable(error));
-        QVERIFY2(m_fallback->start(&error), qPrintable(error));
+        QVERIFY2(m_proxy.startProviders(fakeProviderSpec("primary", faults), fakeProviderSpec("fallback", faults), &error), qPrintable(error));
+        m_embeddings = std::make_unique<FakeEmbeddings>();
         QVERIFY2(m_embeddings->start(&error), qPrintable(error));
         startGateway(makeConfig(std::move(tweak)), storePath);
     }
@@ -247,40 +148,23 @@ private:
     void startGateway(std::shared_ptr<EngineConfig> config, const QString &storePath = {})
     {
         QVERIFY2(config->validate().isEmpty(), qPrintable(config->validate().join('\n')));
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
+        m_proxy.gateway = std::make_unique<Gateway>(m_clock, m_random, config);
         if (!storePath.isEmpty()) {
             QString error;
-            QVERIFY2(m_gateway->context().cache().openStore(storePath, &error), qPrintable(error));
+            QVERIFY2(m_proxy.gateway->context().cache().openStore(storePath, &error), qPrintable(error));
         }
-        m_gateway->context().setRequestSink([this](RequestRecord &&r) {
+        m_proxy.gateway->context().setRequestSink([this](RequestRecord &&r) {
             std::lock_guard lock(m_recordsMutex);
             m_records.push_back(std::move(r));
         });
         QString error;
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+        QVERIFY2(m_proxy.gateway->start(&error), qPrintable(error));
     }
 
-    Reply post(const QByteArray &body, QList<QPair<QByteArray, QByteArray>> headers = {})
-    {
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_gateway->port())));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        for (const auto &h : headers)
-            req.setRawHeader(h.first, h.second);
-        QNetworkReply *reply = m_http.post(req, body);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(20000);
-        Reply out;
-        out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        out.body = reply->readAll();
-        for (const auto &pair : reply->rawHeaderPairs())
-            out.headers.insert(pair.first.toLower(), pair.second);
-        reply->deleteLater();
-        return out;
-    }
+    Reply post(const QByteArray &body, const RawHeaders &headers = {}) { return m_client.postChat(m_proxy.gateway->port(), body, headers); }
 
-    quint64 upstreamChats() const { return m_primary->stats().chat + m_fallback->stats().chat; }
-    CacheFront::Stats cacheStats() { return m_gateway->context().cache().stats(); }
+    quint64 upstreamChats() const { return m_proxy.primary->stats().chat + m_proxy.fallback->stats().chat; }
+    CacheFront::Stats cacheStats() { return m_proxy.gateway->context().cache().stats(); }
 
     std::vector<RequestRecord> records()
     {
@@ -299,11 +183,7 @@ private:
 private slots:
     void cleanup()
     {
-        if (m_gateway)
-            m_gateway->stop(500ms);
-        m_gateway.reset();
-        m_primary.reset();
-        m_fallback.reset();
+        m_proxy.stop();
         m_embeddings.reset();
         m_records.clear();
     }
@@ -311,18 +191,18 @@ private slots:
     void streamMissThenHitAsSse()
     {
         startAll();
-        const Reply miss = post(chatBody(true));
+        const Reply miss = post(questionBody(true));
         QCOMPARE(miss.status, 200);
-        QCOMPARE(miss.cache(), QByteArray("miss"));
+        QCOMPARE(cache(miss), QByteArray("miss"));
         const StreamText first = parseStream(miss.body);
         QVERIFY(first.done);
         QVERIFY(!first.content.isEmpty());
         QCOMPARE(upstreamChats(), 1u);
         QTRY_COMPARE(cacheStats().exact.stores, 1u);
 
-        const Reply hit = post(chatBody(true));
+        const Reply hit = post(questionBody(true));
         QCOMPARE(hit.status, 200);
-        QCOMPARE(hit.cache(), QByteArray("hit"));
+        QCOMPARE(cache(hit), QByteArray("hit"));
         QCOMPARE(hit.headers.value("x-switchboard-cache-kind"), QByteArray("exact"));
         QVERIFY(hit.headers.value("content-type").startsWith("text/event-stream"));
         QVERIFY(hit.body.endsWith("data: [DONE]\n\n"));
@@ -337,13 +217,13 @@ private slots:
     void nonStreamMissThenHit()
     {
         startAll();
-        const Reply miss = post(chatBody(false));
+        const Reply miss = post(questionBody(false));
         QCOMPARE(miss.status, 200);
-        QCOMPARE(miss.cache(), QByteArray("miss"));
+        QCOMPARE(cache(miss), QByteArray("miss"));
         QTRY_COMPARE(cacheStats().exact.stores, 1u);
-        const Reply hit = post(chatBody(false));
+        const Reply hit = post(questionBody(false));
         QCOMPARE(hit.status, 200);
-        QCOMPARE(hit.cache(), QByteArray("hit"));
+        QCOMPARE(cache(hit), QByteArray("hit"));
         QCOMPARE(hit.json().value("object").toString(), QStringLiteral("chat.completion"));
         QCOMPARE(completionText(hit), completionText(miss));
         QCOMPARE(upstreamChats(), 1u);
@@ -352,17 +232,17 @@ private slots:
     void aHitAnswersTheOtherForm()
     {
         startAll();
-        const Reply streamed = post(chatBody(true));
+        const Reply streamed = post(questionBody(true));
         QTRY_COMPARE(cacheStats().exact.stores, 1u);
-        const Reply whole = post(chatBody(false)); // same question, not streamed: same key
-        QCOMPARE(whole.cache(), QByteArray("hit"));
+        const Reply whole = post(questionBody(false)); // same question, not streamed: same key
+        QCOMPARE(cache(whole), QByteArray("hit"));
         QCOMPARE(completionText(whole), parseStream(streamed.body).content);
 
-        const Reply other = post(chatBody(false, QStringLiteral("Another question")));
-        QCOMPARE(other.cache(), QByteArray("miss"));
+        const Reply other = post(questionBody(false, QStringLiteral("Another question")));
+        QCOMPARE(cache(other), QByteArray("miss"));
         QTRY_COMPARE(cacheStats().exact.stores, 2u);
-        const Reply asStream = post(chatBody(true, QStringLiteral("Another question")));
-        QCOMPARE(asStream.cache(), QByteArray("hit"));
+        const Reply asStream = post(questionBody(true, QStringLiteral("Another question")));
+        QCOMPARE(cache(asStream), QByteArray("hit"));
         const StreamText text = parseStream(asStream.body);
         QVERIFY(text.done);
         QCOMPARE(text.content, completionText(other));
@@ -381,13 +261,13 @@ private slots:
         QFETCH(QByteArray, name);
         QFETCH(QByteArray, value);
         startAll();
-        post(chatBody(false));
+        post(questionBody(false));
         QTRY_COMPARE(cacheStats().exact.stores, 1u);
-        const Reply skipped = post(chatBody(false), {{name, value}});
+        const Reply skipped = post(questionBody(false), {{name, value}});
         QCOMPARE(skipped.status, 200);
-        QCOMPARE(skipped.cache(), QByteArray("skip"));
+        QCOMPARE(cache(skipped), QByteArray("skip"));
         QCOMPARE(upstreamChats(), 2u);
-        QCOMPARE(post(chatBody(false)).cache(), QByteArray("hit"));
+        QCOMPARE(cache(post(questionBody(false))), QByteArray("hit"));
         QCOMPARE(upstreamChats(), 2u);
         QCOMPARE(cacheStats().skipped, 1u);
     }
@@ -395,7 +275,7 @@ private slots:
     void aRouteWithoutCacheIsNeverCached()
     {
         startAll();
-        const QByteArray body = chatBody(true, QStringLiteral("hello"), {}, QStringLiteral("gpt-4o-nocache"));
+        const QByteArray body = questionBody(true, QStringLiteral("hello"), {}, QStringLiteral("gpt-4o-nocache"));
         const Reply a = post(body);
         const Reply b = post(body);
         QCOMPARE(a.status, 200);
@@ -416,15 +296,15 @@ private slots:
     {
         QFETCH(int, error);
         startAll({always(static_cast<SimError>(error))});
-        const Reply broken = post(chatBody(true));
+        const Reply broken = post(questionBody(true));
         QCOMPARE(broken.status, 200);
         const StreamText text = parseStream(broken.body);
         QVERIFY(!text.done);
         QVERIFY(!text.error.isEmpty());
         QVERIFY(text.chunks > 0); // it really was cut mid-way, after bytes went out
         // The save would run on the next turn of the worker's loop; a later request sees its effect.
-        const Reply again = post(chatBody(true));
-        QCOMPARE(again.cache(), QByteArray("miss"));
+        const Reply again = post(questionBody(true));
+        QCOMPARE(cache(again), QByteArray("miss"));
         QCOMPARE(cacheStats().exact.stores, 0u);
         QCOMPARE(upstreamChats(), 2u);
     }
@@ -432,13 +312,13 @@ private slots:
     void anErrorIsNotCached()
     {
         startAll({always(SimError::Http500)});
-        const Reply failed = post(chatBody(false));
+        const Reply failed = post(questionBody(false));
         QCOMPARE(failed.status, 502);
-        QCOMPARE(failed.cache(), QByteArray("miss"));
+        QCOMPARE(cache(failed), QByteArray("miss"));
         QVERIFY(failed.json().contains("error"));
-        const Reply again = post(chatBody(false));
+        const Reply again = post(questionBody(false));
         QCOMPARE(again.status, 502);
-        QCOMPARE(again.cache(), QByteArray("miss"));
+        QCOMPARE(cache(again), QByteArray("miss"));
         QCOMPARE(cacheStats().exact.stores, 0u);
         QCOMPARE(cacheStats().exact.hits, 0u);
     }
@@ -446,9 +326,9 @@ private slots:
     void theHistoryMarksCacheHits()
     {
         startAll();
-        post(chatBody(true));
+        post(questionBody(true));
         QTRY_COMPARE(cacheStats().exact.stores, 1u);
-        post(chatBody(true));
+        post(questionBody(true));
         QTRY_COMPARE(records().size(), std::size_t(2));
         const auto rows = records();
         QVERIFY(!rows[0].cacheHit);
@@ -460,18 +340,18 @@ private slots:
         QVERIFY(rows[1].streamed);
         QVERIFY(rows[1].ttftMs >= 0);
         QVERIFY(rows[1].attempts.empty());
-        QCOMPARE(m_gateway->context().counters().requests.load(), 2u);
-        QCOMPARE(m_gateway->context().counters().succeeded.load(), 2u);
+        QCOMPARE(m_proxy.gateway->context().counters().requests.load(), 2u);
+        QCOMPARE(m_proxy.gateway->context().counters().succeeded.load(), 2u);
     }
 
     void semanticHitForARewording()
     {
         startAll({}, [this](EngineConfig &c) { useSemantic(c); });
-        const Reply miss = post(chatBody(true, QStringLiteral("What is the capital of France?")));
-        QCOMPARE(miss.cache(), QByteArray("miss"));
+        const Reply miss = post(questionBody(true, QStringLiteral("What is the capital of France?")));
+        QCOMPARE(cache(miss), QByteArray("miss"));
         QTRY_COMPARE(cacheStats().semantic.stores, 1u);
-        const Reply hit = post(chatBody(true, QStringLiteral("what is THE capital of france")));
-        QCOMPARE(hit.cache(), QByteArray("hit"));
+        const Reply hit = post(questionBody(true, QStringLiteral("what is THE capital of france")));
+        QCOMPARE(cache(hit), QByteArray("hit"));
         QCOMPARE(hit.headers.value("x-switchboard-cache-kind"), QByteArray("semantic"));
         QCOMPARE(hit.headers.value("x-switchboard-cache-similarity").toDouble(), 1.0);
         QCOMPARE(parseStream(hit.body).content, parseStream(miss.body).content);
@@ -480,20 +360,20 @@ private slots:
         QCOMPARE(m_embeddings->calls(), 2);
         QCOMPARE(m_embeddings->inputs().at(0), QStringLiteral("user: What is the capital of France?"));
 
-        const Reply other = post(chatBody(true, QStringLiteral("How do I bake sourdough bread?")));
-        QCOMPARE(other.cache(), QByteArray("miss"));
+        const Reply other = post(questionBody(true, QStringLiteral("How do I bake sourdough bread?")));
+        QCOMPARE(cache(other), QByteArray("miss"));
         QCOMPARE(upstreamChats(), 2u);
     }
 
     void semanticCacheIsScopedBySystemPrompt()
     {
         startAll({}, [this](EngineConfig &c) { useSemantic(c, SemanticPreset::Loose); });
-        post(chatBody(false, QStringLiteral("Capital of France?"), QStringLiteral("Answer in English.")));
+        post(questionBody(false, QStringLiteral("Capital of France?"), QStringLiteral("Answer in English.")));
         QTRY_COMPARE(cacheStats().semantic.stores, 1u);
-        const Reply otherSystem = post(chatBody(false, QStringLiteral("Capital of France?"), QStringLiteral("Answer in French.")));
-        QCOMPARE(otherSystem.cache(), QByteArray("miss"));
-        const Reply sameSystem = post(chatBody(false, QStringLiteral("capital of france"), QStringLiteral("Answer in English.")));
-        QCOMPARE(sameSystem.cache(), QByteArray("hit"));
+        const Reply otherSystem = post(questionBody(false, QStringLiteral("Capital of France?"), QStringLiteral("Answer in French.")));
+        QCOMPARE(cache(otherSystem), QByteArray("miss"));
+        const Reply sameSystem = post(questionBody(false, QStringLiteral("capital of france"), QStringLiteral("Answer in English.")));
+        QCOMPARE(cache(sameSystem), QByteArray("hit"));
         QCOMPARE(upstreamChats(), 2u);
     }
 
@@ -502,18 +382,18 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath("switchboard.db");
         startAll({}, [this](EngineConfig &c) { useSemantic(c); }, path);
-        const Reply miss = post(chatBody(false));
-        QCOMPARE(miss.cache(), QByteArray("miss"));
+        const Reply miss = post(questionBody(false));
+        QCOMPARE(cache(miss), QByteArray("miss"));
         QTRY_COMPARE(cacheStats().semantic.stores, 1u);
-        m_gateway->context().cache().semantic().flush();
-        const EngineConfigPtr config = m_gateway->config();
-        m_gateway->stop(500ms);
-        m_gateway.reset();
+        m_proxy.gateway->context().cache().semantic().flush();
+        const EngineConfigPtr config = m_proxy.gateway->config();
+        m_proxy.gateway->stop(500ms);
+        m_proxy.gateway.reset();
 
         startGateway(std::make_shared<EngineConfig>(*config), path);
         QCOMPARE(cacheStats().semantic.loaded, qint64(1));
-        const Reply hit = post(chatBody(false, QStringLiteral("what is the capital of France")));
-        QCOMPARE(hit.cache(), QByteArray("hit"));
+        const Reply hit = post(questionBody(false, QStringLiteral("what is the capital of France")));
+        QCOMPARE(cache(hit), QByteArray("hit"));
         QCOMPARE(completionText(hit), completionText(miss));
         QCOMPARE(upstreamChats(), 1u);
     }
@@ -524,9 +404,9 @@ private slots:
             useSemantic(c);
             c.providers[2].baseUrl = QStringLiteral("http://127.0.0.1:1/v1"); // nothing listens there
         });
-        const Reply reply = post(chatBody(true));
+        const Reply reply = post(questionBody(true));
         QCOMPARE(reply.status, 200);
-        QCOMPARE(reply.cache(), QByteArray("miss"));
+        QCOMPARE(cache(reply), QByteArray("miss"));
         QVERIFY(parseStream(reply.body).done);
         QCOMPARE(cacheStats().embeddingFailures, 1u);
         QCOMPARE(cacheStats().semantic.stores, 0u);

@@ -2,6 +2,7 @@
 // dialect's success and outage, and a tiny canned-response server for the answers the simulator's
 // probe endpoint does not give (401 that echoes the key, 429, a server that never answers).
 #include "FakeProvider.h"
+#include "FakeProviderSpecs.h"
 #include "common/SecretMask.h"
 #include "engine/ConnectionTest.h"
 
@@ -12,6 +13,7 @@
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -84,19 +86,24 @@ private:
 
     std::unique_ptr<FakeProvider> fake(const QString &dialect, std::vector<FaultSpec> faults = {})
     {
-        ProviderSpec spec;
-        spec.name = dialect;
+        ProviderSpec spec = fakeProviderSpec(dialect, std::move(faults));
         spec.dialect = dialect;
         spec.models = {QStringLiteral("m-1"), QStringLiteral("m-2"), QStringLiteral("m-3")};
-        spec.ttftMs = Distribution::constant(1);
-        spec.tokensPerSecond = Distribution::constant(5000);
-        spec.completionTokens = 2;
-        spec.faults = std::move(faults);
         auto provider = std::make_unique<FakeProvider>(spec, m_scenarioClock, m_random, 1);
         QString error;
         if (!provider->start(&error))
             qWarning("fake provider did not start: %s", qPrintable(error));
         return provider;
+    }
+
+    // What a finished test reports: its verdict, the HTTP status, the outcome and how its line starts.
+    void checkResult(const ConnectionTest::Result &r, ConnectionTest::Verdict verdict, int httpStatus, OutcomeKind kind,
+                     const QString &textStart)
+    {
+        QCOMPARE(r.verdict, verdict);
+        QCOMPARE(r.httpStatus, httpStatus);
+        QCOMPARE(r.kind, kind);
+        QVERIFY2(r.text().startsWith(textStart), qPrintable(r.text()));
     }
 
 private slots:
@@ -138,10 +145,7 @@ private slots:
         auto provider = fake(QStringLiteral("openai_compat"), {blackout});
         ConnectionTest test(m_clock);
         const auto r = run(test, providerFor(QStringLiteral("openai_compat"), provider->baseUrl()));
-        QCOMPARE(r.verdict, ConnectionTest::Verdict::Failed);
-        QCOMPARE(r.httpStatus, 503);
-        QCOMPARE(r.kind, OutcomeKind::ProviderDown);
-        QVERIFY2(r.text().startsWith(QStringLiteral("✗ 503 provider down: ")), qPrintable(r.text()));
+        checkResult(r, ConnectionTest::Verdict::Failed, 503, OutcomeKind::ProviderDown, QStringLiteral("✗ 503 provider down: "));
     }
 
     void rejectedKeyIsAnAuthErrorAndTheKeyNeverAppears()
@@ -153,10 +157,7 @@ private slots:
         QVERIFY(server.listen());
         ConnectionTest test(m_clock);
         const auto r = run(test, providerFor(QStringLiteral("openai_compat"), server.baseUrl()));
-        QCOMPARE(r.verdict, ConnectionTest::Verdict::Failed);
-        QCOMPARE(r.httpStatus, 401);
-        QCOMPARE(r.kind, OutcomeKind::AuthError);
-        QVERIFY2(r.text().startsWith(QStringLiteral("✗ 401 auth error: ")), qPrintable(r.text()));
+        checkResult(r, ConnectionTest::Verdict::Failed, 401, OutcomeKind::AuthError, QStringLiteral("✗ 401 auth error: "));
         QVERIFY2(!r.text().contains(Secret), qPrintable(r.text()));
         QVERIFY2(r.text().contains(QStringLiteral("sk-…")), qPrintable(r.text())); // the mask stays, to tell keys apart
         // The key did go out, in the header the dialect uses.
@@ -171,10 +172,7 @@ private slots:
         QVERIFY(server.listen());
         ConnectionTest test(m_clock);
         const auto r = run(test, providerFor(QStringLiteral("openai_compat"), server.baseUrl()));
-        QCOMPARE(r.verdict, ConnectionTest::Verdict::Warning);
-        QCOMPARE(r.httpStatus, 429);
-        QCOMPARE(r.kind, OutcomeKind::RetryableRateLimit);
-        QVERIFY2(r.text().startsWith(QStringLiteral("⚠ 429 rate limited in ")), qPrintable(r.text()));
+        checkResult(r, ConnectionTest::Verdict::Warning, 429, OutcomeKind::RetryableRateLimit, QStringLiteral("⚠ 429 rate limited in "));
     }
 
     void refusedConnectionSaysSo()
@@ -184,10 +182,7 @@ private slots:
         provider->stop(); // nothing listens on that port any more
         ConnectionTest test(m_clock);
         const auto r = run(test, providerFor(QStringLiteral("openai_compat"), url));
-        QCOMPARE(r.verdict, ConnectionTest::Verdict::Failed);
-        QCOMPARE(r.httpStatus, 0);
-        QCOMPARE(r.kind, OutcomeKind::ConnectFailed);
-        QVERIFY2(r.text().startsWith(QStringLiteral("✗ connection failed: ")), qPrintable(r.text()));
+        checkResult(r, ConnectionTest::Verdict::Failed, 0, OutcomeKind::ConnectFailed, QStringLiteral("✗ connection failed: "));
     }
 
     void silentServerTimesOut()

@@ -2,18 +2,17 @@
 // second EngineHost on the same file starts with the same spend — so a spent hard budget still
 // refuses after the restart instead of granting a fresh allowance.
 #include "FakeProvider.h"
-#include "engine/EngineHost.h"
-#include "model/ConfigJson.h"
+#include "FakeProviderSpecs.h"
+#include "HeadlessHost.h"
+#include "ProxyClient.h"
+#include "ProxyConfigs.h"
 
 #include <QtTest>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QTemporaryDir>
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 class tst_CostPersistence : public QObject {
@@ -22,68 +21,34 @@ class tst_CostPersistence : public QObject {
 private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{7};
-    QNetworkAccessManager m_http;
+    ProxyClient m_client;
 
     int chat(EngineHost &host)
     {
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(host.gateway()->port())));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        const QJsonObject body{{"model", "m"}, {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "Count to three."}}}}};
-        QNetworkReply *reply = m_http.post(req, QJsonDocument(body).toJson(QJsonDocument::Compact));
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(20000);
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        reply->deleteLater();
-        return status;
+        return m_client.postChat(host.gateway()->port(), chatBody(std::nullopt, QStringLiteral("m"), QStringLiteral("Count to three."))).status;
     }
 
 private slots:
     void spendAndHardStopSurviveARestart()
     {
         ScenarioClock scenarioClock(m_clock, 1.0);
-        ProviderSpec spec;
-        spec.name = QStringLiteral("up");
-        spec.dialect = QStringLiteral("openai_compat");
+        ProviderSpec spec = fakeProviderSpec(QStringLiteral("up"));
         spec.models = {QStringLiteral("up-model")};
-        spec.ttftMs = Distribution::constant(5);
-        spec.tokensPerSecond = Distribution::constant(5000);
         spec.completionTokens = 20;
         FakeProvider provider(spec, scenarioClock, m_random);
         QString error;
         QVERIFY2(provider.start(&error), qPrintable(error));
 
-        EngineConfig config;
-        config.proxy.listenPort = 0;
-        ProviderConfig p;
-        p.id = 1;
-        p.name = QStringLiteral("up");
-        p.baseUrl = provider.baseUrl();
-        p.keys = {ApiKeyConfig{1, QStringLiteral("k"), QStringLiteral("sk-persist-0001"), true, {}}};
-        config.providers = {p};
-        config.channels = {ChannelConfig{1, QStringLiteral("m/A"), 1, QStringLiteral("up-model"), 1.0, true, {}, {}, {}}};
-        RouteConfig route;
-        route.id = 1;
-        route.logicalModel = QStringLiteral("m");
-        route.channelIds = {1};
-        config.routes = {route};
+        EngineConfig config = *oneChannelConfig(QStringLiteral("up"), provider.baseUrl(), QStringLiteral("m"));
+        config.channels.front().upstreamModel = QStringLiteral("up-model");
         config.prices = {ModelPrice{QStringLiteral("up-model"), 1000.0, 1000.0}}; // $0.001 a token: easy to see
         // Three requests of ~30 tokens each fit under $0.2; the hard stop comes with the third.
         config.budgets = {BudgetConfig{QStringLiteral("m"), BudgetPeriod::Month, 0.0, 0.2}};
         QVERIFY2(config.validate().isEmpty(), qPrintable(config.validate().join(' ')));
 
         QTemporaryDir dir;
-        const QString configPath = dir.filePath(QStringLiteral("config.json"));
-        {
-            QFile file(configPath);
-            QVERIFY(file.open(QIODevice::WriteOnly));
-            file.write(exportConfigJson(config, ConfigExportOptions{true}).toBytes());
-        }
-        EngineHost::Options options;
-        options.dbPath = dir.filePath(QStringLiteral("switchboard.db"));
-        options.configPath = configPath;
-        options.seedDemo = false;
-        options.keyringAllowed = false;
+        const EngineHost::Options options = headlessOptions(dir.path());
+        QVERIFY(writeConfigFile(options.configPath, config));
 
         double spentBefore = 0.0;
         {

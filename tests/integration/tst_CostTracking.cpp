@@ -2,31 +2,26 @@
 // dialect. Every finished request's token usage (streamed usage included) and cost reach the
 // request record and the route's spend; a spent hard budget answers 429 in OpenAI's error format;
 // crossing a soft limit raises one budget event.
-#include "FakeProvider.h"
-#include "engine/Gateway.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyClient.h"
+#include "ProxyConfigs.h"
+#include "ProxyUnderTest.h"
+#include "StreamText.h"
 
 #include <QtTest>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 
 #include <mutex>
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
 
 constexpr int kCompletionTokens = 12;
-
-struct Reply {
-    int status = 0;
-    QByteArray body;
-    QHash<QByteArray, QByteArray> headers; // lower-case names
-    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
-};
 
 // What the Gateway hands to the history and the event stream, collected across worker threads.
 struct Sink {
@@ -51,7 +46,7 @@ struct Sink {
     }
 };
 
-QByteArray chatBody(bool stream, bool includeUsage)
+QByteArray chatBodyWithUsage(bool stream, bool includeUsage)
 {
     QJsonObject body{{"model", "m"},
                      {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "Say something about the sea."}}}},
@@ -59,20 +54,6 @@ QByteArray chatBody(bool stream, bool includeUsage)
     if (includeUsage)
         body.insert("stream_options", QJsonObject{{"include_usage", true}});
     return QJsonDocument(body).toJson(QJsonDocument::Compact);
-}
-
-// The usage chunk of an OpenAI stream, when the client asked for one.
-QJsonObject streamUsage(const QByteArray &body)
-{
-    QJsonObject usage;
-    for (const QByteArray &line : body.split('\n')) {
-        if (!line.startsWith("data: ") || line.startsWith("data: [DONE]"))
-            continue;
-        const QJsonObject chunk = QJsonDocument::fromJson(line.mid(6)).object();
-        if (chunk.value("usage").isObject())
-            usage = chunk.value("usage").toObject();
-    }
-    return usage;
 }
 
 } // namespace
@@ -83,60 +64,36 @@ class tst_CostTracking : public QObject {
 private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{4321};
-    std::unique_ptr<ScenarioClock> m_scenarioClock;
-    std::unique_ptr<FakeProvider> m_provider;
-    std::unique_ptr<Gateway> m_gateway;
+    ProxyUnderTest m_proxy{m_clock, m_random};
     std::shared_ptr<Sink> m_sink;
-    QNetworkAccessManager m_http;
+    ProxyClient m_client;
 
     void startAll(const QString &dialect, std::function<void(EngineConfig &)> tweak = {})
     {
-        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
-        ProviderSpec spec;
-        spec.name = dialect;
+        ProviderSpec spec = fakeProviderSpec(dialect);
         spec.dialect = dialect;
         spec.models = {QStringLiteral("up-model")};
-        spec.ttftMs = Distribution::constant(5);
-        spec.tokensPerSecond = Distribution::constant(5000);
         spec.completionTokens = kCompletionTokens;
-        m_provider = std::make_unique<FakeProvider>(spec, *m_scenarioClock, m_random);
         QString error;
-        QVERIFY2(m_provider->start(&error), qPrintable(error));
+        QVERIFY2(m_proxy.startProviders(spec, &error), qPrintable(error));
 
-        auto config = std::make_shared<EngineConfig>();
-        config->proxy.listenPort = 0;
-        ProviderConfig p;
-        p.id = 1;
-        p.name = dialect;
-        p.dialect = dialect;
-        p.baseUrl = m_provider->baseUrl();
-        p.keys = {ApiKeyConfig{1, QStringLiteral("key"), QStringLiteral("sk-test-cost-0001"), true, {}}};
-        config->providers = {p};
-        ChannelConfig c;
-        c.id = 1;
-        c.name = QStringLiteral("m/A");
-        c.providerId = 1;
-        c.upstreamModel = QStringLiteral("up-model-2024-11-20"); // priced through its undated name
-        config->channels = {c};
-        RouteConfig route;
-        route.id = 1;
-        route.logicalModel = QStringLiteral("m");
-        route.channelIds = {1};
-        config->routes = {route};
+        auto config = oneChannelConfig(dialect, m_proxy.primary->baseUrl(), QStringLiteral("m"));
+        config->providers.front().dialect = dialect;
+        config->channels.front().upstreamModel = QStringLiteral("up-model-2024-11-20"); // priced through its undated name
         config->prices = {ModelPrice{QStringLiteral("up-model"), 3.0, 15.0}};
         if (tweak)
             tweak(*config);
         QVERIFY2(config->validate().isEmpty(), qPrintable(config->validate().join(' ')));
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
+        m_proxy.gateway = std::make_unique<Gateway>(m_clock, m_random, config);
         m_sink = std::make_shared<Sink>();
         std::weak_ptr<Sink> weak = m_sink;
-        m_gateway->context().setRequestSink([weak](RequestRecord &&record) {
+        m_proxy.gateway->context().setRequestSink([weak](RequestRecord &&record) {
             if (auto sink = weak.lock()) {
                 std::lock_guard lock(sink->mutex);
                 sink->records.push_back(std::move(record));
             }
         });
-        connect(m_gateway.get(), &Gateway::healthEvent, this, [weak](const HealthEvent &event) {
+        connect(m_proxy.gateway.get(), &Gateway::healthEvent, this, [weak](const HealthEvent &event) {
             if (event.type != HealthEvent::Type::Budget)
                 return;
             if (auto sink = weak.lock()) {
@@ -144,33 +101,15 @@ private:
                 sink->budgetEvents.push_back(event);
             }
         }, Qt::DirectConnection);
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+        QVERIFY2(m_proxy.gateway->start(&error), qPrintable(error));
     }
 
-    Reply chat(const QByteArray &body)
-    {
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_gateway->port())));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        QNetworkReply *reply = m_http.post(req, body);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(20000);
-        Reply out;
-        out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        out.body = reply->readAll();
-        for (const auto &pair : reply->rawHeaderPairs())
-            out.headers.insert(pair.first.toLower(), pair.second);
-        reply->deleteLater();
-        return out;
-    }
+    Reply chat(const QByteArray &body) { return m_client.postChat(m_proxy.gateway->port(), body); }
 
 private slots:
     void cleanup()
     {
-        if (m_gateway)
-            m_gateway->stop(500ms);
-        m_gateway.reset();
-        m_provider.reset();
+        m_proxy.stop();
         m_sink.reset();
     }
 
@@ -193,7 +132,7 @@ private slots:
         QFETCH(bool, stream);
         QFETCH(bool, includeUsage);
         startAll(dialect);
-        const Reply reply = chat(chatBody(stream, includeUsage));
+        const Reply reply = chat(chatBodyWithUsage(stream, includeUsage));
         QCOMPARE(reply.status, 200);
         QTRY_COMPARE(m_sink->recordCount(), std::size_t(1));
         const RequestRecord r = m_sink->last();
@@ -207,14 +146,14 @@ private slots:
 
         // The route's spend and the day's total carry it; the gateway's token totals too.
         const qint64 now = m_clock.wallMillis();
-        QVERIFY(qAbs(m_gateway->context().costMeter().spent(QStringLiteral("m"), BudgetPeriod::Day, now) - r.costUsd) < 1e-12);
-        QVERIFY(qAbs(m_gateway->context().costMeter().stats(now).todayUsd - r.costUsd) < 1e-12);
-        const MetricsSnapshot snapshot = m_gateway->snapshot(); // what the console's "Cost today" tile reads
+        QVERIFY(qAbs(m_proxy.gateway->context().costMeter().spent(QStringLiteral("m"), BudgetPeriod::Day, now) - r.costUsd) < 1e-12);
+        QVERIFY(qAbs(m_proxy.gateway->context().costMeter().stats(now).todayUsd - r.costUsd) < 1e-12);
+        const MetricsSnapshot snapshot = m_proxy.gateway->snapshot(); // what the console's "Cost today" tile reads
         QCOMPARE(snapshot.outputTokens, std::uint64_t(kCompletionTokens));
         QVERIFY(qAbs(snapshot.costTodayUsd - r.costUsd) < 1e-12);
 
         if (stream) {
-            const QJsonObject usage = streamUsage(reply.body);
+            const QJsonObject usage = parseStream(reply.body).usage;
             QCOMPARE(usage.isEmpty(), !includeUsage); // only a client that asked gets the usage chunk
             if (includeUsage) {
                 QCOMPARE(usage.value("completion_tokens").toInt(), kCompletionTokens);
@@ -228,15 +167,15 @@ private slots:
     void anUnpricedModelHasUnknownCostNotZero()
     {
         startAll(QStringLiteral("openai_compat"), [](EngineConfig &c) { c.prices.clear(); });
-        QCOMPARE(chat(chatBody(false, false)).status, 200);
+        QCOMPARE(chat(chatBodyWithUsage(false, false)).status, 200);
         QTRY_COMPARE(m_sink->recordCount(), std::size_t(1));
         const RequestRecord r = m_sink->last();
         QCOMPARE(r.outputTokens, kCompletionTokens);
         QVERIFY(!r.costKnown);
         QCOMPARE(r.costUsd, 0.0);
-        QCOMPARE(m_gateway->context().costMeter().stats(m_clock.wallMillis()).unpricedToday, 1u);
-        QCOMPARE(m_gateway->snapshot().unpricedToday, 1u);
-        QCOMPARE(m_gateway->snapshot().costTodayUsd, 0.0);
+        QCOMPARE(m_proxy.gateway->context().costMeter().stats(m_clock.wallMillis()).unpricedToday, 1u);
+        QCOMPARE(m_proxy.gateway->snapshot().unpricedToday, 1u);
+        QCOMPARE(m_proxy.gateway->snapshot().costTodayUsd, 0.0);
     }
 
     void aSpentHardBudgetAnswers429InOpenAiFormat()
@@ -245,7 +184,7 @@ private slots:
         startAll(QStringLiteral("openai_compat"), [](EngineConfig &c) {
             c.budgets = {BudgetConfig{QStringLiteral("m"), BudgetPeriod::Day, 0.0000001, 0.0000002}};
         });
-        QCOMPARE(chat(chatBody(false, false)).status, 200);
+        QCOMPARE(chat(chatBodyWithUsage(false, false)).status, 200);
         QTRY_COMPARE(m_sink->recordCount(), std::size_t(1));
         QTRY_COMPARE(m_sink->events().size(), std::size_t(2));
         const auto events = m_sink->events();
@@ -253,9 +192,9 @@ private slots:
         QCOMPARE(events[1].to, QStringLiteral("hard_stop"));
         QCOMPARE(events[0].channelName, QStringLiteral("m"));
 
-        const quint64 upstreamBefore = m_provider->stats().chat;
+        const quint64 upstreamBefore = m_proxy.primary->stats().chat;
         for (bool stream : {false, true}) {
-            const Reply refused = chat(chatBody(stream, false));
+            const Reply refused = chat(chatBodyWithUsage(stream, false));
             QCOMPARE(refused.status, 429);
             QVERIFY(refused.headers.value("content-type").startsWith("application/json"));
             const QJsonObject error = refused.json().value("error").toObject();
@@ -266,16 +205,16 @@ private slots:
             const int retryAfter = refused.headers.value("retry-after").toInt();
             QVERIFY(retryAfter >= 1 && retryAfter <= 24 * 3600);
         }
-        QCOMPARE(m_provider->stats().chat, upstreamBefore); // refused before any provider was asked
+        QCOMPARE(m_proxy.primary->stats().chat, upstreamBefore); // refused before any provider was asked
         QTRY_COMPARE(m_sink->recordCount(), std::size_t(3));
         QCOMPARE(m_sink->last().httpStatus, 429);
         QCOMPARE(m_sink->events().size(), std::size_t(2)); // alerts once per period, not per refusal
 
         // Raising the limit applies live.
-        auto raised = std::make_shared<EngineConfig>(*m_gateway->config());
+        auto raised = std::make_shared<EngineConfig>(*m_proxy.gateway->config());
         raised->budgets[0].hardLimitUsd = 100.0;
-        m_gateway->applyConfig(raised);
-        QCOMPARE(chat(chatBody(false, false)).status, 200);
+        m_proxy.gateway->applyConfig(raised);
+        QCOMPARE(chat(chatBodyWithUsage(false, false)).status, 200);
     }
 };
 

@@ -3,38 +3,24 @@
 // one in an outage must fail it. (DashScope's probe lists models, which its chat ErrorMap took for
 // a broken answer, so its ejected channels could never be re-admitted.)
 #include "FakeProvider.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyConfigs.h"
 #include "engine/Gateway.h"
 
 #include <QtTest>
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
 
-std::shared_ptr<EngineConfig> oneChannelConfig(const QString &dialect, const QString &baseUrl)
+// One provider of `dialect` serving m-1.
+std::shared_ptr<EngineConfig> dialectConfig(const QString &dialect, const QString &baseUrl)
 {
-    auto config = std::make_shared<EngineConfig>();
-    config->proxy.listenPort = 0;
-    ProviderConfig provider;
-    provider.id = 1;
-    provider.name = dialect;
-    provider.dialect = dialect;
-    provider.baseUrl = baseUrl;
-    provider.keys = {ApiKeyConfig{1, QStringLiteral("key"), QStringLiteral("sk-heartbeat-0001"), true, {}}};
-    config->providers = {provider};
-    ChannelConfig channel;
-    channel.id = 1;
-    channel.name = QStringLiteral("m-1/%1").arg(dialect);
-    channel.providerId = 1;
-    channel.upstreamModel = QStringLiteral("m-1");
-    config->channels = {channel};
-    RouteConfig route;
-    route.id = 1;
-    route.logicalModel = QStringLiteral("m-1");
-    route.channelIds = {1};
-    config->routes = {route};
+    auto config = oneChannelConfig(dialect, baseUrl, QStringLiteral("m-1"));
+    config->providers.front().dialect = dialect;
     config->probe.interval = 3600s; // the first tick probes the idle channel once; nothing after
     return config;
 }
@@ -55,17 +41,14 @@ class tst_HeartbeatDialects : public QObject {
 
     Probed heartbeat(const QString &dialect, std::vector<FaultSpec> faults)
     {
-        ProviderSpec spec;
-        spec.name = dialect;
+        ProviderSpec spec = fakeProviderSpec(dialect, std::move(faults));
         spec.dialect = dialect;
         spec.models = {QStringLiteral("m-1")};
-        spec.ttftMs = Distribution::constant(1);
-        spec.faults = std::move(faults);
         FakeProvider provider(spec, m_scenarioClock, m_random, 1);
         QString error;
         if (!provider.start(&error))
             qFatal("fake provider did not start: %s", qPrintable(error));
-        Gateway gateway(m_clock, m_random, oneChannelConfig(dialect, provider.baseUrl()));
+        Gateway gateway(m_clock, m_random, dialectConfig(dialect, provider.baseUrl()));
         if (!gateway.start(&error))
             qFatal("gateway did not start: %s", qPrintable(error));
         const auto finished = [&] {

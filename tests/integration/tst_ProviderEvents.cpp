@@ -3,35 +3,23 @@
 // gets a 429 is recorded cooling down (named by label and masked form, never the secret); a key the
 // provider rejects is recorded disabled; a provider's own rate limit records its first refusal, once.
 #include "FakeProvider.h"
-#include "engine/EngineHost.h"
-#include "model/ConfigJson.h"
+#include "FakeProviderSpecs.h"
+#include "HeadlessHost.h"
+#include "ProxyClient.h"
 #include "store/HistoryReader.h"
 
 #include <QtTest>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QTemporaryDir>
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
 
 const QString kRateLimitedSecret = QStringLiteral("sk-ratelimited-secret-0001");
 const QString kRejectedSecret = QStringLiteral("sk-rejected-secret-0002");
-
-FaultSpec always(SimError error)
-{
-    FaultSpec fault;
-    fault.type = FaultSpec::Type::Errors;
-    fault.from = 0;
-    fault.probability = 1.0;
-    fault.mix = {ErrorMixEntry{error, 1.0}};
-    return fault;
-}
 
 ProviderConfig provider(int id, const QString &name, const QString &baseUrl, std::vector<ApiKeyConfig> keys)
 {
@@ -52,20 +40,11 @@ class tst_ProviderEvents : public QObject {
 
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{11};
-    QNetworkAccessManager m_http;
+    ProxyClient m_client;
 
     int chat(EngineHost &host, const QString &model)
     {
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(host.gateway()->port())));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        const QJsonObject body{{"model", model}, {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "Hello."}}}}};
-        QNetworkReply *reply = m_http.post(req, QJsonDocument(body).toJson(QJsonDocument::Compact));
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(20000);
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        reply->deleteLater();
-        return status;
+        return m_client.postChat(host.gateway()->port(), chatBody(false, model)).status;
     }
 
 private slots:
@@ -73,14 +52,8 @@ private slots:
     {
         ScenarioClock scenarioClock(m_clock, 1.0);
         auto spec = [](const QString &name, std::vector<FaultSpec> faults) {
-            ProviderSpec s;
-            s.name = name;
-            s.dialect = QStringLiteral("openai_compat");
+            ProviderSpec s = fakeProviderSpec(name, std::move(faults));
             s.models = {QStringLiteral("up-model")};
-            s.ttftMs = Distribution::constant(2);
-            s.tokensPerSecond = Distribution::constant(5000);
-            s.completionTokens = 4;
-            s.faults = std::move(faults);
             return s;
         };
         FakeProvider limited(spec(QStringLiteral("limited"), {always(SimError::Http429RetryAfter)}), scenarioClock, m_random);
@@ -116,17 +89,8 @@ private slots:
         QVERIFY2(config.validate().isEmpty(), qPrintable(config.validate().join(' ')));
 
         QTemporaryDir dir;
-        const QString configPath = dir.filePath(QStringLiteral("config.json"));
-        {
-            QFile file(configPath);
-            QVERIFY(file.open(QIODevice::WriteOnly));
-            file.write(exportConfigJson(config, ConfigExportOptions{true}).toBytes());
-        }
-        EngineHost::Options options;
-        options.dbPath = dir.filePath(QStringLiteral("switchboard.db"));
-        options.configPath = configPath;
-        options.seedDemo = false;
-        options.keyringAllowed = false;
+        const EngineHost::Options options = headlessOptions(dir.path());
+        QVERIFY(writeConfigFile(options.configPath, config));
         const qint64 from = m_clock.wallMillis();
         {
             EngineHost host(m_clock, m_random);

@@ -7,7 +7,10 @@
 // buffer would pass HttpServerLimits::maxBufferedResponseBytes (8 MiB) and the connection would be
 // cut. With it (ProxyCall pauses the transfer above 256 KiB buffered and resumes on drain) the
 // upstream stalls while the client stalls, and the client then receives the whole answer intact.
-#include "engine/Gateway.h"
+#include "ProxyConfigs.h"
+#include "ProxyUnderTest.h"
+#include "RawHttp.h"
+#include "StreamText.h"
 #include "net/HttpServer.h"
 #include "net/ResponseWriter.h"
 
@@ -25,6 +28,7 @@
 #include <thread>
 
 using namespace sb;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -129,7 +133,7 @@ private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{5};
     std::unique_ptr<HttpServer> m_upstream;
-    std::unique_ptr<Gateway> m_gateway;
+    ProxyUnderTest m_proxy{m_clock, m_random}; // the Gateway alone: the upstream is the test's own
 
 private slots:
     void initTestCase()
@@ -137,46 +141,23 @@ private slots:
         m_upstream = std::make_unique<HttpServer>(HttpServerLimits(), [](int) { return std::make_unique<FastUpstream>(); }, 1);
         QString error;
         QVERIFY2(m_upstream->listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
-        auto config = std::make_shared<EngineConfig>();
-        config->proxy.listenPort = 0;
-        ProviderConfig p;
-        p.id = 1;
-        p.name = QStringLiteral("fast");
-        p.dialect = QStringLiteral("openai_compat");
-        p.baseUrl = QStringLiteral("http://127.0.0.1:%1/v1").arg(m_upstream->serverPort());
-        p.domain.account = QStringLiteral("acct");
-        p.keys = {ApiKeyConfig{1, QStringLiteral("k"), QStringLiteral("sk-fast-0001"), true, {}}};
-        config->providers = {p};
-        ChannelConfig c;
-        c.id = 1;
-        c.name = QStringLiteral("gpt-4o/A");
-        c.providerId = 1;
-        c.upstreamModel = QStringLiteral("gpt-4o");
-        config->channels = {c};
-        RouteConfig r;
-        r.id = 1;
-        r.logicalModel = QStringLiteral("gpt-4o");
-        r.channelIds = {1};
-        config->routes = {r};
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+        auto config = oneChannelConfig(QStringLiteral("fast"), QStringLiteral("http://127.0.0.1:%1/v1").arg(m_upstream->serverPort()));
+        QVERIFY2(m_proxy.startGateway(config, &error), qPrintable(error));
     }
 
     void cleanupTestCase()
     {
-        m_gateway->stop(500ms);
-        m_gateway.reset();
+        m_proxy.stop();
         m_upstream->shutdown(500ms);
         m_upstream.reset();
     }
 
     void aStalledClientStallsTheUpstreamAndStillGetsEverything()
     {
-        const int fd = connectSlowClient(m_gateway->port());
+        const int fd = connectSlowClient(m_proxy.gateway->port());
         QVERIFY(fd >= 0);
         const QByteArray body = R"({"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"long"}]})";
-        const QByteArray request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                   "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+        const QByteArray request = rawRequest("POST", "/v1/chat/completions", body);
         QCOMPARE(::send(fd, request.constData(), static_cast<size_t>(request.size()), MSG_NOSIGNAL), ssize_t(request.size()));
 
         // Phase 1: the client reads nothing. Wait until the upstream cannot write any more (its
@@ -224,15 +205,13 @@ private slots:
         qint64 contentBytes = 0;
         int events = 0;
         bool done = false;
-        for (const QByteArray &line : sse.split('\n')) {
-            if (!line.startsWith("data: "))
-                continue;
-            if (line == "data: [DONE]") {
+        for (const QByteArray &data : sseData(sse)) {
+            if (data == "[DONE]") {
                 done = true;
                 continue;
             }
-            const QJsonObject chunk = QJsonDocument::fromJson(line.mid(6)).object();
-            QVERIFY2(!chunk.contains("error"), line.left(300).constData());
+            const QJsonObject chunk = QJsonDocument::fromJson(data).object();
+            QVERIFY2(!chunk.contains("error"), data.left(300).constData());
             contentBytes += chunk.value("choices").toArray().first().toObject().value("delta").toObject().value("content").toString().size();
             ++events;
         }

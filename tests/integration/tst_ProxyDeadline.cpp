@@ -1,39 +1,22 @@
 // The request deadline end to end (issue #4): when the overall deadline (retry.overall_deadline)
 // passes before any channel answered, the client gets 504 in OpenAI's error format — for plain and
 // streamed requests, with one hanging channel and across a failover — and nothing after it.
-#include "FakeProvider.h"
-#include "engine/Gateway.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyClient.h"
+#include "ProxyUnderTest.h"
 
 #include <QtTest>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
 
-ProviderSpec spec(const QString &name, bool hang)
+std::vector<FaultSpec> hanging(bool hangs)
 {
-    ProviderSpec s;
-    s.name = name;
-    s.dialect = QStringLiteral("openai_compat");
-    s.models = {QStringLiteral("gpt-4o")};
-    s.ttftMs = Distribution::constant(5);
-    s.tokensPerSecond = Distribution::constant(2000);
-    s.completionTokens = 8;
-    if (hang) {
-        FaultSpec fault;
-        fault.type = FaultSpec::Type::Errors;
-        fault.from = 0;
-        fault.probability = 1.0;
-        fault.mix = {ErrorMixEntry{SimError::Hang, 1.0}};
-        s.faults = {fault};
-    }
-    return s;
+    return hangs ? std::vector<FaultSpec>{always(SimError::Hang)} : std::vector<FaultSpec>{};
 }
 
 } // namespace
@@ -44,90 +27,27 @@ class tst_ProxyDeadline : public QObject {
 private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{42};
-    std::unique_ptr<ScenarioClock> m_scenarioClock;
-    std::unique_ptr<FakeProvider> m_primary;
-    std::unique_ptr<FakeProvider> m_fallback;
-    std::unique_ptr<Gateway> m_gateway;
-    QNetworkAccessManager m_http;
-
-    struct Reply {
-        int status = 0;
-        QByteArray body;
-        QHash<QByteArray, QByteArray> headers;
-        QJsonObject error() const { return QJsonDocument::fromJson(body).object().value("error").toObject(); }
-    };
+    ProxyUnderTest m_proxy{m_clock, m_random};
+    ProxyClient m_client;
 
     // attemptTimeout: each channel's own budget; deadline: the whole request's.
     void start(bool primaryHangs, bool fallbackHangs, std::chrono::milliseconds attemptTimeout,
                std::chrono::milliseconds deadline)
     {
-        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
-        m_primary = std::make_unique<FakeProvider>(spec("primary", primaryHangs), *m_scenarioClock, m_random);
-        m_fallback = std::make_unique<FakeProvider>(spec("fallback", fallbackHangs), *m_scenarioClock, m_random);
         QString error;
-        QVERIFY2(m_primary->start(&error), qPrintable(error));
-        QVERIFY2(m_fallback->start(&error), qPrintable(error));
-        auto config = std::make_shared<EngineConfig>();
-        config->proxy.listenPort = 0;
-        ProviderConfig a;
-        a.id = 1;
-        a.name = QStringLiteral("primary");
-        a.dialect = QStringLiteral("openai_compat");
-        a.baseUrl = m_primary->baseUrl();
-        a.primaryTimeout = attemptTimeout;
-        a.fallbackTimeout = attemptTimeout;
-        a.domain.account = QStringLiteral("acct-a");
-        a.keys = {ApiKeyConfig{1, QStringLiteral("a"), QStringLiteral("sk-primary-0001"), true, {}}};
-        ProviderConfig b = a;
-        b.id = 2;
-        b.name = QStringLiteral("fallback");
-        b.baseUrl = m_fallback->baseUrl();
-        b.domain.account = QStringLiteral("acct-b");
-        b.keys = {ApiKeyConfig{2, QStringLiteral("b"), QStringLiteral("sk-fallback-0002"), true, {}}};
-        config->providers = {a, b};
-        ChannelConfig ca;
-        ca.id = 1;
-        ca.name = QStringLiteral("gpt-4o/A");
-        ca.providerId = 1;
-        ca.upstreamModel = QStringLiteral("gpt-4o");
-        ChannelConfig cb = ca;
-        cb.id = 2;
-        cb.name = QStringLiteral("gpt-4o/B");
-        cb.providerId = 2;
-        config->channels = {ca, cb};
-        RouteConfig route;
-        route.id = 1;
-        route.logicalModel = QStringLiteral("gpt-4o");
-        route.strategy = RoutingStrategy::Priority;
-        route.channelIds = {1, 2};
-        config->routes = {route};
-        config->retry.baseDelay = 10ms;
-        config->retry.jitter = 5ms;
-        config->retry.overallDeadline = deadline;
-        QVERIFY(config->validate().isEmpty());
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+        QVERIFY2(m_proxy.start(fakeProviderSpec("primary", hanging(primaryHangs)), fakeProviderSpec("fallback", hanging(fallbackHangs)),
+                               [&](EngineConfig &config) {
+                                   for (ProviderConfig &provider : config.providers) {
+                                       provider.primaryTimeout = attemptTimeout;
+                                       provider.fallbackTimeout = attemptTimeout;
+                                   }
+                                   config.retry.overallDeadline = deadline;
+                               },
+                               &error),
+                 qPrintable(error));
     }
 
-    Reply chat(bool stream)
-    {
-        const QJsonObject body{{"model", "gpt-4o"},
-                               {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "hello"}}}},
-                               {"stream", stream}};
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_gateway->port())));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        QNetworkReply *reply = m_http.post(req, QJsonDocument(body).toJson(QJsonDocument::Compact));
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(30000);
-        Reply out;
-        out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        out.body = reply->readAll();
-        for (const auto &pair : reply->rawHeaderPairs())
-            out.headers.insert(pair.first.toLower(), pair.second);
-        reply->deleteLater();
-        return out;
-    }
+    Reply chat(bool stream) { return m_client.postChat(m_proxy.gateway->port(), chatBody(stream)); }
 
     void check504(const Reply &reply)
     {
@@ -141,14 +61,7 @@ private:
     }
 
 private slots:
-    void cleanup()
-    {
-        if (m_gateway)
-            m_gateway->stop(500ms);
-        m_gateway.reset();
-        m_primary.reset();
-        m_fallback.reset();
-    }
+    void cleanup() { m_proxy.stop(); }
 
     void aDeadlineThatIsNotReachedChangesNothing()
     {
@@ -172,7 +85,7 @@ private slots:
         start(true, true, 5s, 800ms);
         const Reply reply = chat(stream);
         check504(reply);
-        QCOMPARE(m_primary->stats().chat, 1u);
+        QCOMPARE(m_proxy.primary->stats().chat, 1u);
         QCOMPARE(reply.headers.value("x-switchboard-channel"), QByteArray("gpt-4o/A"));
     }
 
@@ -185,8 +98,8 @@ private slots:
         QVERIFY2(reply.status == 504, reply.body.constData());
         QCOMPARE(reply.error().value("type").toString(), QStringLiteral("timeout"));
         // Both budgets run out inside the deadline, so the primary may be tried again before it passes.
-        QVERIFY(m_primary->stats().chat >= 1u);
-        QVERIFY(m_fallback->stats().chat >= 1u);
+        QVERIFY(m_proxy.primary->stats().chat >= 1u);
+        QVERIFY(m_proxy.fallback->stats().chat >= 1u);
         QVERIFY(reply.headers.value("x-switchboard-attempts").toInt() >= 2);
     }
 };

@@ -2,134 +2,21 @@
 // FakeProvider) behind it, and a real HTTP client in front. Each case is one of the promises the
 // proxy makes to a caller: answers in OpenAI's format, fails over invisibly before the first byte,
 // never ends a broken stream silently, and refuses bad input with the right status.
-#include "FakeProvider.h"
-#include "engine/Gateway.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyClient.h"
+#include "ProxyUnderTest.h"
+#include "RawHttp.h"
+#include "StreamText.h"
 
 #include <QtTest>
 #include <QJsonArray>
-#include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QTcpServer>
 #include <QTcpSocket>
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
-
-namespace {
-
-struct Reply {
-    int status = 0;
-    QByteArray body;
-    QHash<QByteArray, QByteArray> headers; // lower-case names
-    QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
-};
-
-ProviderSpec providerSpec(const QString &name, std::vector<FaultSpec> faults = {})
-{
-    ProviderSpec spec;
-    spec.name = name;
-    spec.dialect = QStringLiteral("openai_compat");
-    spec.models = {QStringLiteral("gpt-4o")};
-    spec.ttftMs = Distribution::constant(5);
-    spec.tokensPerSecond = Distribution::constant(2000);
-    spec.completionTokens = 12;
-    spec.faults = std::move(faults);
-    return spec;
-}
-
-FaultSpec always(SimError error)
-{
-    FaultSpec fault;
-    fault.type = FaultSpec::Type::Errors;
-    fault.from = 0;
-    fault.probability = 1.0;
-    fault.mix = {ErrorMixEntry{error, 1.0}};
-    return fault;
-}
-
-std::shared_ptr<EngineConfig> twoChannelConfig(const QString &primaryUrl, const QString &fallbackUrl)
-{
-    auto config = std::make_shared<EngineConfig>();
-    config->proxy.listenPort = 0;
-    ProviderConfig a;
-    a.id = 1;
-    a.name = QStringLiteral("primary");
-    a.dialect = QStringLiteral("openai_compat");
-    a.baseUrl = primaryUrl;
-    a.primaryTimeout = 3s;
-    a.fallbackTimeout = 3s;
-    a.domain.account = QStringLiteral("acct-a");
-    a.keys = {ApiKeyConfig{1, QStringLiteral("primary key"), QStringLiteral("sk-primary-0001"), true, {}}};
-    ProviderConfig b = a;
-    b.id = 2;
-    b.name = QStringLiteral("fallback");
-    b.baseUrl = fallbackUrl;
-    b.domain.account = QStringLiteral("acct-b");
-    b.keys = {ApiKeyConfig{2, QStringLiteral("fallback key"), QStringLiteral("sk-fallback-0002"), true, {}}};
-    config->providers = {a, b};
-    ChannelConfig ca;
-    ca.id = 1;
-    ca.name = QStringLiteral("gpt-4o/A");
-    ca.providerId = 1;
-    ca.upstreamModel = QStringLiteral("gpt-4o");
-    ChannelConfig cb = ca;
-    cb.id = 2;
-    cb.name = QStringLiteral("gpt-4o/B");
-    cb.providerId = 2;
-    config->channels = {ca, cb};
-    RouteConfig route;
-    route.id = 1;
-    route.logicalModel = QStringLiteral("gpt-4o");
-    route.strategy = RoutingStrategy::Priority; // A first, so every test knows which channel is primary
-    route.channelIds = {1, 2};
-    config->routes = {route};
-    config->retry.baseDelay = 10ms;
-    config->retry.jitter = 5ms;
-    return config;
-}
-
-QByteArray chatBody(bool stream, const QString &model = QStringLiteral("gpt-4o"))
-{
-    QJsonObject body{{"model", model},
-                     {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "Say something."}}}},
-                     {"stream", stream}};
-    return QJsonDocument(body).toJson(QJsonDocument::Compact);
-}
-
-// The text an OpenAI SSE stream carries, and whether it ended with [DONE].
-struct StreamText {
-    QString content;
-    bool done = false;
-    int chunks = 0;
-    QJsonObject error;
-};
-
-StreamText parseStream(const QByteArray &body)
-{
-    StreamText out;
-    for (const QByteArray &event : body.split('\n')) {
-        if (!event.startsWith("data: "))
-            continue;
-        const QByteArray data = event.mid(6).trimmed();
-        if (data == "[DONE]") {
-            out.done = true;
-            continue;
-        }
-        const QJsonObject chunk = QJsonDocument::fromJson(data).object();
-        if (chunk.contains("error")) {
-            out.error = chunk.value("error").toObject();
-            continue;
-        }
-        ++out.chunks;
-        for (const QJsonValue &choice : chunk.value("choices").toArray())
-            out.content += choice.toObject().value("delta").toObject().value("content").toString();
-    }
-    return out;
-}
-
-} // namespace
 
 class tst_ProxyEndToEnd : public QObject {
     Q_OBJECT
@@ -137,48 +24,26 @@ class tst_ProxyEndToEnd : public QObject {
 private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{1234};
-    std::unique_ptr<ScenarioClock> m_scenarioClock;
-    std::unique_ptr<FakeProvider> m_primary;
-    std::unique_ptr<FakeProvider> m_fallback;
-    std::unique_ptr<Gateway> m_gateway;
-    QNetworkAccessManager m_http;
+    ProxyUnderTest m_proxy{m_clock, m_random};
+    ProxyClient m_client;
 
     void startAll(std::vector<FaultSpec> primaryFaults, std::vector<FaultSpec> fallbackFaults = {},
                   std::function<void(EngineConfig &)> tweak = {})
     {
-        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
-        m_primary = std::make_unique<FakeProvider>(providerSpec("primary", std::move(primaryFaults)), *m_scenarioClock, m_random);
-        m_fallback = std::make_unique<FakeProvider>(providerSpec("fallback", std::move(fallbackFaults)), *m_scenarioClock, m_random);
-        QString error;
-        QVERIFY2(m_primary->start(&error), qPrintable(error));
-        QVERIFY2(m_fallback->start(&error), qPrintable(error));
-        auto config = twoChannelConfig(m_primary->baseUrl(), m_fallback->baseUrl());
-        if (tweak)
-            tweak(*config);
-        QVERIFY(config->validate().isEmpty());
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
-        QVERIFY(m_gateway->port() != 0);
+        startWith(fakeProviderSpec("primary", std::move(primaryFaults)), fakeProviderSpec("fallback", std::move(fallbackFaults)), tweak);
     }
 
-    Reply request(const QByteArray &method, const QString &path, const QByteArray &body = {},
-                  QList<QPair<QByteArray, QByteArray>> headers = {})
+    void startWith(ProviderSpec primary, ProviderSpec fallback = fakeProviderSpec("fallback"),
+                   std::function<void(EngineConfig &)> tweak = {})
     {
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_gateway->port()).arg(path)));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        for (const auto &h : headers)
-            req.setRawHeader(h.first, h.second);
-        QNetworkReply *reply = m_http.sendCustomRequest(req, method, body);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(20000);
-        Reply out;
-        out.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        out.body = reply->readAll();
-        for (const auto &pair : reply->rawHeaderPairs())
-            out.headers.insert(pair.first.toLower(), pair.second);
-        reply->deleteLater();
-        return out;
+        QString error;
+        QVERIFY2(m_proxy.start(std::move(primary), std::move(fallback), tweak, &error), qPrintable(error));
+        QVERIFY(m_proxy.gateway->port() != 0);
+    }
+
+    Reply request(const QByteArray &method, const QString &path, const QByteArray &body = {}, const RawHeaders &headers = {})
+    {
+        return m_client.request(m_proxy.gateway->port(), method, path, body, headers);
     }
 
     Reply chat(bool stream, const QString &model = QStringLiteral("gpt-4o"))
@@ -187,14 +52,7 @@ private:
     }
 
 private slots:
-    void cleanup()
-    {
-        if (m_gateway)
-            m_gateway->stop(500ms);
-        m_gateway.reset();
-        m_primary.reset();
-        m_fallback.reset();
-    }
+    void cleanup() { m_proxy.stop(); }
 
     void nonStreamAnswerComesFromThePrimary()
     {
@@ -208,8 +66,8 @@ private slots:
         QCOMPARE(json.value("object").toString(), QStringLiteral("chat.completion"));
         QCOMPARE(json.value("model").toString(), QStringLiteral("gpt-4o"));
         QVERIFY(!json.value("choices").toArray().first().toObject().value("message").toObject().value("content").toString().isEmpty());
-        QCOMPARE(m_primary->stats().chat, 1u);
-        QCOMPARE(m_fallback->stats().chat, 0u);
+        QCOMPARE(m_proxy.primary->stats().chat, 1u);
+        QCOMPARE(m_proxy.fallback->stats().chat, 0u);
     }
 
     void streamEndsWithDone()
@@ -257,8 +115,8 @@ private slots:
         } else {
             QCOMPARE(reply.json().value("object").toString(), QStringLiteral("chat.completion"));
         }
-        QCOMPARE(m_fallback->stats().chat, 1u);
-        QTRY_COMPARE(m_gateway->snapshot().failovers, 1u);
+        QCOMPARE(m_proxy.fallback->stats().chat, 1u);
+        QTRY_COMPARE(m_proxy.gateway->snapshot().failovers, 1u);
     }
 
     void failsOverWhenNothingListens()
@@ -302,8 +160,8 @@ private slots:
         QVERIFY2(!text.content.isEmpty(), reply.body.constData()); // part of the answer reached the client …
         QVERIFY(!text.done);                                        // … it was not passed off as complete …
         QVERIFY2(!text.error.isEmpty(), reply.body.constData());    // … and the client was told.
-        QCOMPARE(m_fallback->stats().chat, 0u); // bytes had gone out: no failover
-        QTRY_COMPARE(m_gateway->snapshot().midStream, 1u);
+        QCOMPARE(m_proxy.fallback->stats().chat, 0u); // bytes had gone out: no failover
+        QTRY_COMPARE(m_proxy.gateway->snapshot().midStream, 1u);
     }
 
     void bothChannelsDownGivesA502WithTheReason()
@@ -358,7 +216,7 @@ private slots:
         const Reply reply = request(method, path, body);
         QCOMPARE(reply.status, status);
         QVERIFY2(reply.json().value("error").toObject().contains("message"), reply.body.constData());
-        QCOMPARE(m_primary->stats().chat, 0u);
+        QCOMPARE(m_proxy.primary->stats().chat, 0u);
         QCOMPARE(chat(false).status, 200); // still up
     }
 
@@ -400,55 +258,35 @@ private slots:
 
     void theProvidersKeyGoesUpstreamNeverTheClients()
     {
-        startAll({}, {}, [](EngineConfig &config) { config.proxy.localToken = QStringLiteral("local-secret"); });
         // FakeProvider accepts any key when none is configured, so check what the keyed provider saw:
         // restrict the primary to its own key and send the client's token; a 200 proves the provider's
         // key went upstream (the client's would be rejected).
-        m_gateway->stop(100ms);
-        m_gateway.reset();
-        m_primary.reset();
-        ProviderSpec spec = providerSpec("primary");
-        spec.keys = {KeySpec{QByteArray("sk-primary-0001"), 0}};
-        m_primary = std::make_unique<FakeProvider>(spec, *m_scenarioClock, m_random);
-        QString error;
-        QVERIFY(m_primary->start(&error));
-        auto config = twoChannelConfig(m_primary->baseUrl(), m_fallback->baseUrl());
-        config->proxy.localToken = QStringLiteral("local-secret");
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
-        QVERIFY(m_gateway->start(&error));
+        ProviderSpec keyed = fakeProviderSpec("primary");
+        keyed.keys = {KeySpec{QByteArray("sk-primary-0001"), 0}};
+        startWith(keyed, fakeProviderSpec("fallback"), [](EngineConfig &config) { config.proxy.localToken = QStringLiteral("local-secret"); });
         const Reply reply = request("POST", "/v1/chat/completions", chatBody(false), {{"Authorization", "Bearer local-secret"}});
         QCOMPARE(reply.status, 200);
         QCOMPARE(reply.headers.value("x-switchboard-channel"), QByteArray("gpt-4o/A"));
-        QCOMPARE(m_primary->stats().keyRejected, 0u);
+        QCOMPARE(m_proxy.primary->stats().keyRejected, 0u);
     }
 
     void clientDisconnectMidStreamCancelsTheUpstream()
     {
         // Slow tokens so the stream is still running when the client leaves.
-        startAll({}, {}, {});
-        m_gateway->stop(100ms);
-        m_gateway.reset();
-        m_primary.reset();
-        ProviderSpec spec = providerSpec("primary");
-        spec.tokensPerSecond = Distribution::constant(5);
-        spec.completionTokens = 200;
-        m_primary = std::make_unique<FakeProvider>(spec, *m_scenarioClock, m_random);
-        QString error;
-        QVERIFY(m_primary->start(&error));
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, twoChannelConfig(m_primary->baseUrl(), m_fallback->baseUrl()));
-        QVERIFY(m_gateway->start(&error));
+        ProviderSpec slow = fakeProviderSpec("primary");
+        slow.tokensPerSecond = Distribution::constant(5);
+        slow.completionTokens = 200;
+        startWith(slow);
 
         QTcpSocket client;
-        client.connectToHost(QHostAddress::LocalHost, m_gateway->port());
+        client.connectToHost(QHostAddress::LocalHost, m_proxy.gateway->port());
         QVERIFY(client.waitForConnected(5000));
-        const QByteArray body = chatBody(true);
-        client.write("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
-                     + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        client.write(rawRequest("POST", "/v1/chat/completions", chatBody(true)));
         QTRY_VERIFY_WITH_TIMEOUT(client.bytesAvailable() > 0 || client.waitForReadyRead(100), 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(m_gateway->snapshot().inFlight, 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.gateway->snapshot().inFlight, 1, 5000);
         client.abort();
-        QTRY_COMPARE_WITH_TIMEOUT(m_gateway->snapshot().inFlight, 0, 5000);
-        QTRY_COMPARE_WITH_TIMEOUT(m_gateway->snapshot().cancelled, 1u, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.gateway->snapshot().inFlight, 0, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.gateway->snapshot().cancelled, 1u, 5000);
     }
 };
 

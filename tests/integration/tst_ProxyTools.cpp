@@ -3,7 +3,10 @@
 // loopback) that records what it received and answers with the recorded wire fixtures. For
 // openai_compat and anthropic it checks what the upstream saw (tools translated into the dialect)
 // and what the client got back (tool_calls in OpenAI's format, streamed as chunk deltas or whole).
-#include "engine/Gateway.h"
+#include "ProxyClient.h"
+#include "ProxyConfigs.h"
+#include "ProxyUnderTest.h"
+#include "StreamText.h"
 #include "net/HttpServer.h"
 #include "net/ResponseWriter.h"
 
@@ -11,10 +14,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMutex>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 
 using namespace sb;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
@@ -114,10 +116,7 @@ struct StreamedCalls {
 StreamedCalls assemble(const QByteArray &body)
 {
     StreamedCalls out;
-    for (const QByteArray &line : body.split('\n')) {
-        if (!line.startsWith("data: "))
-            continue;
-        const QByteArray data = line.mid(6).trimmed();
+    for (const QByteArray &data : sseData(body)) {
         if (data == "[DONE]") {
             out.done = true;
             continue;
@@ -152,27 +151,10 @@ private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{99};
     std::unique_ptr<HttpServer> m_upstream;
-    std::unique_ptr<Gateway> m_gateway;
-    QNetworkAccessManager m_http;
+    ProxyUnderTest m_proxy{m_clock, m_random}; // the Gateway alone: the upstream is the test's own
+    ProxyClient m_client;
 
-    struct Reply {
-        int status = 0;
-        QByteArray body;
-        QJsonObject json() const { return QJsonDocument::fromJson(body).object(); }
-    };
-
-    Reply post(const QByteArray &body)
-    {
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_gateway->port())));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        QNetworkReply *reply = m_http.post(req, body);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        if (!reply->isFinished())
-            finished.wait(20000);
-        Reply out{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
-        reply->deleteLater();
-        return out;
-    }
+    Reply post(const QByteArray &body) { return m_client.postChat(m_proxy.gateway->port(), body); }
 
     QJsonObject upstreamBody()
     {
@@ -194,51 +176,18 @@ private slots:
         QVERIFY2(m_upstream->listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
         const QString base = QStringLiteral("http://127.0.0.1:%1/v1").arg(m_upstream->serverPort());
 
-        auto config = std::make_shared<EngineConfig>();
-        config->proxy.listenPort = 0;
-        ProviderConfig openai;
-        openai.id = 1;
-        openai.name = QStringLiteral("openai");
-        openai.dialect = QStringLiteral("openai_compat");
-        openai.baseUrl = base;
-        openai.domain.account = QStringLiteral("acct-openai");
-        openai.keys = {ApiKeyConfig{1, QStringLiteral("k1"), QStringLiteral("sk-openai-0001"), true, {}}};
-        ProviderConfig claude = openai;
-        claude.id = 2;
-        claude.name = QStringLiteral("anthropic");
-        claude.dialect = QStringLiteral("anthropic");
-        claude.domain.account = QStringLiteral("acct-anthropic");
-        claude.keys = {ApiKeyConfig{2, QStringLiteral("k2"), QStringLiteral("sk-ant-0002"), true, {}}};
-        config->providers = {openai, claude};
-        ChannelConfig a;
-        a.id = 1;
-        a.name = QStringLiteral("gpt-4o/A");
-        a.providerId = 1;
-        a.upstreamModel = QStringLiteral("gpt-4o-2024-08-06");
-        ChannelConfig b;
-        b.id = 2;
-        b.name = QStringLiteral("claude/A");
-        b.providerId = 2;
-        b.upstreamModel = QStringLiteral("claude-sonnet-4-20250514");
-        config->channels = {a, b};
-        RouteConfig r1;
-        r1.id = 1;
-        r1.logicalModel = QStringLiteral("gpt-4o");
-        r1.channelIds = {1};
-        RouteConfig r2;
-        r2.id = 2;
-        r2.logicalModel = QStringLiteral("claude");
-        r2.channelIds = {2};
-        config->routes = {r1, r2};
-        QVERIFY(config->validate().isEmpty());
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, config);
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+        auto config = loopbackConfig();
+        addSingleChannelRoute(*config, QStringLiteral("openai"), base, QStringLiteral("gpt-4o"), QStringLiteral("gpt-4o/A"),
+                              QStringLiteral("gpt-4o-2024-08-06"));
+        addSingleChannelRoute(*config, QStringLiteral("anthropic"), base, QStringLiteral("claude"), QStringLiteral("claude/A"),
+                              QStringLiteral("claude-sonnet-4-20250514"));
+        config->providers[1].dialect = QStringLiteral("anthropic");
+        QVERIFY2(m_proxy.startGateway(config, &error), qPrintable(error));
     }
 
     void cleanupTestCase()
     {
-        m_gateway->stop(500ms);
-        m_gateway.reset();
+        m_proxy.stop();
         m_upstream->shutdown(500ms);
         m_upstream.reset();
     }

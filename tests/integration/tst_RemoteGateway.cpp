@@ -1,73 +1,18 @@
 // Attach: a RemoteGateway watching a real Gateway through its admin API delivers the same
 // snapshots and health events the embedded engine would, reports its connection state, and sends
 // the console's channel actions to the remote instance.
-#include "FakeProvider.h"
-#include "engine/Gateway.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyClient.h"
+#include "ProxyUnderTest.h"
 #include "engine/RemoteGateway.h"
 
 #include <QtTest>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QTcpServer>
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
-
-namespace {
-
-std::shared_ptr<EngineConfig> twoChannelConfig(const QString &primaryUrl, const QString &fallbackUrl, const QString &token)
-{
-    auto config = std::make_shared<EngineConfig>();
-    config->proxy.listenPort = 0;
-    config->proxy.localToken = token;
-    ProviderConfig a;
-    a.id = 1;
-    a.name = QStringLiteral("primary");
-    a.dialect = QStringLiteral("openai_compat");
-    a.baseUrl = primaryUrl;
-    a.keys = {ApiKeyConfig{1, QStringLiteral("primary key"), QStringLiteral("sk-primary-0001"), true, {}}};
-    ProviderConfig b = a;
-    b.id = 2;
-    b.name = QStringLiteral("fallback");
-    b.baseUrl = fallbackUrl;
-    b.keys = {ApiKeyConfig{2, QStringLiteral("fallback key"), QStringLiteral("sk-fallback-0002"), true, {}}};
-    config->providers = {a, b};
-    ChannelConfig ca;
-    ca.id = 1;
-    ca.name = QStringLiteral("gpt-4o/A");
-    ca.providerId = 1;
-    ca.upstreamModel = QStringLiteral("gpt-4o");
-    ChannelConfig cb = ca;
-    cb.id = 2;
-    cb.name = QStringLiteral("gpt-4o/B");
-    cb.providerId = 2;
-    config->channels = {ca, cb};
-    RouteConfig route;
-    route.id = 1;
-    route.logicalModel = QStringLiteral("gpt-4o");
-    route.strategy = RoutingStrategy::Priority;
-    route.channelIds = {1, 2};
-    config->routes = {route};
-    config->probe.interval = 3600s; // heartbeats only at the first tick, so the compared windows hold still
-    return config;
-}
-
-ProviderSpec spec(const QString &name)
-{
-    ProviderSpec s;
-    s.name = name;
-    s.dialect = QStringLiteral("openai_compat");
-    s.models = {QStringLiteral("gpt-4o")};
-    s.ttftMs = Distribution::constant(5);
-    s.tokensPerSecond = Distribution::constant(2000);
-    s.completionTokens = 12;
-    return s;
-}
-
-} // namespace
 
 class tst_RemoteGateway : public QObject {
     Q_OBJECT
@@ -75,67 +20,48 @@ class tst_RemoteGateway : public QObject {
 private:
     SystemClock &m_clock = SystemClock::instance();
     SplitMixRandom m_random{77};
-    std::unique_ptr<ScenarioClock> m_scenarioClock;
-    std::unique_ptr<FakeProvider> m_primary;
-    std::unique_ptr<FakeProvider> m_fallback;
-    std::unique_ptr<Gateway> m_gateway;
+    ProxyUnderTest m_proxy{m_clock, m_random};
+    ProxyClient m_client;
     const QString m_token = QStringLiteral("attach-token");
 
     void startAll()
     {
-        m_scenarioClock = std::make_unique<ScenarioClock>(m_clock, 1.0);
-        m_primary = std::make_unique<FakeProvider>(spec("primary"), *m_scenarioClock, m_random);
-        m_fallback = std::make_unique<FakeProvider>(spec("fallback"), *m_scenarioClock, m_random);
-        QVERIFY(m_primary->start());
-        QVERIFY(m_fallback->start());
-        m_gateway = std::make_unique<Gateway>(m_clock, m_random, twoChannelConfig(m_primary->baseUrl(), m_fallback->baseUrl(), m_token));
         QString error;
-        QVERIFY2(m_gateway->start(&error), qPrintable(error));
+        QVERIFY2(m_proxy.start(fakeProviderSpec("primary"), fakeProviderSpec("fallback"),
+                               [this](EngineConfig &config) {
+                                   config.proxy.localToken = m_token;
+                                   config.probe.interval = 3600s; // heartbeats only at the first tick, so the compared windows hold still
+                               },
+                               &error),
+                 qPrintable(error));
     }
 
     void chat()
     {
-        QNetworkAccessManager http;
-        QNetworkRequest req(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_gateway->port())));
-        req.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        req.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
-        const QByteArray body = QJsonDocument(QJsonObject{{"model", "gpt-4o"},
-                                                          {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "hi"}}}}})
-                                    .toJson(QJsonDocument::Compact);
-        QNetworkReply *reply = http.post(req, body);
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        QVERIFY(finished.wait(20000));
-        QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
-        reply->deleteLater();
+        const Reply reply = m_client.postChat(m_proxy.gateway->port(), chatBody(false), {{"Authorization", "Bearer " + m_token.toUtf8()}});
+        QCOMPARE(reply.status, 200);
     }
 
     RemoteGateway::Target target(const QString &token) const
     {
         RemoteGateway::Target t;
         t.host = QStringLiteral("127.0.0.1");
-        t.port = m_gateway->port();
+        t.port = m_proxy.gateway->port();
         t.token = token;
         return t;
     }
 
 private slots:
-    void cleanup()
-    {
-        if (m_gateway)
-            m_gateway->stop(500ms);
-        m_gateway.reset();
-        m_primary.reset();
-        m_fallback.reset();
-    }
+    void cleanup() { m_proxy.stop(); }
 
     void snapshotsEqualTheEngines()
     {
         startAll();
         for (int i = 0; i < 3; ++i)
             chat();
-        QTRY_VERIFY_WITH_TIMEOUT(m_gateway->snapshot().prober.started >= 1, 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(m_gateway->snapshot().prober.succeeded + m_gateway->snapshot().prober.failed,
-                                  m_gateway->snapshot().prober.started, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(m_proxy.gateway->snapshot().prober.started >= 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_proxy.gateway->snapshot().prober.succeeded + m_proxy.gateway->snapshot().prober.failed,
+                                  m_proxy.gateway->snapshot().prober.started, 10000);
         RemoteGateway remote(m_clock, target(m_token));
         QSignalSpy snapshots(&remote, &RemoteGateway::snapshotReady);
         QSignalSpy states(&remote, &RemoteGateway::stateChanged);
@@ -143,10 +69,10 @@ private slots:
         QVERIFY(snapshots.wait(10000));
         QCOMPARE(remote.state(), RemoteGateway::State::Connected);
         QCOMPARE(states.last().first().value<RemoteGateway::State>(), RemoteGateway::State::Connected);
-        QCOMPARE(remote.displayName(), QStringLiteral("http://127.0.0.1:%1").arg(m_gateway->port()));
+        QCOMPARE(remote.displayName(), QStringLiteral("http://127.0.0.1:%1").arg(m_proxy.gateway->port()));
 
         const MetricsSnapshot got = snapshots.last().first().value<MetricsSnapshot>();
-        const MetricsSnapshot local = m_gateway->snapshot();
+        const MetricsSnapshot local = m_proxy.gateway->snapshot();
         QCOMPARE(got.requests, 3u);
         QCOMPARE(got.requests, local.requests);
         QCOMPARE(got.succeeded, local.succeeded);
@@ -206,7 +132,7 @@ private slots:
         remote.eject(1);
         QTRY_COMPARE_WITH_TIMEOUT(actions.count(), 1, 10000);
         QVERIFY(actions.first().first().toBool());
-        QCOMPARE(m_gateway->snapshot().channels.front().pool, PoolState::Drained);
+        QCOMPARE(m_proxy.gateway->snapshot().channels.front().pool, PoolState::Drained);
         QTRY_VERIFY_WITH_TIMEOUT(!events.isEmpty(), 10000);
         const HealthEvent event = events.first().first().value<HealthEvent>();
         QCOMPARE(event.type, HealthEvent::Type::Pool);
