@@ -118,6 +118,7 @@ void IncidentsPage::setHistory(HistoryService *history)
         m_events.clear();
         m_model->setIncidents({}, QDateTime::currentMSecsSinceEpoch());
         m_model->setCountsAvailable(true);
+        showBudgetAlerts({});
         showSelected();
         m_lastOpen = 0;
         emit openIncidentsChanged(0);
@@ -150,6 +151,7 @@ void IncidentsPage::watchEvents()
     m_lastOpen = -1;
     m_model->setCountsAvailable(false);
     m_showRequests->setToolTip(tr("The requests of an attached instance are in its own history database, not here"));
+    showBudgetAlerts({}); // the previous source's, until the instance's own events say otherwise
     showIncidents({}, QDateTime::currentMSecsSinceEpoch());
 }
 
@@ -219,6 +221,8 @@ void IncidentsPage::reload()
             incident.failovers = totals.failovers;
         }
     }, [this, incidents, budgetAlerts, now] {
+        if (m_watching) // asked before the console attached elsewhere: the embedded engine's, not the instance's
+            return;
         showBudgetAlerts(*budgetAlerts);
         showIncidents(std::move(*incidents), now);
     });

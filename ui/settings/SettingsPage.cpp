@@ -3,6 +3,7 @@
 #include "ConsoleStyle.h"
 #include "ThemeManager.h"
 #include "TrayNotifier.h"
+#include "attach/UnavailableNotice.h"
 #include "engine/EngineHost.h"
 #include "engine/Gateway.h"
 #include "settings/SettingRow.h"
@@ -118,10 +119,22 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     auto *columns = new QHBoxLayout(content);
     columns->setContentsMargins(0, 0, 8, 0);
     auto *groups = new QVBoxLayout;
+    m_engineNotice = new UnavailableNotice(content);
+    m_engineNotice->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum); // its height, no more
+    m_engineNotice->layout()->setContentsMargins(0, 8, 0, 12); // flush with the group titles below
+    m_engineNotice->hide();
+    connect(m_engineNotice, &UnavailableNotice::detachRequested, this, &SettingsPage::detachRequested);
+    groups->addWidget(m_engineNotice);
     for (SettingsGroup g : {SettingsGroup::Proxy, SettingsGroup::HealthScore, SettingsGroup::CircuitBreaker,
                             SettingsGroup::PoolEjection, SettingsGroup::HeartbeatProbe, SettingsGroup::RetryBudget,
-                            SettingsGroup::History, SettingsGroup::Appearance})
-        groups->addWidget(buildGroup(g));
+                            SettingsGroup::History, SettingsGroup::Appearance}) {
+        QWidget *box = buildGroup(g);
+        groups->addWidget(box);
+        // Appearance is the console's own (QSettings on this computer); every other group, the
+        // history retention included, configures the embedded engine and its database.
+        if (g != SettingsGroup::Appearance)
+            m_engineGroups << box;
+    }
     groups->addStretch(1);
     auto *column = new QWidget(content);
     column->setLayout(groups);
@@ -373,6 +386,26 @@ void SettingsPage::setListenAppliesLive(bool live)
                               : tr("Saved changes apply when Switchboard next starts."));
 }
 
+void SettingsPage::setAttachedInstance(const QString &address)
+{
+    m_attachedTo = address;
+    const bool engine = address.isEmpty();
+    for (QWidget *group : std::as_const(m_engineGroups))
+        group->setVisible(engine);
+    for (QWidget *widget : std::initializer_list<QWidget *>{m_status, m_revert, m_save})
+        widget->setVisible(engine);
+    m_engineNotice->setVisible(!engine);
+    if (engine) {
+        revalidate(); // shows the draft's problems again, if it has any
+        return;
+    }
+    m_generalProblems->hide();
+    m_engineNotice->showReason(tr("Engine settings belong to %1").arg(address),
+                               tr("Its proxy address and token, thresholds and history retention are kept on its own machine "
+                                  "and change there. Go back to the embedded engine to change this computer's engine; "
+                                  "the console's own preferences below apply either way."));
+}
+
 void SettingsPage::load(const EngineConfigPtr &config, int retentionDays)
 {
     m_loading = true;
@@ -561,7 +594,7 @@ void SettingsPage::placeProblems(const QStringList &problems)
     for (auto it = m_rows.cbegin(); it != m_rows.cend(); ++it)
         it.value()->setError(perKey.value(it.key()).join(QLatin1Char(' ')));
     m_generalProblems->setText(general.join(QLatin1Char('\n')));
-    m_generalProblems->setVisible(!general.isEmpty());
+    m_generalProblems->setVisible(!general.isEmpty() && m_attachedTo.isEmpty());
 }
 
 void SettingsPage::updateResetButtons()
@@ -622,7 +655,8 @@ void SettingsPage::revert()
 
 bool SettingsPage::save()
 {
-    if (!m_store || !m_store->current() || !isDirty() || !m_problems.isEmpty())
+    // While attached the engine groups are hidden: nothing may be saved that the user cannot see.
+    if (!m_attachedTo.isEmpty() || !m_store || !m_store->current() || !isDirty() || !m_problems.isEmpty())
         return false;
     const QStringList changed = changedKeys();
     const bool engineChanged = changed.size() > (changed.contains(kRetention) ? 1 : 0);
