@@ -60,7 +60,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_sidebar->setFocusPolicy(Qt::NoFocus); // no focus frame inside the selected item
     m_sidebar->setStyleSheet(QStringLiteral(
         "QListWidget#sidebar { background: palette(alternate-base); padding-top: 8px; font-size: 14px; }"
-        "QListWidget#sidebar::item { padding: 9px 14px; }"
+        // The border makes the style sheet lay out every item itself, so the padding indents the
+        // unselected ones too (without it only the selected one, which has a background, was indented).
+        "QListWidget#sidebar::item { padding: 9px 14px; border: 0px; }"
         "QListWidget#sidebar::item:selected { background: palette(highlight); color: palette(highlighted-text); }"));
 
     // Right of the sidebar: the warnings that concern every page (keys kept in the database file,

@@ -67,7 +67,8 @@ IncidentsPage::IncidentsPage(HistoryService *history, QWidget *parent) : QWidget
     const int widths[] = {90, 170, 160, 110, 110, 90, 80, 90};
     for (int c = 0; c < IncidentTableModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // The channel takes the spare width: a stretched last column put its count far from its header.
+    m_table->horizontalHeader()->setSectionResizeMode(IncidentTableModel::Channel, QHeaderView::Stretch);
 
     auto *detailsPane = new QWidget(this);
     auto *detailsLayout = new QVBoxLayout(detailsPane);

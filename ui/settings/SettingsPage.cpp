@@ -30,6 +30,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace sb {
@@ -136,6 +137,13 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
             m_engineGroups << box;
     }
     groups->addStretch(1);
+    // Every group's editors start at one x: each form sized its label column alone, so the editors
+    // of consecutive groups were out of line.
+    int labelWidth = 0;
+    for (const QLabel *label : std::as_const(m_rowLabels))
+        labelWidth = std::max(labelWidth, label->sizeHint().width());
+    for (QLabel *label : std::as_const(m_rowLabels))
+        label->setMinimumWidth(labelWidth);
     auto *column = new QWidget(content);
     column->setLayout(groups);
     column->setMaximumWidth(900);
@@ -212,9 +220,10 @@ QWidget *SettingsPage::buildGroup(SettingsGroup group)
     case SettingsGroup::CircuitBreaker: {
         m_preset = new QComboBox;
         m_preset->setObjectName(QStringLiteral("breakerPreset"));
-        // The preset descriptions are long; the combo must not widen its column past the page.
+        // The preset descriptions are long; the combo must not widen its column past the page, and
+        // at 40 characters the longest (launch-day) still shows whole in the 900-pixel column.
         m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        m_preset->setMinimumContentsLength(22);
+        m_preset->setMinimumContentsLength(40);
         m_preset->addItem(tr("relay — 5 failures in a row, open 60 s, 3 trials"), QStringLiteral("relay"));
         m_preset->addItem(tr("launch-day — over 20 % in 5 s, open 2 min, 5 % share"), QStringLiteral("launch-day"));
         m_preset->addItem(tr("custom"), QStringLiteral("custom"));
@@ -288,6 +297,7 @@ void SettingsPage::addRow(QFormLayout *form, SettingsGroup group, const QString 
     auto *row = new SettingRow(editor, unit, defaultText);
     row->setObjectName(key);
     auto *name = new QLabel(label);
+    m_rowLabels << name;
     name->setToolTip(help);
     editor->setToolTip(help);
     form->addRow(name, row);

@@ -129,6 +129,7 @@ private:
     QHash<int, QStringList> m_groupKeys;
     QHash<int, QPushButton *> m_groupResets;
     QList<QWidget *> m_engineGroups; // hidden while attached
+    QList<QLabel *> m_rowLabels;
     UnavailableNotice *m_engineNotice = nullptr;
     QString m_attachedTo;
     QLineEdit *m_listenHost = nullptr;
