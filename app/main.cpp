@@ -117,7 +117,7 @@ int runConsole(int argc, char **argv, const AppOptions &options)
         window.activateWindow();
     });
     window.settingsPage()->setThemeManager(&themes);
-    window.settingsPage()->setTrayNotifier(&tray);
+    window.setTrayNotifier(&tray); // the embedded engine's alerts and an attached instance's
 
     sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
     QString error;
@@ -126,8 +126,6 @@ int runConsole(int argc, char **argv, const AppOptions &options)
         demo = startDemoIfNeeded(host);
         window.attachHost(&host);
         window.settingsPage()->setListenAppliesLive(options.listen.isEmpty()); // --listen pins the address
-        QObject::connect(host.gateway(), &sb::Gateway::healthEvent, &tray, &sb::TrayNotifier::addEvent,
-                         Qt::QueuedConnection);
     } else {
         // The console still opens, so the user can read why and fix the configuration.
         spdlog::error("{}", error.toStdString());

@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "ConsoleStyle.h"
+#include "TrayNotifier.h"
 #include "attach/AttachDialog.h"
 #include "attach/EmbeddedChannelActions.h"
 #include "attach/InstanceIndicator.h"
@@ -39,7 +40,6 @@ constexpr int kIncidentsPage = 2;
 constexpr int kRequestsPage = 3;
 constexpr int kProvidersPage = 4;
 constexpr int kDrillsPage = 5;
-constexpr int kSettingsPage = 6;
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
@@ -60,7 +60,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_sidebar->setFocusPolicy(Qt::NoFocus); // no focus frame inside the selected item
     m_sidebar->setStyleSheet(QStringLiteral(
         "QListWidget#sidebar { background: palette(alternate-base); padding-top: 8px; font-size: 14px; }"
-        "QListWidget#sidebar::item { padding: 9px 14px; }"
+        // The border makes the style sheet lay out every item itself, so the padding indents the
+        // unselected ones too (without it only the selected one, which has a background, was indented).
+        "QListWidget#sidebar::item { padding: 9px 14px; border: 0px; }"
         "QListWidget#sidebar::item:selected { background: palette(highlight); color: palette(highlighted-text); }"));
 
     // Right of the sidebar: the warnings that concern every page (keys kept in the database file,
@@ -107,6 +109,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(m_indicator, &sb::InstanceIndicator::attachRequested, this, [this] { openAttachDialog(); });
     connect(m_indicator, &sb::InstanceIndicator::detachRequested, this, &MainWindow::detachRemote);
     connect(m_notice, &sb::UnavailableNotice::detachRequested, this, &MainWindow::detachRemote);
+    connect(m_settings, &sb::SettingsPage::detachRequested, this, &MainWindow::detachRemote);
 
     connect(m_channels, &sb::ChannelsPage::openProviderRequested, this, [this](int providerId) {
         showPage(kProvidersPage);
@@ -171,6 +174,12 @@ void MainWindow::attach(sb::Gateway *gateway)
     if (gateway) {
         connect(gateway, &sb::Gateway::listenFailed, this, [this](const QString &message) {
             statusBar()->showMessage(message, 15000);
+        }, Qt::QueuedConnection);
+        // Not a source connection: the embedded proxy keeps serving while another instance is shown,
+        // and its alerts still matter then — named, so they are not taken for the instance's.
+        connect(gateway, &sb::Gateway::healthEvent, this, [this](const sb::HealthEvent &event) {
+            if (m_tray)
+                m_tray->addEventFrom(m_remote ? tr("Embedded engine") : QString(), event);
         }, Qt::QueuedConnection);
         m_providers->setConfig(gateway->config());
         m_drills->attach(gateway);
@@ -239,6 +248,10 @@ void MainWindow::attachRemote(sb::RemoteGateway *remote)
     m_sourceConnections << connect(remote, &sb::RemoteGateway::snapshotReady, this, &MainWindow::applySnapshot);
     m_sourceConnections << connect(remote, &sb::RemoteGateway::healthEvent, this, &MainWindow::addEvent);
     m_sourceConnections << connect(remote, &sb::RemoteGateway::namesReady, m_channels, &sb::ChannelsPage::setConfig);
+    m_sourceConnections << connect(remote, &sb::RemoteGateway::newHealthEvent, this, [this, remote](const sb::HealthEvent &event) {
+        if (m_tray)
+            m_tray->addEventFrom(remote->displayName(), event);
+    });
     m_sourceConnections << connect(remote, &sb::RemoteGateway::stateChanged, this,
                                    [this](sb::RemoteGateway::State, const QString &message) {
                                        m_remoteMessage = message;
@@ -254,6 +267,7 @@ void MainWindow::attachRemote(sb::RemoteGateway *remote)
     m_incidents->watchEvents();
     m_drillOffer->hide();    // the offer runs a drill on the embedded engine
     m_secretBanner->hide();  // it is about where this machine keeps its keys, not the instance's
+    m_settings->setAttachedInstance(remote->displayName());
     setRemotePagesUnavailable(true);
     setProxyAddress(remote->displayName() + QStringLiteral("/v1")); // the admin API shares the proxy's port
     remote->start();
@@ -279,6 +293,7 @@ void MainWindow::detachRemote()
     m_overview->setHistory(m_history);
     m_incidents->setHistory(m_history);
     m_secretBanner->setVisible(!m_secretBanner->text().isEmpty());
+    m_settings->setAttachedInstance(QString());
     setRemotePagesUnavailable(false);
     connectEmbedded();
 }
@@ -327,9 +342,7 @@ void MainWindow::setRemotePagesUnavailable(bool unavailable)
         m_unavailable.insert(kDrillsPage, tr("Drills are not available for an attached instance: a drill swaps the running "
                                              "configuration for a scripted one, which must never happen to an instance "
                                              "you are watching. Go back to the embedded engine to run one there."));
-        m_unavailable.insert(kSettingsPage, tr("Settings change the embedded engine's configuration; an attached "
-                                               "instance keeps its settings on its own machine. Go back to the embedded "
-                                               "engine to change them."));
+        // Settings stays: its Appearance group is the console's own (SettingsPage::setAttachedInstance).
     }
     for (int row = 0; row < m_sidebar->count(); ++row) {
         QListWidgetItem *item = m_sidebar->item(row);
@@ -401,6 +414,12 @@ void MainWindow::detachHost()
     attach(nullptr);
 }
 
+void MainWindow::setTrayNotifier(sb::TrayNotifier *tray)
+{
+    m_tray = tray;
+    m_settings->setTrayNotifier(tray);
+}
+
 void MainWindow::setHistoryDatabase(const QString &path)
 {
     delete m_history;
@@ -465,7 +484,8 @@ void MainWindow::applySnapshot(const sb::MetricsSnapshot &snapshot)
     }
     m_overview->applySnapshot(snapshot);
     m_channels->applySnapshot(snapshot);
-    m_providers->applySnapshot(snapshot);
+    if (!m_remote) // its key health and route spend describe this machine's configuration, by id and name
+        m_providers->applySnapshot(snapshot);
 
     m_requestRate->setText(tr("%1 req/s").arg(sb::formatRate(snapshot.requestsPerSecond)));
     m_successRate->setText(snapshot.answered5m == 0 ? tr("— % (5m)")

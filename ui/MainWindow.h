@@ -29,6 +29,7 @@ class ProvidersPage;
 class RequestsPage;
 class SecretStorageBanner;
 class SettingsPage;
+class TrayNotifier;
 class UnavailableNotice;
 } // namespace sb
 
@@ -54,6 +55,9 @@ public:
     void detachHost();
     // The history pages read this database on their own thread (HistoryService).
     void setHistoryDatabase(const QString &path);
+    // The tray announces what happens on the embedded engine and on an attached instance (named in
+    // the title, and the embedded engine too while attached); Settings shows and sets its mute.
+    void setTrayNotifier(sb::TrayNotifier *tray);
 
     // Attach: the pages show a running instance through its admin API instead of the embedded
     // engine, which keeps running unseen. The window owns `remote` from now on and starts it.
@@ -129,6 +133,7 @@ private:
     sb::SecretStorageBanner *m_secretBanner = nullptr;
     sb::DrillOffer *m_drillOffer = nullptr;
     sb::HistoryService *m_history = nullptr; // created after the pages, so deleted before them
+    QPointer<sb::TrayNotifier> m_tray;
     QString m_baseUrl;
     QLabel *m_proxyAddress = nullptr;
     QLabel *m_requestRate = nullptr;

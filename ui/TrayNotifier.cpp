@@ -11,7 +11,13 @@ namespace sb {
 
 namespace {
 const QString kMutedKey = QStringLiteral("notifications/muted");
+
+// "http://10.0.0.5:8400 — gpt-4o/A: circuit open": the instance first, so a glance tells which.
+QString titled(const QString &instance, const QString &title)
+{
+    return instance.isEmpty() ? title : QStringLiteral("%1 — %2").arg(instance, title);
 }
+} // namespace
 
 TrayNotifier::TrayNotifier(const Clock &clock, QObject *parent) : QObject(parent), m_clock(clock)
 {
@@ -80,7 +86,7 @@ bool TrayNotifier::qualifies(const HealthEvent &event)
     return false;
 }
 
-std::optional<TrayNotifier::Notification> TrayNotifier::decide(const HealthEvent &event)
+std::optional<TrayNotifier::Notification> TrayNotifier::decide(const HealthEvent &event, const QString &instance)
 {
     if (!qualifies(event))
         return std::nullopt;
@@ -94,14 +100,14 @@ std::optional<TrayNotifier::Notification> TrayNotifier::decide(const HealthEvent
         // get 429s. Not counted against the per-minute cap either.
         Notification n;
         const bool stopped = event.to == QLatin1String("hard_stop");
-        n.title = stopped ? tr("Route “%1”: budget spent, requests refused").arg(event.channelName)
-                          : tr("Route “%1”: budget alert").arg(event.channelName);
+        n.title = titled(instance, stopped ? tr("Route “%1”: budget spent, requests refused").arg(event.channelName)
+                                           : tr("Route “%1”: budget alert").arg(event.channelName));
         n.body = event.reason.isEmpty() ? tr("No reason was given.") : event.reason;
         ++m_stats.shown;
         return n;
     }
     const Clock::TimePoint now = m_clock.now();
-    ChannelLimit &limit = m_perChannel[event.channelId];
+    ChannelLimit &limit = m_perChannel[{instance, event.channelId}];
     const bool channelQuiet = !limit.lastShown || now - *limit.lastShown >= kPerChannelInterval;
     while (!m_recent.empty() && now - m_recent.front() >= std::chrono::minutes(1))
         m_recent.pop_front();
@@ -113,10 +119,8 @@ std::optional<TrayNotifier::Notification> TrayNotifier::decide(const HealthEvent
 
     Notification n;
     const QString channel = event.channelName.isEmpty() ? tr("channel %1").arg(event.channelId) : event.channelName;
-    if (event.type == HealthEvent::Type::Breaker)
-        n.title = tr("%1: circuit open").arg(channel);
-    else
-        n.title = tr("%1: ejected from the pool").arg(channel);
+    n.title = titled(instance, event.type == HealthEvent::Type::Breaker ? tr("%1: circuit open").arg(channel)
+                                                                         : tr("%1: ejected from the pool").arg(channel));
     n.body = event.reason.isEmpty() ? tr("No reason was given.") : event.reason;
     if (limit.heldBack > 0)
         n.body += limit.heldBack == 1 ? tr("\n1 more alert for this channel was held back since the last one.")
@@ -130,7 +134,12 @@ std::optional<TrayNotifier::Notification> TrayNotifier::decide(const HealthEvent
 
 void TrayNotifier::addEvent(const HealthEvent &event)
 {
-    const std::optional<Notification> n = decide(event);
+    addEventFrom(QString(), event);
+}
+
+void TrayNotifier::addEventFrom(const QString &instance, const HealthEvent &event)
+{
+    const std::optional<Notification> n = decide(event, instance);
     if (!n)
         return;
     if (m_tray)

@@ -54,12 +54,16 @@ public:
     QAction *muteAction() const { return m_muteAction; }
     Stats stats() const { return m_stats; }
 
-    // Whether this event notifies now, updating the rate limit; no UI call.
-    std::optional<Notification> decide(const HealthEvent &event);
+    // Whether this event notifies now, updating the rate limit; no UI call. `instance` names where it
+    // happened when that is not obvious (an attached instance; the embedded engine while attached)
+    // and starts the title; each instance's channels are limited on their own, since their ids overlap.
+    std::optional<Notification> decide(const HealthEvent &event, const QString &instance = QString());
 
 public slots:
     // Receives the Gateway's health events on the GUI thread (queued, like MainWindow::addEvent).
     void addEvent(const sb::HealthEvent &event);
+    // The same for events from a named instance (MainWindow forwards an attached instance's).
+    void addEventFrom(const QString &instance, const sb::HealthEvent &event);
     void setMuted(bool muted); // persisted
 
 signals:
@@ -80,7 +84,7 @@ private:
     QMenu *m_menu = nullptr;
     QAction *m_muteAction = nullptr;
     bool m_muted = false;
-    QHash<int, ChannelLimit> m_perChannel;
+    QHash<std::pair<QString, int>, ChannelLimit> m_perChannel; // (instance, channel id)
     std::deque<Clock::TimePoint> m_recent; // times of the notifications of the last minute
     Stats m_stats;
 };

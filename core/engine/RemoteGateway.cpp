@@ -38,6 +38,7 @@ void RemoteGateway::start(std::chrono::milliseconds interval)
     // takes over a gateway someone else started (the Attach dialog) still gets the context.
     m_haveEvents = false;
     m_lastEventId = 0;
+    m_contextKnown = false;
     m_namedChannels.clear();
     setState(State::Connecting, QStringLiteral("Connecting to %1 …").arg(displayName()));
     m_timer.start(interval);
@@ -47,12 +48,17 @@ void RemoteGateway::start(std::chrono::milliseconds interval)
 void RemoteGateway::stop()
 {
     m_timer.stop();
-    if (m_inFlight) {
-        // Aborted on purpose: its handler must not read it or report the instance unreachable.
-        m_inFlight->disconnect(this);
-        m_inFlight->abort();
-        m_inFlight->deleteLater();
+    // Every request of this watch — the poll, a names query, an action still waiting for its answer —
+    // is aborted on purpose: no handler may report on a watch that ended (an action's would even
+    // poll again), and none of its requests may stay open on the instance.
+    for (QNetworkReply *reply : m_http->findChildren<QNetworkReply *>()) {
+        reply->disconnect(this);
+        reply->abort();
+        reply->deleteLater();
     }
+    m_inFlight = nullptr; // a start() right after must poll at once, not wait for the aborted one to go
+    m_namesInFlight = nullptr;
+    m_http->clearConnectionCache(); // and the kept-alive connection goes too, not when this object does
     setState(State::Disconnected, QStringLiteral("Not attached."));
 }
 
@@ -108,8 +114,14 @@ void RemoteGateway::poll()
             return;
         m_last = SnapshotJson::snapshotFromJson(json);
         const auto remoteLast = static_cast<std::uint64_t>(json.value(QStringLiteral("lastEventId")).toDouble());
-        if (remoteLast < m_lastEventId) // the instance restarted: its event numbers began again
-            m_haveEvents = false;
+        if (!m_contextKnown) { // the first answer: whatever the instance had logged so far is context
+            m_contextUntil = remoteLast;
+            m_contextKnown = true;
+        }
+        if (remoteLast < m_lastEventId) { // the instance restarted: its event numbers began again,
+            m_haveEvents = false;         // and all of them happened while we watched
+            m_contextUntil = 0;
+        }
         setState(State::Connected, QStringLiteral("Watching %1.").arg(displayName()));
         std::vector<int> ids;
         for (const ChannelSnapshot &channel : m_last.channels)
@@ -143,6 +155,8 @@ void RemoteGateway::pollEvents()
             m_lastEventId = entry->sequence;
             entry->event.at = m_clock.now(); // the remote's steady clock means nothing here
             emit healthEvent(entry->event);
+            if (entry->sequence > m_contextUntil)
+                emit newHealthEvent(entry->event);
         }
     });
 }

@@ -48,6 +48,7 @@ public:
 
     // Polls now and then every `interval`; a restart after stop() begins with the recent events again.
     void start(std::chrono::milliseconds interval = std::chrono::seconds(1));
+    // Ends the watch: every request of it is aborted and its connection to the instance closed.
     void stop();
 
     State state() const { return m_state; }
@@ -66,6 +67,10 @@ public:
 signals:
     void snapshotReady(const sb::MetricsSnapshot &snapshot);
     void healthEvent(const sb::HealthEvent &event);
+    // The subset of healthEvent that happened while this watch ran: after the instance's first
+    // answer, or after it restarted. The recent events a first poll brings are context for the
+    // pages, not news — the tray must not announce an hour-old circuit as if it had just opened.
+    void newHealthEvent(const sb::HealthEvent &event);
     // Every change of state, with a sentence for the status bar ("Connected to …", "Cannot reach …: …").
     void stateChanged(sb::RemoteGateway::State state, const QString &message);
     void actionFinished(bool ok, const QString &message);
@@ -97,6 +102,9 @@ private:
     MetricsSnapshot m_last;
     std::uint64_t m_lastEventId = 0;
     bool m_haveEvents = false;
+    // Events up to this sequence number happened before the watch began (newHealthEvent skips them).
+    std::uint64_t m_contextUntil = 0;
+    bool m_contextKnown = false;
 };
 
 } // namespace sb

@@ -3,33 +3,23 @@
 // sends the Channels page's eject to it, says which instance is shown (never the token), reports a
 // refused token and a vanished instance, and goes back to the embedded engine with nothing of the
 // remote left on screen. Real sockets, real widgets offscreen; the providers are the simulator's.
-#include "FakeProvider.h"
-#include "MainWindow.h"
+#include "AttachFixture.h"
+#include "FakeClock.h"
 #include "TestPaths.h"
-#include "attach/AttachDialog.h"
+#include "ThemeManager.h"
+#include "TrayNotifier.h"
 #include "attach/InstanceIndicator.h"
 #include "attach/UnavailableNotice.h"
-#include "engine/Gateway.h"
-#include "incidents/IncidentTableModel.h"
-#include "incidents/IncidentsPage.h"
-#include "models/ChannelTableModel.h"
-#include "pages/ChannelsPage.h"
 #include "pages/OverviewPage.h"
 #include "requests/RequestsPage.h"
+#include "settings/SettingsPage.h"
 
-#include <QtTest>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QLabel>
-#include <QLineEdit>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QMenu>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
-#include <QPushButton>
 #include <QSortFilterProxyModel>
-#include <QSpinBox>
 #include <QTableView>
 #include <QStatusBar>
 #include <QStyle>
@@ -37,81 +27,16 @@
 
 using namespace sb;
 using namespace sb::sim;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
 
-const QString kToken = QStringLiteral("remote-secret-token-7f3a");
-
-// Two channels over the two simulated providers; `prefix` names them, so a test can tell the
-// embedded engine's rows ("local/…") from the remote instance's ("gpt-4o/…").
-std::shared_ptr<EngineConfig> config(const QString &prefix, const QString &primaryUrl, const QString &fallbackUrl,
-                                     const QString &token)
-{
-    auto c = std::make_shared<EngineConfig>();
-    c->proxy.listenPort = 0;
-    c->proxy.localToken = token;
-    ProviderConfig a;
-    a.id = 1;
-    a.name = QStringLiteral("primary");
-    a.dialect = QStringLiteral("openai_compat");
-    a.baseUrl = primaryUrl;
-    a.keys = {ApiKeyConfig{1, QStringLiteral("primary key"), QStringLiteral("sk-primary-0001"), true, {}}};
-    ProviderConfig b = a;
-    b.id = 2;
-    b.name = QStringLiteral("fallback");
-    b.baseUrl = fallbackUrl;
-    b.keys = {ApiKeyConfig{2, QStringLiteral("fallback key"), QStringLiteral("sk-fallback-0002"), true, {}}};
-    c->providers = {a, b};
-    ChannelConfig ca;
-    ca.id = 1;
-    ca.name = prefix + QStringLiteral("/A");
-    ca.providerId = 1;
-    ca.upstreamModel = QStringLiteral("gpt-4o");
-    ChannelConfig cb = ca;
-    cb.id = 2;
-    cb.name = prefix + QStringLiteral("/B");
-    cb.providerId = 2;
-    c->channels = {ca, cb};
-    RouteConfig route;
-    route.id = 1;
-    route.logicalModel = QStringLiteral("gpt-4o");
-    route.strategy = RoutingStrategy::Priority;
-    route.channelIds = {1, 2};
-    c->routes = {route};
-    c->probe.interval = 3600s; // heartbeats only at the first tick: the pool changes are the test's own
-    return c;
-}
-
-ProviderSpec spec(const QString &name)
-{
-    ProviderSpec s;
-    s.name = name;
-    s.dialect = QStringLiteral("openai_compat");
-    s.models = {QStringLiteral("gpt-4o")};
-    s.ttftMs = Distribution::constant(5);
-    s.tokensPerSecond = Distribution::constant(2000);
-    s.completionTokens = 12;
-    return s;
-}
-
-QStringList channelNames(const MainWindow &window)
-{
-    QStringList names;
-    const ChannelTableModel *model = window.channelsPage()->model();
-    for (int r = 0; r < model->rowCount(); ++r)
-        names << model->channelAt(r).name;
-    names.sort();
-    return names;
-}
+const QString kToken = test::kRemoteToken;
 
 PoolState poolOf(const Gateway &gateway, int channelId)
 {
-    for (const ChannelSnapshot &channel : gateway.snapshot().channels) {
-        if (channel.channelId == channelId)
-            return channel.pool;
-    }
-    return PoolState::Active;
+    return test::channelOf(gateway, channelId).pool;
 }
 
 } // namespace
@@ -120,76 +45,30 @@ class tst_AttachRemote : public QObject {
     Q_OBJECT
 
 private:
-    SplitMixRandom m_random{91};
-    std::unique_ptr<ScenarioClock> m_scenarioClock;
-    std::unique_ptr<FakeProvider> m_primary;
-    std::unique_ptr<FakeProvider> m_fallback;
-    std::unique_ptr<Gateway> m_embedded;
-    std::unique_ptr<Gateway> m_remote;
+    QTemporaryDir m_settingsDir;
+    std::unique_ptr<AttachLab> m_lab;
+    Gateway *m_embedded = nullptr;
+    Gateway *m_remote = nullptr;
 
     void startAll()
     {
-        m_scenarioClock = std::make_unique<ScenarioClock>(SystemClock::instance(), 1.0);
-        m_primary = std::make_unique<FakeProvider>(spec("primary"), *m_scenarioClock, m_random);
-        m_fallback = std::make_unique<FakeProvider>(spec("fallback"), *m_scenarioClock, m_random);
-        QVERIFY(m_primary->start());
-        QVERIFY(m_fallback->start());
+        m_lab = std::make_unique<AttachLab>();
         QString error;
-        m_embedded = std::make_unique<Gateway>(SystemClock::instance(), SystemRandom::instance(),
-                                               config(QStringLiteral("local"), m_primary->baseUrl(), m_fallback->baseUrl(), QString()));
-        QVERIFY2(m_embedded->start(&error), qPrintable(error));
-        m_remote = std::make_unique<Gateway>(SystemClock::instance(), SystemRandom::instance(),
-                                             config(QStringLiteral("gpt-4o"), m_primary->baseUrl(), m_fallback->baseUrl(), kToken));
-        QVERIFY2(m_remote->start(&error), qPrintable(error));
+        QVERIFY2((m_embedded = m_lab->twoChannelEngine(QStringLiteral("local"), QString(), &error)), qPrintable(error));
+        QVERIFY2((m_remote = m_lab->twoChannelEngine(QStringLiteral("gpt-4o"), kToken, &error)), qPrintable(error));
     }
 
-    RemoteGateway::Target remoteTarget(const QString &token) const
-    {
-        RemoteGateway::Target t;
-        t.host = QStringLiteral("127.0.0.1");
-        t.port = m_remote->port();
-        t.token = token;
-        return t;
-    }
+    RemoteGateway::Target remoteTarget(const QString &token) const { return targetOf(*m_remote, token); }
 
     // A request through the remote instance's proxy, so its figures are not all zero.
-    void chatThroughRemote()
-    {
-        QNetworkAccessManager http;
-        QNetworkRequest request(QUrl(remoteAddress() + QStringLiteral("/v1/chat/completions")));
-        request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
-        request.setRawHeader("Authorization", "Bearer " + kToken.toUtf8());
-        const QJsonObject body{{"model", "gpt-4o"}, {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "hi"}}}}};
-        QNetworkReply *reply = http.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
-        QSignalSpy finished(reply, &QNetworkReply::finished);
-        QVERIFY(finished.wait(20000));
-        QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
-        reply->deleteLater();
-    }
+    void chatThroughRemote() { QCOMPARE(chatThrough(*m_remote, kToken), 200); }
 
     QString remoteAddress() const { return QStringLiteral("http://127.0.0.1:%1").arg(m_remote->port()); }
-
-    // The dialog's code path, as a user takes it: fields typed, Connect clicked, the dialog closes itself.
-    static void attachThroughDialog(MainWindow &window, const RemoteGateway::Target &target)
-    {
-        AttachDialog *dialog = window.openAttachDialog();
-        QVERIFY(QTest::qWaitForWindowExposed(dialog));
-        auto *host = dialog->findChild<QLineEdit *>(QStringLiteral("hostEdit"));
-        host->clear();
-        QTest::keyClicks(host, target.host);
-        dialog->findChild<QSpinBox *>(QStringLiteral("portSpin"))->setValue(target.port);
-        QTest::keyClicks(dialog->findChild<QLineEdit *>(QStringLiteral("tokenEdit")), target.token);
-        QVERIFY(dialog->connectButton()->isEnabled());
-        QPointer<AttachDialog> alive(dialog);
-        QTest::mouseClick(dialog->connectButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!alive || alive->stateText().startsWith(QStringLiteral("Connected")), 10000);
-        QTRY_VERIFY_WITH_TIMEOUT(!alive, 10000); // closes itself once connected
-        QVERIFY(window.isAttachedRemote());
-    }
 
 private slots:
     void initTestCase()
     {
+        useOwnSettings(m_settingsDir, QStringLiteral("tst_AttachRemote"));
         QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
         QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
         QApplication::setPalette(QApplication::style()->standardPalette());
@@ -197,24 +76,23 @@ private slots:
 
     void cleanup()
     {
-        for (auto *gateway : {m_remote.get(), m_embedded.get()}) {
-            if (gateway)
-                gateway->stop(200ms);
-        }
-        m_remote.reset();
-        m_embedded.reset();
-        m_primary.reset();
-        m_fallback.reset();
+        m_lab.reset();
+        m_embedded = m_remote = nullptr;
     }
 
     void attachedWindowShowsTheRemoteInstanceAndDetachesBack()
     {
         startAll();
+        test::FakeClock clock;
+        TrayNotifier tray(clock);
+        ThemeManager themes;
         MainWindow window;
+        window.setTrayNotifier(&tray);
+        window.settingsPage()->setThemeManager(&themes);
         window.resize(1400, 860);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.attach(m_embedded.get());
+        window.attach(m_embedded);
         QTRY_COMPARE_WITH_TIMEOUT(channelNames(window), (QStringList{"local/A", "local/B"}), 10000);
         QVERIFY(window.instanceIndicator()->text().startsWith(QStringLiteral("EMBEDDED ENGINE")));
         QVERIFY(window.windowTitle().contains(QStringLiteral("embedded engine")));
@@ -275,12 +153,27 @@ private slots:
         QVERIFY(window.grab().save(test::artifactPath(QStringLiteral("attach/attached-incidents.png"))));
 
         // Pages that need this machine's database or configuration say so instead of showing its data.
-        for (int page : {3, 4, 5, 6}) {
+        for (int page : {3, 4, 5}) {
             window.showPage(page);
             auto *notice = qobject_cast<UnavailableNotice *>(window.currentPageWidget());
             QVERIFY2(notice, qPrintable(window.pageNames().at(page)));
             QVERIFY2(notice->text().contains(QStringLiteral("attached instance")), qPrintable(notice->text()));
         }
+        // Settings keeps the console's own preferences; the engine's groups give way to a notice
+        // that they belong to the instance shown.
+        window.showPage(6);
+        for (int round = 0; round < 4; ++round)
+            QCoreApplication::processEvents();
+        SettingsPage *settings = window.settingsPage();
+        QCOMPARE(window.currentPageWidget(), static_cast<QWidget *>(settings));
+        QVERIFY(window.unavailableReason(6).isEmpty());
+        QVERIFY(!settings->showsEngineSettings());
+        QVERIFY(settings->engineNotice()->isVisible());
+        QVERIFY2(settings->engineNotice()->text().contains(remoteAddress()), qPrintable(settings->engineNotice()->text()));
+        QVERIFY(!settings->saveButton()->isVisible());
+        QVERIFY(!settings->numberEditor(QStringLiteral("breaker.consecutive_failures"))->isVisible());
+        QVERIFY(settings->themeBox()->isVisible() && settings->muteBox()->isVisible());
+        QVERIFY(window.grab().save(test::artifactPath(QStringLiteral("attach/attached-settings.png"))));
         window.showPage(3);
         QVERIFY(window.currentPageWidget()->findChild<QLabel *>(QStringLiteral("unavailableReason"))->text().startsWith(
             QStringLiteral("Requests history is not available for an attached instance")));
@@ -318,6 +211,9 @@ private slots:
         window.showPage(3);
         QCOMPARE(window.currentPageWidget(), static_cast<QWidget *>(window.requestsPage()));
         QVERIFY(window.unavailableReason(3).isEmpty());
+        QVERIFY(settings->showsEngineSettings());
+        QVERIFY(!settings->engineNotice()->isVisibleTo(settings));
+        QVERIFY(settings->numberEditor(QStringLiteral("breaker.consecutive_failures"))->isVisibleTo(settings));
         window.showPage(1);
         std::unique_ptr<QMenu> localMenu(channels->contextMenuFor(0, nullptr));
         QVERIFY(localMenu->findChild<QAction *>(QStringLiteral("openProvider"))->isEnabled());
@@ -327,7 +223,7 @@ private slots:
     {
         startAll();
         MainWindow window;
-        window.attach(m_embedded.get());
+        window.attach(m_embedded);
         const QString wrong = QStringLiteral("not-the-token-42");
         window.attachTo(remoteTarget(wrong)); // the --attach path with SWITCHBOARD_TOKEN set
         QTRY_VERIFY_WITH_TIMEOUT(window.instanceIndicator()->text().contains(QStringLiteral("Refused")), 10000);

@@ -2,6 +2,7 @@
 #include "TestPaths.h"
 #include "ThemeManager.h"
 #include "TrayNotifier.h"
+#include "attach/UnavailableNotice.h"
 #include "engine/Gateway.h"
 #include "settings/SettingRow.h"
 #include "settings/SettingsPage.h"
@@ -69,6 +70,21 @@ struct StoreOnDisk {
         if (!other.open(&error))
             return nullptr;
         return other.load(&error);
+    }
+};
+
+// The page as the console wires it: on a real database file, with the theme and the tray.
+struct WiredPage {
+    StoreOnDisk disk;
+    test::FakeClock clock;
+    TrayNotifier tray{clock};
+    SettingsPage page;
+
+    explicit WiredPage(ThemeManager &themes)
+    {
+        page.setConfigStore(disk.store.get());
+        page.setThemeManager(&themes);
+        page.setTrayNotifier(&tray);
     }
 };
 
@@ -411,20 +427,71 @@ private slots:
         QVERIFY(!page.muteBox()->isChecked());
     }
 
+    void attachedShowsTheConsolesOwnPreferencesOnly()
+    {
+        ThemeManager themes;
+        WiredPage wired(themes);
+        QVERIFY(wired.disk.ready);
+        StoreOnDisk &disk = wired.disk;
+        TrayNotifier &tray = wired.tray;
+        SettingsPage &page = wired.page;
+        tray.setMuted(false);
+        page.resize(1200, 700);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        const std::chrono::seconds storedInterval = disk.store->current()->probe.interval;
+        setNumber(page, "probe.interval_s", 20); // a draft in progress when the console attaches
+        QVERIFY(page.isDirty());
+
+        const QString address = QStringLiteral("http://10.0.0.5:8400");
+        page.setAttachedInstance(address);
+        const auto group = [&page](SettingsGroup g) {
+            return page.findChild<QWidget *>(QStringLiteral("group%1").arg(static_cast<int>(g)));
+        };
+        for (SettingsGroup g : {SettingsGroup::Proxy, SettingsGroup::HealthScore, SettingsGroup::CircuitBreaker, SettingsGroup::PoolEjection,
+                                SettingsGroup::HeartbeatProbe, SettingsGroup::RetryBudget, SettingsGroup::History})
+            QVERIFY2(!group(g)->isVisible(), qPrintable(groupTitle(g)));
+        QVERIFY(group(SettingsGroup::Appearance)->isVisible());
+        QVERIFY(!page.saveButton()->isVisible() && !page.revertButton()->isVisible());
+        QVERIFY(page.engineNotice()->isVisible());
+        QVERIFY2(page.engineNotice()->text().contains(address), qPrintable(page.engineNotice()->text()));
+        QVERIFY(!page.save()); // nothing is saved that the user cannot see
+        QCOMPARE(disk.reload()->probe.interval, storedInterval);
+        QSignalSpy detach(&page, &SettingsPage::detachRequested);
+        page.engineNotice()->findChild<QPushButton *>(QStringLiteral("noticeDetach"))->click();
+        QCOMPARE(detach.count(), 1);
+
+        // The console's own preferences still apply at once.
+        const int dark = page.themeBox()->findData(QStringLiteral("dark"));
+        page.themeBox()->setCurrentIndex(dark);
+        emit page.themeBox()->activated(dark);
+        QCOMPARE(themes.theme(), ThemeManager::Theme::Dark);
+        page.muteBox()->setChecked(true);
+        QVERIFY(tray.isMuted());
+        for (int round = 0; round < 4; ++round)
+            QCoreApplication::processEvents();
+        QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("settings/settings-attached.png"))));
+        themes.setTheme(ThemeManager::Theme::System);
+        tray.setMuted(false);
+
+        // Back on the embedded engine, the engine's groups return with the draft as it was.
+        page.setAttachedInstance(QString());
+        QVERIFY(!page.engineNotice()->isVisible());
+        QVERIFY(group(SettingsGroup::HeartbeatProbe)->isVisible());
+        QVERIFY(page.saveButton()->isVisible() && page.saveButton()->isEnabled());
+        QCOMPARE(page.numberEditor(QStringLiteral("probe.interval_s"))->value(), 20.0);
+        QVERIFY(page.save());
+        QCOMPARE(disk.reload()->probe.interval, 20s);
+    }
+
     void screenshotsLightAndDark()
     {
         ThemeManager themes;
         for (const auto theme : {ThemeManager::Theme::Light, ThemeManager::Theme::Dark}) {
             themes.setTheme(theme);
-            StoreOnDisk disk;
-            QVERIFY(disk.ready);
-        QVERIFY(disk.ready);
-            test::FakeClock clock;
-            TrayNotifier tray(clock);
-            SettingsPage page;
-            page.setConfigStore(disk.store.get());
-            page.setThemeManager(&themes);
-            page.setTrayNotifier(&tray);
+            WiredPage wired(themes);
+            QVERIFY(wired.disk.ready);
+            SettingsPage &page = wired.page;
             page.resize(1400, 1320);
             page.show();
             QVERIFY(QTest::qWaitForWindowExposed(&page));

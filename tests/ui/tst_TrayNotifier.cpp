@@ -157,6 +157,37 @@ private slots:
         QCOMPARE(spy.count(), 3);
     }
 
+    void anInstancesAlertsAreNamedAndLimitedApart()
+    {
+        test::FakeClock clock;
+        TrayNotifier tray(clock);
+        QSignalSpy spy(&tray, &TrayNotifier::notified);
+        const QString instance = QStringLiteral("http://10.0.0.5:8400");
+        tray.addEventFrom(instance, breaker(1, "closed", "open"));
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).toString(), QStringLiteral("http://10.0.0.5:8400 — gpt-4o/1: circuit open"));
+        QCOMPARE(spy.at(0).at(1).toString(), QStringLiteral("5 failures in a row"));
+        // Channel 1 of another instance (here the embedded engine) is another channel: not held back.
+        tray.addEvent(breaker(1, "closed", "open"));
+        QCOMPARE(spy.count(), 2);
+        QCOMPARE(spy.at(1).at(0).toString(), QStringLiteral("gpt-4o/1: circuit open"));
+        // The instance's own channel 1 is, within its minute.
+        tray.addEventFrom(instance, pool(1, "active", "ejected"));
+        QCOMPARE(spy.count(), 2);
+        QCOMPARE(tray.stats().rateLimited, 1);
+        HealthEvent budget;
+        budget.type = HealthEvent::Type::Budget;
+        budget.channelName = QStringLiteral("gpt-4o");
+        budget.to = QStringLiteral("hard_stop");
+        budget.reason = QStringLiteral("spent US$10.00 of US$10.00");
+        tray.addEventFrom(instance, budget);
+        QCOMPARE(spy.last().at(0).toString(), QStringLiteral("http://10.0.0.5:8400 — Route “gpt-4o”: budget spent, requests refused"));
+        tray.setMuted(true);
+        tray.addEventFrom(instance, breaker(2, "closed", "open"));
+        QCOMPARE(spy.count(), 3);
+        QCOMPARE(tray.stats().muted, 1);
+    }
+
     void anOutageOfManyChannelsIsCapped()
     {
         test::FakeClock clock;

@@ -123,6 +123,12 @@ DrillsPage::DrillsPage(QWidget *parent) : QWidget(parent)
     details->addWidget(m_figures, 3);
     m_channelTable = makeTable({tr("Channel"), tr("Requests answered"), tr("Share")}, this);
     m_channelTable->setObjectName(QStringLiteral("drillChannels"));
+    // The counts sit under right-aligned headers; the channel's name takes the spare width (a
+    // stretched Share column put its figure a page-width away from its header).
+    m_channelTable->horizontalHeader()->setStretchLastSection(false);
+    m_channelTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int column : {1, 2})
+        m_channelTable->horizontalHeaderItem(column)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     details->addWidget(m_channelTable, 2);
 
     QStringList problems;
@@ -215,9 +221,14 @@ bool DrillsPage::runDrill(const QString &name, double timeScale, QString *error)
     if (it == m_drills.end())
         return fail(tr("There is no shipped drill named \"%1\".").arg(name));
     m_list->setCurrentRow(int(it - m_drills.begin()));
-    const int scaleIndex = m_timeScale->findData(timeScale);
-    if (scaleIndex >= 0)
-        m_timeScale->setCurrentIndex(scaleIndex);
+    // The control shows the speed the drill runs at, also one it does not offer (a run asked for
+    // by code, such as a test at ×20).
+    int scaleIndex = m_timeScale->findData(timeScale);
+    if (scaleIndex < 0) {
+        m_timeScale->addItem(tr("×%1").arg(timeScale), timeScale);
+        scaleIndex = m_timeScale->count() - 1;
+    }
+    m_timeScale->setCurrentIndex(scaleIndex);
 
     clearReport();
     m_running = name;

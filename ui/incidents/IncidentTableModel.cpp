@@ -86,7 +86,12 @@ QString IncidentTableModel::stateLabel(const QString &state)
 
 QVariant IncidentTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
+        return {};
+    // Headers sit where their column's values do: left for words, right for counts.
+    if (role == Qt::TextAlignmentRole)
+        return int((section >= Affected ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
     case Status: return tr("Status");

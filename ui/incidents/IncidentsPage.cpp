@@ -67,7 +67,8 @@ IncidentsPage::IncidentsPage(HistoryService *history, QWidget *parent) : QWidget
     const int widths[] = {90, 170, 160, 110, 110, 90, 80, 90};
     for (int c = 0; c < IncidentTableModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // The channel takes the spare width: a stretched last column put its count far from its header.
+    m_table->horizontalHeader()->setSectionResizeMode(IncidentTableModel::Channel, QHeaderView::Stretch);
 
     auto *detailsPane = new QWidget(this);
     auto *detailsLayout = new QVBoxLayout(detailsPane);
@@ -118,6 +119,7 @@ void IncidentsPage::setHistory(HistoryService *history)
         m_events.clear();
         m_model->setIncidents({}, QDateTime::currentMSecsSinceEpoch());
         m_model->setCountsAvailable(true);
+        showBudgetAlerts({});
         showSelected();
         m_lastOpen = 0;
         emit openIncidentsChanged(0);
@@ -150,6 +152,7 @@ void IncidentsPage::watchEvents()
     m_lastOpen = -1;
     m_model->setCountsAvailable(false);
     m_showRequests->setToolTip(tr("The requests of an attached instance are in its own history database, not here"));
+    showBudgetAlerts({}); // the previous source's, until the instance's own events say otherwise
     showIncidents({}, QDateTime::currentMSecsSinceEpoch());
 }
 
@@ -219,6 +222,8 @@ void IncidentsPage::reload()
             incident.failovers = totals.failovers;
         }
     }, [this, incidents, budgetAlerts, now] {
+        if (m_watching) // asked before the console attached elsewhere: the embedded engine's, not the instance's
+            return;
         showBudgetAlerts(*budgetAlerts);
         showIncidents(std::move(*incidents), now);
     });

@@ -629,6 +629,8 @@ void OverviewPage::refreshTotals()
         query.fromMs = midnight;
         totals->today = reader.totals(query);
     }, [this, totals] {
+        if (!m_historyService) // asked before the console attached elsewhere: not the instance's figures
+            return;
         m_availabilityHistory = tr("1h %1 · 24h %2").arg(availabilityText(totals->hour), availabilityText(totals->day));
         m_costToday = totals->today.costUsd;
         m_tokensToday = std::uint64_t(totals->today.inputTokens + totals->today.outputTokens);

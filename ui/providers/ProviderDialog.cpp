@@ -60,6 +60,14 @@ ProviderDialog::ProviderDialog(ConfigStore &store, int providerId, QWidget *pare
     m_ui->dialectHint->setForegroundRole(QPalette::PlaceholderText);
     for (QLabel *label : {m_ui->nameLabel, m_ui->baseUrlLabel, m_ui->timeoutsLabel, m_ui->domainLabel, m_ui->limitsLabel})
         label->setMinimumWidth(label->sizeHint().width());
+    // In the rows of several fields each name keeps its distance from the field before it, so it
+    // reads as the next field's ("RPM 3,000   TPM …"), not glued to the previous one's arrows.
+    for (QLabel *label : {m_ui->tpmLabel, m_ui->burstLabel, m_ui->fallbackLabel, m_ui->connectLabel, m_ui->regionLabel, m_ui->egressLabel})
+        label->setContentsMargins(10, 0, 0, 0);
+    // The egress proxy is a URL: it gets the room its placeholder needs.
+    m_ui->domainRow->setStretchFactor(m_ui->accountEdit, 1);
+    m_ui->domainRow->setStretchFactor(m_ui->regionEdit, 1);
+    m_ui->domainRow->setStretchFactor(m_ui->egressEdit, 2);
     m_ui->rpmSpin->setToolTip(tr("Requests per minute for this provider's token bucket; 0 = unlimited."));
     m_ui->tpmSpin->setToolTip(tr("Tokens per minute; 0 = unlimited."));
     m_ui->burstSpin->setToolTip(tr("Requests allowed at once above the steady rate; 0 = RPM / 6."));

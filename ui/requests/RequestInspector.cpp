@@ -88,20 +88,23 @@ QString RequestInspector::html(const RequestRecord &r)
     if (r.attempts.empty()) {
         out += tr("<p>None: answered locally (cache) or refused before routing.</p>");
     } else {
+        // The outcome gets a line of its own under each attempt: as a seventh column it squeezed
+        // every cell of a narrow inspector into several lines ("gpt-4o/" over "A").
         out += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\" border=\"0\" width=\"100%\">"
-                              "<tr style=\"font-weight:600\"><td>#</td><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
-                   .arg(tr("Channel"), tr("Key"), tr("Started"), tr("Time spent"), tr("TTFT"), tr("Outcome / why it failed over"));
+                              "<tr style=\"font-weight:600\"><td>#</td><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+                   .arg(tr("Channel"), tr("Key"), tr("Started"), tr("Time spent"), tr("TTFT"));
         for (std::size_t i = 0; i < r.attempts.size(); ++i) {
             const AttemptRecord &a = r.attempts[i];
             const bool ok = a.outcome == OutcomeKind::Success;
             const QString colour = ok ? stateColor(ChannelState::Closed).name() : stateColor(ChannelState::Open).name();
-            out += QStringLiteral("<tr><td>%1</td><td><span style=\"color:%2\">■</span> %3</td><td>%4</td><td>%5</td><td>%6</td>"
-                                  "<td>%7</td><td><span style=\"color:%8\">%9</span></td></tr>")
+            out += QStringLiteral("<tr><td>%1</td><td><span style=\"color:%2\">■</span>&nbsp;%3</td><td>%4</td><td>%5</td><td>%6</td>"
+                                  "<td>%7</td></tr>")
                        .arg(i + 1)
                        .arg(channelColor(a.channelId).name(), esc(a.channelName.isEmpty() ? QStringLiteral("#%1").arg(a.channelId) : a.channelName),
-                            a.keyId > 0 ? tr("key #%1").arg(a.keyId) : tr("none"))
-                       .arg(startOffset(a.startedMs - r.timeMs), ms(a.latencyMs), ms(a.ttftMs), colour,
-                            whyFailedOver(a, i + 1 == r.attempts.size()).toHtmlEscaped());
+                            a.keyId > 0 ? tr("key&nbsp;#%1").arg(a.keyId) : tr("none"))
+                       .arg(startOffset(a.startedMs - r.timeMs), ms(a.latencyMs), ms(a.ttftMs));
+            out += QStringLiteral("<tr><td></td><td colspan=\"5\" style=\"padding-bottom:6px\"><span style=\"color:%1\">%2</span></td></tr>")
+                       .arg(colour, whyFailedOver(a, i + 1 == r.attempts.size()).toHtmlEscaped());
         }
         out += QStringLiteral("</table>");
     }

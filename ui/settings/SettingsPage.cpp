@@ -3,6 +3,7 @@
 #include "ConsoleStyle.h"
 #include "ThemeManager.h"
 #include "TrayNotifier.h"
+#include "attach/UnavailableNotice.h"
 #include "engine/EngineHost.h"
 #include "engine/Gateway.h"
 #include "settings/SettingRow.h"
@@ -29,6 +30,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace sb {
@@ -118,11 +120,30 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     auto *columns = new QHBoxLayout(content);
     columns->setContentsMargins(0, 0, 8, 0);
     auto *groups = new QVBoxLayout;
+    m_engineNotice = new UnavailableNotice(content);
+    m_engineNotice->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum); // its height, no more
+    m_engineNotice->layout()->setContentsMargins(0, 8, 0, 12); // flush with the group titles below
+    m_engineNotice->hide();
+    connect(m_engineNotice, &UnavailableNotice::detachRequested, this, &SettingsPage::detachRequested);
+    groups->addWidget(m_engineNotice);
     for (SettingsGroup g : {SettingsGroup::Proxy, SettingsGroup::HealthScore, SettingsGroup::CircuitBreaker,
                             SettingsGroup::PoolEjection, SettingsGroup::HeartbeatProbe, SettingsGroup::RetryBudget,
-                            SettingsGroup::History, SettingsGroup::Appearance})
-        groups->addWidget(buildGroup(g));
+                            SettingsGroup::History, SettingsGroup::Appearance}) {
+        QWidget *box = buildGroup(g);
+        groups->addWidget(box);
+        // Appearance is the console's own (QSettings on this computer); every other group, the
+        // history retention included, configures the embedded engine and its database.
+        if (g != SettingsGroup::Appearance)
+            m_engineGroups << box;
+    }
     groups->addStretch(1);
+    // Every group's editors start at one x: each form sized its label column alone, so the editors
+    // of consecutive groups were out of line.
+    int labelWidth = 0;
+    for (const QLabel *label : std::as_const(m_rowLabels))
+        labelWidth = std::max(labelWidth, label->sizeHint().width());
+    for (QLabel *label : std::as_const(m_rowLabels))
+        label->setMinimumWidth(labelWidth);
     auto *column = new QWidget(content);
     column->setLayout(groups);
     column->setMaximumWidth(900);
@@ -199,9 +220,10 @@ QWidget *SettingsPage::buildGroup(SettingsGroup group)
     case SettingsGroup::CircuitBreaker: {
         m_preset = new QComboBox;
         m_preset->setObjectName(QStringLiteral("breakerPreset"));
-        // The preset descriptions are long; the combo must not widen its column past the page.
+        // The preset descriptions are long; the combo must not widen its column past the page, and
+        // at 40 characters the longest (launch-day) still shows whole in the 900-pixel column.
         m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        m_preset->setMinimumContentsLength(22);
+        m_preset->setMinimumContentsLength(40);
         m_preset->addItem(tr("relay — 5 failures in a row, open 60 s, 3 trials"), QStringLiteral("relay"));
         m_preset->addItem(tr("launch-day — over 20 % in 5 s, open 2 min, 5 % share"), QStringLiteral("launch-day"));
         m_preset->addItem(tr("custom"), QStringLiteral("custom"));
@@ -275,6 +297,7 @@ void SettingsPage::addRow(QFormLayout *form, SettingsGroup group, const QString 
     auto *row = new SettingRow(editor, unit, defaultText);
     row->setObjectName(key);
     auto *name = new QLabel(label);
+    m_rowLabels << name;
     name->setToolTip(help);
     editor->setToolTip(help);
     form->addRow(name, row);
@@ -371,6 +394,26 @@ void SettingsPage::setListenAppliesLive(bool live)
     m_proxyNote->setText(live ? tr("Address, port and token apply at once (the new address opens before the old one closes); "
                                    "the limits apply when the proxy next opens its port.")
                               : tr("Saved changes apply when Switchboard next starts."));
+}
+
+void SettingsPage::setAttachedInstance(const QString &address)
+{
+    m_attachedTo = address;
+    const bool engine = address.isEmpty();
+    for (QWidget *group : std::as_const(m_engineGroups))
+        group->setVisible(engine);
+    for (QWidget *widget : std::initializer_list<QWidget *>{m_status, m_revert, m_save})
+        widget->setVisible(engine);
+    m_engineNotice->setVisible(!engine);
+    if (engine) {
+        revalidate(); // shows the draft's problems again, if it has any
+        return;
+    }
+    m_generalProblems->hide();
+    m_engineNotice->showReason(tr("Engine settings belong to %1").arg(address),
+                               tr("Its proxy address and token, thresholds and history retention are kept on its own machine "
+                                  "and change there. Go back to the embedded engine to change this computer's engine; "
+                                  "the console's own preferences below apply either way."));
 }
 
 void SettingsPage::load(const EngineConfigPtr &config, int retentionDays)
@@ -561,7 +604,7 @@ void SettingsPage::placeProblems(const QStringList &problems)
     for (auto it = m_rows.cbegin(); it != m_rows.cend(); ++it)
         it.value()->setError(perKey.value(it.key()).join(QLatin1Char(' ')));
     m_generalProblems->setText(general.join(QLatin1Char('\n')));
-    m_generalProblems->setVisible(!general.isEmpty());
+    m_generalProblems->setVisible(!general.isEmpty() && m_attachedTo.isEmpty());
 }
 
 void SettingsPage::updateResetButtons()
@@ -622,7 +665,8 @@ void SettingsPage::revert()
 
 bool SettingsPage::save()
 {
-    if (!m_store || !m_store->current() || !isDirty() || !m_problems.isEmpty())
+    // While attached the engine groups are hidden: nothing may be saved that the user cannot see.
+    if (!m_attachedTo.isEmpty() || !m_store || !m_store->current() || !isDirty() || !m_problems.isEmpty())
         return false;
     const QStringList changed = changedKeys();
     const bool engineChanged = changed.size() > (changed.contains(kRetention) ? 1 : 0);

@@ -26,6 +26,7 @@ class SettingRow;
 class ThemeManager;
 class TokenEditor;
 class TrayNotifier;
+class UnavailableNotice;
 
 // Settings (issue 7, point 7): listen address and port, local token, every engine threshold in
 // groups with its unit and default and a reset, history retention, theme and tray mute.
@@ -51,6 +52,12 @@ public:
     // does: Gateway::applyConfig rebinds); false when --listen pins the address for this run. The
     // page says which when such a change is saved.
     void setListenAppliesLive(bool live);
+    // While the console shows an attached instance (its address here; empty for the embedded
+    // engine): the engine's groups and Save give way to a notice that they belong to that instance,
+    // and only the console's own preferences (Appearance) stay. A draft is kept for the return.
+    void setAttachedInstance(const QString &address);
+    bool showsEngineSettings() const { return m_attachedTo.isEmpty(); }
+    UnavailableNotice *engineNotice() const { return m_engineNotice; }
 
     bool isDirty() const;
     // Every problem of the draft (placed under fields or not); empty when Save may run.
@@ -83,6 +90,7 @@ public slots:
 
 signals:
     void saved();
+    void detachRequested(); // the notice's "Back to the embedded engine"
 
 protected:
     // A wheel over an unfocused spin box scrolls the page instead of changing a threshold.
@@ -120,6 +128,10 @@ private:
     QHash<QString, QDoubleSpinBox *> m_numbers;
     QHash<int, QStringList> m_groupKeys;
     QHash<int, QPushButton *> m_groupResets;
+    QList<QWidget *> m_engineGroups; // hidden while attached
+    QList<QLabel *> m_rowLabels;
+    UnavailableNotice *m_engineNotice = nullptr;
+    QString m_attachedTo;
     QLineEdit *m_listenHost = nullptr;
     TokenEditor *m_token = nullptr;
     QComboBox *m_preset = nullptr;

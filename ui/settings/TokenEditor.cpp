@@ -64,6 +64,7 @@ QString TokenEditor::token() const
 void TokenEditor::setToken(const QString &token)
 {
     m_edit->setText(token);
+    m_edit->home(false); // a long masked token shows from its start, not as dots cut off at the left edge
 }
 
 bool TokenEditor::isRevealed() const
