@@ -35,6 +35,12 @@ bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
 ProxyHandler::ProxyHandler(EngineContext &engine, int workerIndex)
     : m_engine(engine), m_workerIndex(workerIndex), m_upstream(std::make_unique<UpstreamClient>())
 {
+    m_reaper.setSingleShot(true);
+    m_reaper.setInterval(0);
+    connect(&m_reaper, &QTimer::timeout, this, [this] {
+        for (ProxyCall *done : std::exchange(m_finished, {}))
+            m_calls.erase(done);
+    });
 }
 
 ProxyHandler::~ProxyHandler()
@@ -158,7 +164,9 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
     auto startCall = [this](ProxyCall::Input input, std::shared_ptr<ResponseWriter> response) {
         auto call = std::make_unique<ProxyCall>(m_engine, *m_upstream, std::move(input), std::move(response), [this](ProxyCall *done) {
             // Deleting the call from inside its own callback would pull the floor from under it.
-            QMetaObject::invokeMethod(this, [this, done] { m_calls.erase(done); }, Qt::QueuedConnection);
+            m_finished.push_back(done);
+            if (!m_reaper.isActive())
+                m_reaper.start();
         });
         ProxyCall *raw = call.get();
         m_calls.emplace(raw, std::move(call));

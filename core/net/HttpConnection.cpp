@@ -4,7 +4,7 @@
 #include "net/ResponseWriter.h"
 #include "net/ServerCounters.h"
 
-#include <QTcpSocket>
+#include "net/TcpStream.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -95,7 +95,7 @@ const llhttp_settings_t &HttpConnection::parserSettings()
 HttpConnection::HttpConnection(qintptr descriptor, quint64 id, int workerIndex, const HttpServerLimits &limits,
                                HttpHandler *handler, ServerCounters &counters, QObject *parent)
     : QObject(parent)
-    , m_socket(new QTcpSocket(this))
+    , m_socket(new TcpStream(static_cast<int>(descriptor), kReadChunk, this))
     , m_id(id)
     , m_workerIndex(workerIndex)
     , m_limits(limits)
@@ -109,26 +109,14 @@ HttpConnection::HttpConnection(qintptr descriptor, quint64 id, int workerIndex, 
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &HttpConnection::onTimeout);
 
-    if (!m_socket->setSocketDescriptor(descriptor)) {
-        ::close(static_cast<int>(descriptor));
-        m_tornDown = true;
-        --m_counters.connectionsOpen;
-        QMetaObject::invokeMethod(this, [this] { emit closed(this); deleteLater(); }, Qt::QueuedConnection);
-        return;
-    }
     m_peer = m_socket->peerAddress();
-    // Streamed tokens must leave at once, not wait for Nagle's algorithm to fill a segment.
-    m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    // Bounded read buffer: when we stop reading (pipelined queue full, error answered), TCP flow
-    // control pushes back on the client instead of Qt buffering its upload without limit.
-    m_socket->setReadBufferSize(kReadChunk);
-    connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::onReadyRead);
-    connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::onBytesWritten);
-    connect(m_socket, &QTcpSocket::disconnected, this, [this] { teardown(true); });
-    connect(m_socket, &QTcpSocket::errorOccurred, this, [this](QAbstractSocket::SocketError) { teardown(true); });
+    // The read buffer is bounded (kReadChunk): when we stop reading (pipelined queue full, error
+    // answered), TCP flow control pushes back on the client instead of its upload piling up here.
+    // Bytes the client wrote before the worker adopted the socket wake the read notifier at once.
+    connect(m_socket, &TcpStream::readyRead, this, &HttpConnection::onReadyRead);
+    connect(m_socket, &TcpStream::bytesWritten, this, &HttpConnection::onBytesWritten);
+    connect(m_socket, &TcpStream::disconnected, this, [this] { teardown(true); });
     updateTimer();
-    // Bytes may already be waiting (the client wrote before the worker adopted the socket).
-    QMetaObject::invokeMethod(this, &HttpConnection::onReadyRead, Qt::QueuedConnection);
 }
 
 HttpConnection::~HttpConnection()
@@ -538,19 +526,17 @@ void HttpConnection::writeRaw(const QByteArray &bytes)
 {
     if (m_tornDown || bytes.isEmpty())
         return;
-    const qint64 written = m_socket->write(bytes);
-    if (written < 0) {
+    // Straight to the kernel (TCP_NODELAY: no Nagle wait); only what it cannot take yet is buffered.
+    if (!m_socket->write(bytes)) {
         teardown(true);
         return;
     }
-    m_counters.bytesOut += static_cast<std::uint64_t>(written);
+    m_counters.bytesOut += static_cast<std::uint64_t>(bytes.size());
     if (m_socket->bytesToWrite() > m_limits.maxBufferedResponseBytes) {
         ++m_counters.slowClientCloses;
         teardown(false);
         return;
     }
-    // No flush() here: Qt sends the buffer as soon as control returns to the event loop, so a piece
-    // leaves at once (TCP_NODELAY: no Nagle wait), while pieces written in one turn share one send().
 }
 
 bool HttpConnection::writeResponseBytes(quint64 sequence, const QByteArray &bytes)
@@ -614,7 +600,7 @@ void HttpConnection::resetConnection(quint64 sequence)
     // SO_LINGER with a zero timeout makes close() send RST and drop unsent bytes, which is what a
     // reset means; a plain close would deliver the buffered bytes and a FIN (a clean end).
     const linger reset{1, 0};
-    ::setsockopt(static_cast<int>(m_socket->socketDescriptor()), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    ::setsockopt(m_socket->descriptor(), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
     ++m_counters.resets;
     teardown(false);
 }
@@ -652,7 +638,7 @@ void HttpConnection::startLinger()
     m_lingering = true;
     // Half-close: the client reads our FIN after the answer; whatever it still sends is drained
     // until it closes or the linger time ends.
-    ::shutdown(static_cast<int>(m_socket->socketDescriptor()), SHUT_WR);
+    m_socket->shutdownWrite();
     setPhase(Phase::Linger);
     const QByteArray discarded = m_socket->readAll();
     m_counters.bytesIn += static_cast<std::uint64_t>(discarded.size());

@@ -6,6 +6,7 @@
 
 #include <llhttp.h>
 
+#include <QHostAddress>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -14,9 +15,9 @@
 #include <memory>
 #include <optional>
 
-class QTcpSocket;
-
 namespace sb {
+
+class TcpStream;
 
 class ResponseWriter;
 struct ServerCounters;
@@ -96,7 +97,7 @@ private:
     void startLinger();
     void teardown(bool clientGone);
 
-    QTcpSocket *m_socket;
+    TcpStream *m_socket;
     const quint64 m_id;
     const int m_workerIndex;
     const HttpServerLimits m_limits;

@@ -19,6 +19,13 @@ struct UpstreamClient::SocketWatch {
     QSocketNotifier *read = nullptr;
     QSocketNotifier *write = nullptr;
 
+    void disable()
+    {
+        for (QSocketNotifier *notifier : {read, write})
+            if (notifier)
+                notifier->setEnabled(false);
+    }
+
     void release()
     {
         // deleteLater, not delete: we may be inside this very notifier's activated() signal.
@@ -36,6 +43,15 @@ UpstreamClient::UpstreamClient(QObject *parent) : QObject(parent), m_curlTimer(n
     m_curlTimer->setSingleShot(true);
     m_curlTimer->setTimerType(Qt::PreciseTimer);
     connect(m_curlTimer, &QTimer::timeout, this, [this] { socketAction(CURL_SOCKET_TIMEOUT, 0); });
+
+    m_deliveryTimer = new QTimer(this);
+    m_deliveryTimer->setSingleShot(true);
+    m_deliveryTimer->setInterval(0);
+    connect(m_deliveryTimer, &QTimer::timeout, this, [this] {
+        deliverPending();
+        if (m_multi)
+            collectFinished();
+    });
 
     m_idleSweep = new QTimer(this);
     m_idleSweep->setSingleShot(true);
@@ -187,17 +203,16 @@ void UpstreamClient::resume(quint64 transferId)
         transfer.dirty = true;
         m_dirty.push_back(transfer.id());
     }
-    if (!m_dirty.empty() && !m_deliveryQueued) {
-        // Not m_curlTimer: firing libcurl's timer early would lose the timeout it asked for.
-        m_deliveryQueued = true;
-        QMetaObject::invokeMethod(
-            this,
-            [this] {
-                m_deliveryQueued = false;
-                deliverPending();
-            },
-            Qt::QueuedConnection);
-    }
+    if (!m_dirty.empty())
+        scheduleDelivery();
+}
+
+void UpstreamClient::scheduleDelivery()
+{
+    // Not m_curlTimer: firing libcurl's timer early would lose the timeout it asked for. A 0 ms
+    // timer, not a queued call: no eventfd wake-up.
+    if (!m_deliveryTimer->isActive())
+        m_deliveryTimer->start();
 }
 
 int UpstreamClient::socketCallback(CURL *, int socket, int what, void *self, void *)
@@ -220,12 +235,15 @@ int UpstreamClient::timerCallback(CURLM *, long timeoutMs, void *self)
 
 void UpstreamClient::watchSocket(int socket, int what)
 {
+    // A watch outlives CURL_POLL_REMOVE, disabled: libcurl removes a kept-alive connection's socket
+    // after every transfer and asks for it again with the next one, and a notifier made and
+    // deleted each time cost a posted event (an eventfd write and read) per request. Watches are
+    // per descriptor number, so one whose socket libcurl closed serves the next socket given that
+    // number; a disabled notifier watches nothing. The idle sweep and the destructor free them.
     if (what == CURL_POLL_REMOVE) {
         const auto it = m_sockets.find(socket);
-        if (it != m_sockets.end()) {
-            it->second->release();
-            m_sockets.erase(it);
-        }
+        if (it != m_sockets.end())
+            it->second->disable();
         return;
     }
     auto &watch = m_sockets[socket];

@@ -73,6 +73,7 @@ private:
     static int timerCallback(CURLM *multi, long timeoutMs, void *self);
     void watchSocket(int socket, int what);
     void socketAction(int socket, int events);
+    void scheduleDelivery();
     void deliverPending();
     void deliver(TransferPtr transfer);
     void collectFinished();
@@ -85,12 +86,12 @@ private:
 
     CURLM *m_multi = nullptr;
     QTimer *m_curlTimer = nullptr; // a child, so it follows the client to its worker thread
-    QTimer *m_idleSweep = nullptr; // runs while no transfer is live
+    QTimer *m_deliveryTimer = nullptr; // 0 ms: hands over what arrived outside socketAction()
+    QTimer *m_idleSweep = nullptr;     // runs while no transfer is live
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id
     std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data
-    bool m_deliveryQueued = false;
     quint64 m_nextId = 1;
     Stats m_stats;
 };

@@ -243,8 +243,14 @@ bool HistoryWriter::start(QString *error)
             const std::uint64_t flushTarget = m_flushRequested;
             const std::uint64_t maintenanceTarget = m_maintenanceRequested;
             const bool stopping = m_stopping;
+            const bool drainAll = stopping || flushTarget > m_flushCompleted;
 
-            while (pending() > 0) {
+            // One batch per wake-up, more only while a full flushRows backlog waits (or a flush or
+            // stop asks for everything): looping on whatever arrived during the last write would
+            // commit every few rows, one WAL sync and a dozen page writes each (the throughput
+            // benchmark saw one commit per request at 10,000 requests/s).
+            for (bool first = true; pending() > 0 && (first || drainAll || pending() >= std::size_t(m_options.flushRows));
+                 first = false) {
                 Batch batch;
                 std::size_t budget = std::size_t(std::max(1, m_options.maxBatchRows));
                 take(m_events, batch.events, &budget);
