@@ -53,10 +53,12 @@ UpstreamClient::UpstreamClient(QObject *parent) : QObject(parent), m_curlTimer(n
             collectFinished();
     });
 
+    // A steady tick rather than a timer restarted around every transfer (two timer registrations
+    // per request): connections close between one and two lifetimes after the last transfer.
     m_idleSweep = new QTimer(this);
-    m_idleSweep->setSingleShot(true);
     m_idleSweep->setInterval(std::chrono::seconds(60));
-    connect(m_idleSweep, &QTimer::timeout, this, &UpstreamClient::closeIdleConnections);
+    connect(m_idleSweep, &QTimer::timeout, this, &UpstreamClient::onIdleSweepTick);
+    m_idleSweep->start();
 
     if (CurlGlobal::ensureInitialized())
         createMulti();
@@ -80,6 +82,17 @@ bool UpstreamClient::createMulti()
 void UpstreamClient::setIdleConnectionLifetime(std::chrono::milliseconds lifetime)
 {
     m_idleSweep->setInterval(lifetime);
+}
+
+void UpstreamClient::onIdleSweepTick()
+{
+    if (!m_transfers.empty() || m_activeSinceTick) {
+        m_activeSinceTick = !m_transfers.empty();
+        return;
+    }
+    if (m_usedSinceSweep)
+        closeIdleConnections();
+    m_usedSinceSweep = false;
 }
 
 void UpstreamClient::closeIdleConnections()
@@ -125,7 +138,8 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
     m_transfers.emplace(id, transfer);
     ++m_stats.started;
     ++m_stats.active;
-    m_idleSweep->stop();
+    m_activeSinceTick = true;
+    m_usedSinceSweep = true;
 
     QString error;
     bool ok = false;
@@ -379,7 +393,7 @@ void UpstreamClient::retire(UpstreamTransfer &transfer)
     m_transfers.erase(transfer.id());
     --m_stats.active;
     if (m_transfers.empty())
-        m_idleSweep->start();
+        m_activeSinceTick = true; // the quiet spell starts now
 }
 
 void UpstreamClient::armIdleTimer(UpstreamTransfer &transfer)

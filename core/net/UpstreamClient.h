@@ -57,7 +57,8 @@ public:
     Stats stats() const { return m_stats; }
     bool isActive(quint64 transferId) const { return m_transfers.count(transferId) != 0; }
 
-    // Cached connections are closed once no transfer has run for this long (60 s by default): libcurl
+    // Cached connections are closed once no transfer has run for this long (60 s by default; the
+    // sweep ticks at this interval, so it happens within twice the time): libcurl
     // looks at a cached connection only when the next transfer starts, so an idle proxy otherwise holds
     // every upstream socket of its last busy moment (the soak found 50+ kept after traffic stopped).
     void setIdleConnectionLifetime(std::chrono::milliseconds lifetime);
@@ -81,13 +82,16 @@ private:
     void retire(UpstreamTransfer &transfer);
     void armIdleTimer(UpstreamTransfer &transfer);
     bool createMulti();
+    void onIdleSweepTick();
     // Only from the event loop with no transfer left: a new multi handle, an empty connection cache.
     void closeIdleConnections();
 
     CURLM *m_multi = nullptr;
     QTimer *m_curlTimer = nullptr; // a child, so it follows the client to its worker thread
     QTimer *m_deliveryTimer = nullptr; // 0 ms: hands over what arrived outside socketAction()
-    QTimer *m_idleSweep = nullptr;     // runs while no transfer is live
+    QTimer *m_idleSweep = nullptr;     // ticks every idle-connection lifetime
+    bool m_activeSinceTick = false;    // a transfer ran since the last tick
+    bool m_usedSinceSweep = false;     // connections may be cached
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id
