@@ -8,23 +8,21 @@
 #include <QSocketNotifier>
 #include <QTimerEvent>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <limits>
 
 namespace sb {
 
-// The notifiers libcurl asked for on one socket. They are children of the client, so a client
-// destroyed while a deleteLater() is pending still frees them.
+// The notifiers of one socket libcurl asked us to watch. They are children of the client, so a
+// client destroyed while a deleteLater() is pending still frees them.
 struct UpstreamClient::SocketWatch {
     QSocketNotifier *read = nullptr;
     QSocketNotifier *write = nullptr;
-
-    void disable()
-    {
-        for (QSocketNotifier *notifier : {read, write})
-            if (notifier)
-                notifier->setEnabled(false);
-    }
+    int wanted = 0;          // CURL_POLL_IN / CURL_POLL_OUT bits libcurl last asked for
+    bool connection = false; // a connection socket: we hear when libcurl closes it
 
     void release()
     {
@@ -35,6 +33,32 @@ struct UpstreamClient::SocketWatch {
                 notifier->deleteLater();
             }
         }
+    }
+};
+
+// libcurl opens and closes its connection sockets through these, so the client knows which
+// sockets are connections and frees a socket's watch before the descriptor is closed.
+struct UpstreamSocketHooks {
+    static curl_socket_t open(void *self, curlsocktype, curl_sockaddr *address)
+    {
+        const curl_socket_t socket = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+        if (socket != CURL_SOCKET_BAD)
+            static_cast<UpstreamClient *>(self)->m_connectionSockets.insert(socket);
+        return socket;
+    }
+
+    static int close(void *self, curl_socket_t socket)
+    {
+        auto *client = static_cast<UpstreamClient *>(self);
+        client->m_connectionSockets.erase(socket);
+        // The watch goes before the descriptor: a notifier left on a closed (and soon reused)
+        // number would watch someone else's socket.
+        const auto it = client->m_sockets.find(socket);
+        if (it != client->m_sockets.end()) {
+            it->second->release();
+            client->m_sockets.erase(it);
+        }
+        return ::close(socket);
     }
 };
 
@@ -153,6 +177,10 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
                 m_dirty.push_back(raw->id());
             }
         });
+        curl_easy_setopt(transfer->easy(), CURLOPT_OPENSOCKETFUNCTION, &UpstreamSocketHooks::open);
+        curl_easy_setopt(transfer->easy(), CURLOPT_OPENSOCKETDATA, this);
+        curl_easy_setopt(transfer->easy(), CURLOPT_CLOSESOCKETFUNCTION, &UpstreamSocketHooks::close);
+        curl_easy_setopt(transfer->easy(), CURLOPT_CLOSESOCKETDATA, this);
         if (spdlog::should_log(spdlog::level::debug))
             spdlog::debug("upstream #{} start {}", id, transfer->describeForLog().toStdString());
         const CURLMcode code = curl_multi_add_handle(m_multi, transfer->easy());
@@ -249,31 +277,60 @@ int UpstreamClient::timerCallback(CURLM *, long timeoutMs, void *self)
 
 void UpstreamClient::watchSocket(int socket, int what)
 {
-    // A watch outlives CURL_POLL_REMOVE, disabled: libcurl removes a kept-alive connection's socket
-    // after every transfer and asks for it again with the next one, and a notifier made and
-    // deleted each time cost a posted event (an eventfd write and read) per request. Watches are
-    // per descriptor number, so one whose socket libcurl closed serves the next socket given that
-    // number; a disabled notifier watches nothing. The idle sweep and the destructor free them.
+    // A connection's read notifier is switched off lazily. libcurl drops a kept-alive connection's
+    // socket (CURL_POLL_REMOVE) after every transfer and asks for it again with the next one, and
+    // with the glib event dispatcher every switch on or off is an eventfd wake-up (two system calls
+    // and an extra event-loop turn). So REMOVE only records that libcurl wants nothing; should the
+    // idle connection become readable (the server closed it), onSocketActivated switches the
+    // notifier off then. UpstreamSocketHooks::close frees the watch before the descriptor is closed.
+    // Write readiness is nearly constant, so an unwanted write notifier goes off at once, as do
+    // both notifiers of sockets libcurl closes without telling us (its resolver's socket pair).
+    auto it = m_sockets.find(socket);
     if (what == CURL_POLL_REMOVE) {
-        const auto it = m_sockets.find(socket);
-        if (it != m_sockets.end())
-            it->second->disable();
+        if (it == m_sockets.end())
+            return;
+        SocketWatch &watch = *it->second;
+        watch.wanted = 0;
+        if (watch.write)
+            watch.write->setEnabled(false);
+        if (!watch.connection) {
+            watch.release();
+            m_sockets.erase(it);
+        }
         return;
     }
-    auto &watch = m_sockets[socket];
-    if (!watch)
-        watch = std::make_unique<SocketWatch>();
-    const auto update = [this, socket](QSocketNotifier *&notifier, QSocketNotifier::Type type, bool wanted, int event) {
+    if (it == m_sockets.end()) {
+        it = m_sockets.emplace(socket, std::make_unique<SocketWatch>()).first;
+        it->second->connection = m_connectionSockets.count(socket) != 0;
+    }
+    SocketWatch &watch = *it->second;
+    watch.wanted = what;
+    const auto want = [this, socket](QSocketNotifier *&notifier, QSocketNotifier::Type type, int event) {
         if (!notifier) {
-            if (!wanted)
-                return;
             notifier = new QSocketNotifier(socket, type, this);
-            connect(notifier, &QSocketNotifier::activated, this, [this, socket, event] { socketAction(socket, event); });
+            connect(notifier, &QSocketNotifier::activated, this, [this, socket, event] { onSocketActivated(socket, event); });
         }
-        notifier->setEnabled(wanted);
+        notifier->setEnabled(true); // no-op when it still is
     };
-    update(watch->read, QSocketNotifier::Read, (what & CURL_POLL_IN) != 0, CURL_CSELECT_IN);
-    update(watch->write, QSocketNotifier::Write, (what & CURL_POLL_OUT) != 0, CURL_CSELECT_OUT);
+    if (what & CURL_POLL_IN)
+        want(watch.read, QSocketNotifier::Read, CURL_CSELECT_IN);
+    if (what & CURL_POLL_OUT)
+        want(watch.write, QSocketNotifier::Write, CURL_CSELECT_OUT);
+    else if (watch.write)
+        watch.write->setEnabled(false);
+}
+
+void UpstreamClient::onSocketActivated(int socket, int event)
+{
+    const auto it = m_sockets.find(socket);
+    if (it == m_sockets.end())
+        return;
+    SocketWatch &watch = *it->second;
+    if (event == CURL_CSELECT_IN && !(watch.wanted & CURL_POLL_IN)) {
+        watch.read->setEnabled(false); // the lazy switch-off (see watchSocket)
+        return;
+    }
+    socketAction(socket, event);
 }
 
 void UpstreamClient::socketAction(int socket, int events)

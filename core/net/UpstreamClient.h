@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 typedef void CURLM; // as curl/curl.h declares it
@@ -24,6 +25,7 @@ namespace sb {
 // (even on their own transfer). Do not delete the client from inside one of its callbacks.
 class UpstreamClient : public QObject {
     Q_OBJECT
+    friend struct UpstreamSocketHooks; // libcurl's open/close socket callbacks (UpstreamClient.cpp)
 public:
     struct Stats {
         quint64 started = 0;
@@ -73,6 +75,7 @@ private:
     static int socketCallback(CURL *easy, int socket, int what, void *self, void *socketp);
     static int timerCallback(CURLM *multi, long timeoutMs, void *self);
     void watchSocket(int socket, int what);
+    void onSocketActivated(int socket, int event);
     void socketAction(int socket, int events);
     void scheduleDelivery();
     void deliverPending();
@@ -93,6 +96,7 @@ private:
     bool m_activeSinceTick = false;    // a transfer ran since the last tick
     bool m_usedSinceSweep = false;     // connections may be cached
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
+    std::unordered_set<int> m_connectionSockets; // libcurl connections, open (UpstreamSocketHooks)
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id
     std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data
