@@ -1,6 +1,8 @@
 #pragma once
 
 #include "FakeProvider.h"
+#include "FakeProviderSpecs.h"
+#include "ProxyConfigs.h"
 #include "MainWindow.h"
 #include "attach/AttachDialog.h"
 #include "engine/Gateway.h"
@@ -33,63 +35,17 @@ using namespace std::chrono_literals;
 
 inline const QString kRemoteToken = QStringLiteral("remote-secret-token-7f3a");
 
-// Two channels over two providers; `prefix` names them, so a test can tell the embedded engine's
-// rows ("local/…") from an instance's ("gpt-4o/…").
+// The proxy tests' two-channel gpt-4o config (ProxyConfigs.h) with the channels named after
+// `prefix`, so a test can tell the embedded engine's rows ("local/…") from an instance's ("gpt-4o/…").
 inline std::shared_ptr<EngineConfig> twoChannelConfig(const QString &prefix, const QString &primaryUrl, const QString &fallbackUrl,
                                                       const QString &token)
 {
-    auto c = std::make_shared<EngineConfig>();
-    c->proxy.listenPort = 0;
+    auto c = twoChannelConfig(primaryUrl, fallbackUrl);
+    c->channels[0].name = prefix + QStringLiteral("/A");
+    c->channels[1].name = prefix + QStringLiteral("/B");
     c->proxy.localToken = token;
-    ProviderConfig a;
-    a.id = 1;
-    a.name = QStringLiteral("primary");
-    a.dialect = QStringLiteral("openai_compat");
-    a.baseUrl = primaryUrl;
-    a.keys = {ApiKeyConfig{1, QStringLiteral("primary key"), QStringLiteral("sk-primary-0001"), true, {}}};
-    ProviderConfig b = a;
-    b.id = 2;
-    b.name = QStringLiteral("fallback");
-    b.baseUrl = fallbackUrl;
-    b.keys = {ApiKeyConfig{2, QStringLiteral("fallback key"), QStringLiteral("sk-fallback-0002"), true, {}}};
-    c->providers = {a, b};
-    ChannelConfig ca;
-    ca.id = 1;
-    ca.name = prefix + QStringLiteral("/A");
-    ca.providerId = 1;
-    ca.upstreamModel = QStringLiteral("gpt-4o");
-    ChannelConfig cb = ca;
-    cb.id = 2;
-    cb.name = prefix + QStringLiteral("/B");
-    cb.providerId = 2;
-    c->channels = {ca, cb};
-    RouteConfig route;
-    route.id = 1;
-    route.logicalModel = QStringLiteral("gpt-4o");
-    route.strategy = RoutingStrategy::Priority;
-    route.channelIds = {1, 2};
-    c->routes = {route};
     c->probe.interval = 3600s; // heartbeats only at the first tick: the pool changes are the test's own
     return c;
-}
-
-// A simulated provider that answers quickly; with `failing`, every chat request gets an HTTP 500.
-inline sim::ProviderSpec providerSpec(const QString &name, bool failing = false)
-{
-    sim::ProviderSpec s;
-    s.name = name;
-    s.dialect = QStringLiteral("openai_compat");
-    s.models = {QStringLiteral("gpt-4o")};
-    s.ttftMs = sim::Distribution::constant(5);
-    s.tokensPerSecond = sim::Distribution::constant(2000);
-    s.completionTokens = 12;
-    if (failing) {
-        sim::FaultSpec fault;
-        fault.type = sim::FaultSpec::Type::Errors;
-        fault.mix = {sim::ErrorMixEntry{sim::SimError::Http500, 1.0}};
-        s.faults = {fault};
-    }
-    return s;
 }
 
 // What one attach test runs for real: the simulator's providers on a scenario clock in real time,
@@ -108,7 +64,8 @@ public:
     // A started provider (see providerSpec); null when it cannot listen.
     sim::FakeProvider *provider(const QString &name, bool failing = false)
     {
-        auto provider = std::make_unique<sim::FakeProvider>(providerSpec(name, failing), m_clock, m_random);
+        auto spec = failing ? fakeProviderSpec(name, {always(sim::SimError::Http500)}) : fakeProviderSpec(name);
+        auto provider = std::make_unique<sim::FakeProvider>(spec, m_clock, m_random);
         if (!provider->start())
             return nullptr;
         m_providers.push_back(std::move(provider));
