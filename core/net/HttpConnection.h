@@ -17,9 +17,8 @@
 
 namespace sb {
 
-class TcpStream;
-
 class ResponseWriter;
+class TcpStream;
 struct ServerCounters;
 
 // One client connection on a worker thread: reads and parses requests with llhttp, hands them to

@@ -46,9 +46,9 @@ void take(std::deque<T> &from, std::vector<T> &to, std::size_t *budget)
 // The history is background work and must not hold up requests. On a small machine a 500-row
 // batch (3.5-4.6 ms of CPU) sharing a core with the proxy's workers or its clients was the
 // requests' p99 (tests/bench, one connection: p90 0.19 ms, p99 2.7-3.1 ms); transactions of
-// maxBatchRows with a yield between them bring that to 1.2 ms. Nice +5 makes the writer the one
-// to give way when a core is contended, while it still gets enough of it for the ~10,000 rows/s
-// of a saturated proxy. Linux applies nice per thread.
+// maxBatchRows with a yield between them bring that to 1.2 ms (nice alone did not: the batch kept
+// its core for its whole slice). Nice +5 lowers its share of a contended core; whether it keeps
+// up at saturation (~12,000 rows/s) is not measured yet. Linux applies nice per thread.
 void runInBackground()
 {
     pthread_setname_np(pthread_self(), "sb-history");
