@@ -1,5 +1,6 @@
 #include "net/HttpServer.h"
 
+#include "net/EpollEventDispatcher.h"
 #include "net/ServerCounters.h"
 #include "net/ServerWorker.h"
 
@@ -38,9 +39,14 @@ HttpServer::HttpServer(const HttpServerLimits &limits, HttpHandlerFactory handle
     m_acceptorThread->start();
     if (workerCount <= 0)
         workerCount = std::max(2, QThread::idealThreadCount());
+    const bool epollLoop = qEnvironmentVariable("SB_WORKER_LOOP") != QLatin1String("qt");
     for (int i = 0; i < workerCount; ++i) {
         auto *thread = new QThread;
         thread->setObjectName(QStringLiteral("sb-http-%1").arg(i));
+        // Workers run on epoll (EpollEventDispatcher says why); SB_WORKER_LOOP=qt keeps Qt's own
+        // loop, for comparison or should the epoll loop ever misbehave.
+        if (epollLoop)
+            thread->setEventDispatcher(new EpollEventDispatcher);
         auto *worker = new ServerWorker(i, m_limits, m_counters);
         worker->moveToThread(thread);
         thread->start();

@@ -16,6 +16,13 @@
 
 namespace sb {
 
+namespace {
+
+// Idle upstream connections one worker's client keeps for reuse, over all providers.
+constexpr long kMaxCachedConnections = 512;
+
+} // namespace
+
 // The notifiers of one socket libcurl asked us to watch. They are children of the client, so a
 // client destroyed while a deleteLater() is pending still frees them.
 struct UpstreamClient::SocketWatch {
@@ -100,6 +107,11 @@ bool UpstreamClient::createMulti()
     curl_multi_setopt(m_multi, CURLMOPT_TIMERFUNCTION, &UpstreamClient::timerCallback);
     curl_multi_setopt(m_multi, CURLMOPT_TIMERDATA, this);
     curl_multi_setopt(m_multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+    // libcurl's default keeps at most four idle connections per transfer running right now, so
+    // when a burst ebbs it closes the connections the next burst opens again (with TLS, a
+    // handshake each): 12 % of requests opened a connection at 50 steady clients. A fixed bound
+    // keeps what peak concurrency opened; the idle sweep closes them once traffic stops.
+    curl_multi_setopt(m_multi, CURLMOPT_MAXCONNECTS, kMaxCachedConnections);
     return true;
 }
 
@@ -252,7 +264,8 @@ void UpstreamClient::resume(quint64 transferId)
 void UpstreamClient::scheduleDelivery()
 {
     // Not m_curlTimer: firing libcurl's timer early would lose the timeout it asked for. A 0 ms
-    // timer, not a queued call: no eventfd wake-up.
+    // timer, not a queued call: it fires in the turn that set it, and costs no eventfd wake-up
+    // under Qt's glib loop either.
     if (!m_deliveryTimer->isActive())
         m_deliveryTimer->start();
 }
@@ -279,10 +292,10 @@ void UpstreamClient::watchSocket(int socket, int what)
 {
     // A connection's read notifier is switched off lazily. libcurl drops a kept-alive connection's
     // socket (CURL_POLL_REMOVE) after every transfer and asks for it again with the next one, and
-    // with the glib event dispatcher every switch on or off is an eventfd wake-up (two system calls
-    // and an extra event-loop turn). So REMOVE only records that libcurl wants nothing; should the
-    // idle connection become readable (the server closed it), onSocketActivated switches the
-    // notifier off then. UpstreamSocketHooks::close frees the watch before the descriptor is closed.
+    // every switch on or off is a system call (epoll_ctl on the workers' EpollEventDispatcher;
+    // under Qt's glib loop an eventfd wake-up and an extra turn). So REMOVE only records that
+    // libcurl wants nothing; should the idle connection become readable (the server closed it),
+    // onSocketActivated switches the notifier off then. UpstreamSocketHooks::close frees the watch before the descriptor is closed.
     // Write readiness is nearly constant, so an unwanted write notifier goes off at once, as do
     // both notifiers of sockets libcurl closes without telling us (its resolver's socket pair).
     auto it = m_sockets.find(socket);

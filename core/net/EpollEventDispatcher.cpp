@@ -1,0 +1,389 @@
+#include "net/EpollEventDispatcher.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+#include <QTimerEvent>
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
+
+namespace sb {
+
+namespace {
+
+constexpr std::size_t kReadyPerWait = 256;
+
+qint64 nowMicros()
+{
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return qint64(now.tv_sec) * 1'000'000 + now.tv_nsec / 1000;
+}
+
+// Keeps the nesting level right however a handler leaves (exceptions included).
+struct DepthGuard {
+    int &depth;
+    explicit DepthGuard(int &d) : depth(d) { ++depth; }
+    ~DepthGuard() { --depth; }
+};
+
+} // namespace
+
+EpollEventDispatcher::EpollEventDispatcher(QObject *parent) : QAbstractEventDispatcher(parent)
+{
+    m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
+    m_wakeFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (m_epoll < 0 || m_wakeFd < 0)
+        qFatal("EpollEventDispatcher: cannot create an epoll instance or an eventfd (errno %d)", errno);
+    epoll_event wake{};
+    wake.events = EPOLLIN;
+    wake.data.fd = m_wakeFd;
+    ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_wakeFd, &wake);
+    m_ready.resize(kReadyPerWait);
+}
+
+EpollEventDispatcher::~EpollEventDispatcher()
+{
+    ::close(m_wakeFd);
+    ::close(m_epoll);
+}
+
+void EpollEventDispatcher::startingUp()
+{
+    m_owner = ::pthread_self();
+    m_ownerKnown.store(true, std::memory_order_release);
+}
+
+bool EpollEventDispatcher::onOwnThread() const
+{
+    return m_ownerKnown.load(std::memory_order_acquire) && ::pthread_equal(::pthread_self(), m_owner);
+}
+
+bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
+{
+    if (!m_ownerKnown.load(std::memory_order_relaxed))
+        startingUp(); // a dispatcher driven by hand, not through QThread
+    DepthGuard depth(m_depth);
+    if (m_pendingByDepth.size() <= std::size_t(m_depth)) {
+        m_pendingByDepth.resize(std::size_t(m_depth) + 1);
+        m_firingByDepth.resize(std::size_t(m_depth) + 1);
+    }
+    m_interrupted.store(false, std::memory_order_relaxed);
+    emit awake();
+
+    // A wake-up signalled from here on makes this turn's wait a poll; one signalled before is for
+    // the events sent right now.
+    m_wokenLocally = false;
+    m_wakeUpsPending.store(0, std::memory_order_release);
+    QCoreApplication::sendPostedEvents();
+
+    const bool includeTimers = !(flags & QEventLoop::X11ExcludeTimers);
+    const bool includeNotifiers = !(flags & QEventLoop::ExcludeSocketNotifiers);
+    const bool canWait = (flags & QEventLoop::WaitForMoreEvents) && !m_wokenLocally
+        && !m_interrupted.load(std::memory_order_relaxed);
+    if (canWait)
+        emit aboutToBlock();
+    if (m_interrupted.load(std::memory_order_relaxed))
+        return false;
+
+    int timeout = 0;
+    if (canWait)
+        timeout = includeTimers ? timeUntilNextTimer() : -1;
+    int ready = ::epoll_wait(m_epoll, m_ready.data(), int(m_ready.size()), timeout);
+    if (ready < 0)
+        ready = 0; // EINTR: a signal; the next turn waits again
+
+    int events = 0;
+    if (ready > 0)
+        events += activateNotifiers(ready, includeNotifiers);
+    if (includeTimers)
+        events += activateTimers();
+    return events > 0;
+}
+
+void EpollEventDispatcher::wakeUp()
+{
+    if (m_wakeUpsPending.exchange(1, std::memory_order_acq_rel) != 0)
+        return; // already signalled and not yet consumed
+    if (onOwnThread()) {
+        m_wokenLocally = true; // this thread is not waiting: it only must not wait next turn
+        return;
+    }
+    const eventfd_t one = 1;
+    ::eventfd_write(m_wakeFd, one);
+}
+
+void EpollEventDispatcher::interrupt()
+{
+    m_interrupted.store(true, std::memory_order_relaxed);
+    wakeUp();
+}
+
+void EpollEventDispatcher::drainWakeUps()
+{
+    eventfd_t value = 0;
+    ::eventfd_read(m_wakeFd, &value);
+}
+
+// ---- socket notifiers --------------------------------------------------------------------------
+
+void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
+{
+    const int descriptor = int(notifier->socket());
+    if (descriptor < 0)
+        return;
+    if (m_watches.size() <= std::size_t(descriptor))
+        m_watches.resize(std::size_t(descriptor) + 1);
+    Watch &watch = m_watches[std::size_t(descriptor)];
+    QSocketNotifier **slot = notifier->type() == QSocketNotifier::Read ? &watch.read
+        : notifier->type() == QSocketNotifier::Write                   ? &watch.write
+                                                                         : &watch.exception;
+    if (*slot && *slot != notifier)
+        qWarning("EpollEventDispatcher: a second socket notifier of the same type for descriptor %d replaces the first",
+                 descriptor);
+    *slot = notifier;
+    updateWatch(descriptor);
+}
+
+void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)
+{
+    const int descriptor = int(notifier->socket());
+    for (std::vector<QSocketNotifier *> &pending : m_pendingByDepth)
+        std::replace(pending.begin(), pending.end(), notifier, static_cast<QSocketNotifier *>(nullptr));
+    if (descriptor < 0 || m_watches.size() <= std::size_t(descriptor))
+        return;
+    Watch &watch = m_watches[std::size_t(descriptor)];
+    for (QSocketNotifier **slot : {&watch.read, &watch.write, &watch.exception}) {
+        if (*slot == notifier)
+            *slot = nullptr;
+    }
+    updateWatch(descriptor);
+}
+
+void EpollEventDispatcher::updateWatch(int descriptor)
+{
+    Watch &watch = m_watches[std::size_t(descriptor)];
+    const std::uint32_t wanted = (watch.read ? std::uint32_t(EPOLLIN) : 0u) | (watch.write ? std::uint32_t(EPOLLOUT) : 0u)
+        | (watch.exception ? std::uint32_t(EPOLLPRI) : 0u);
+    if (wanted == watch.events)
+        return;
+    epoll_event event{};
+    event.events = wanted;
+    event.data.fd = descriptor;
+    if (wanted == 0) {
+        // Fails harmlessly when the descriptor was closed first (the kernel dropped it then).
+        ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, descriptor, &event);
+        watch.events = 0;
+        return;
+    }
+    int result = ::epoll_ctl(m_epoll, watch.events == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event);
+    // A descriptor closed while watched and opened again under the same number is no longer in
+    // the set (MOD: ENOENT); one we lost track of is (ADD: EEXIST).
+    if (result < 0 && errno == ENOENT)
+        result = ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, descriptor, &event);
+    else if (result < 0 && errno == EEXIST)
+        result = ::epoll_ctl(m_epoll, EPOLL_CTL_MOD, descriptor, &event);
+    if (result < 0) {
+        qWarning("EpollEventDispatcher: cannot watch descriptor %d (errno %d)", descriptor, errno);
+        watch.events = 0;
+        return;
+    }
+    watch.events = wanted;
+}
+
+int EpollEventDispatcher::activateNotifiers(int readyCount, bool deliver)
+{
+    std::vector<QSocketNotifier *> &pending = pendingNotifiers();
+    pending.clear();
+    int events = 0;
+    for (int i = 0; i < readyCount; ++i) {
+        const int descriptor = m_ready[std::size_t(i)].data.fd;
+        const std::uint32_t what = m_ready[std::size_t(i)].events;
+        if (descriptor == m_wakeFd) {
+            drainWakeUps();
+            ++events;
+            continue;
+        }
+        if (!deliver || m_watches.size() <= std::size_t(descriptor))
+            continue;
+        const Watch &watch = m_watches[std::size_t(descriptor)];
+        // As Qt's own loops do: an error or hang-up wakes the reader and the writer alike.
+        if (watch.read && (what & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+            pending.push_back(watch.read);
+        if (watch.write && (what & (EPOLLOUT | EPOLLHUP | EPOLLERR)))
+            pending.push_back(watch.write);
+        if (watch.exception && (what & EPOLLPRI))
+            pending.push_back(watch.exception);
+    }
+    // By index, re-reading the list each time: a handler may cross out later entries, and a nested
+    // loop uses its own list, but the outer vector of lists may grow meanwhile.
+    for (std::size_t i = 0; i < pendingNotifiers().size(); ++i) {
+        QSocketNotifier *notifier = std::exchange(pendingNotifiers()[i], nullptr);
+        if (!notifier)
+            continue;
+        QEvent event(QEvent::SockAct);
+        QCoreApplication::sendEvent(notifier, &event);
+        ++events;
+    }
+    pendingNotifiers().clear();
+    return events;
+}
+
+// ---- timers ------------------------------------------------------------------------------------
+
+void EpollEventDispatcher::registerTimer(int timerId, qint64 interval, Qt::TimerType timerType, QObject *object)
+{
+    if (timerId <= 0 || !object)
+        return;
+    if (m_timers.size() <= std::size_t(timerId))
+        m_timers.resize(std::size_t(timerId) + 1);
+    Timer &timer = m_timers[std::size_t(timerId)];
+    if (!timer.object)
+        ++m_liveTimers;
+    timer.object = object;
+    timer.intervalUs = std::max<qint64>(0, interval) * 1000;
+    timer.deadlineUs = nowMicros() + timer.intervalUs;
+    timer.type = timerType;
+    timer.firing = false;
+    ++timer.generation;
+    pushDue(timerId);
+}
+
+bool EpollEventDispatcher::unregisterTimer(int timerId)
+{
+    if (timerId <= 0 || m_timers.size() <= std::size_t(timerId) || !m_timers[std::size_t(timerId)].object)
+        return false;
+    Timer &timer = m_timers[std::size_t(timerId)];
+    timer.object = nullptr;
+    ++timer.generation; // its heap entry is stale from now on
+    --m_liveTimers;
+    compactHeapIfStale();
+    return true;
+}
+
+bool EpollEventDispatcher::unregisterTimers(QObject *object)
+{
+    bool any = false;
+    for (std::size_t id = 1; id < m_timers.size(); ++id) {
+        if (m_timers[id].object == object)
+            any = unregisterTimer(int(id)) || any;
+    }
+    return any;
+}
+
+QList<QAbstractEventDispatcher::TimerInfo> EpollEventDispatcher::registeredTimers(QObject *object) const
+{
+    QList<TimerInfo> timers;
+    for (std::size_t id = 1; id < m_timers.size(); ++id) {
+        const Timer &timer = m_timers[id];
+        if (timer.object == object)
+            timers.append(TimerInfo(int(id), int(timer.intervalUs / 1000), timer.type));
+    }
+    return timers;
+}
+
+int EpollEventDispatcher::remainingTime(int timerId)
+{
+    if (timerId <= 0 || m_timers.size() <= std::size_t(timerId) || !m_timers[std::size_t(timerId)].object)
+        return -1;
+    const qint64 left = m_timers[std::size_t(timerId)].deadlineUs - nowMicros();
+    return int(std::max<qint64>(0, (left + 999) / 1000));
+}
+
+void EpollEventDispatcher::pushDue(int timerId)
+{
+    const Timer &timer = m_timers[std::size_t(timerId)];
+    m_due.push_back(Due{timer.deadlineUs, timerId, timer.generation});
+    std::push_heap(m_due.begin(), m_due.end(), laterDeadline);
+    compactHeapIfStale();
+}
+
+void EpollEventDispatcher::dropStaleTop()
+{
+    while (!m_due.empty()) {
+        const Due &top = m_due.front();
+        const Timer &timer = m_timers[std::size_t(top.timerId)];
+        if (timer.object && timer.generation == top.generation)
+            return;
+        std::pop_heap(m_due.begin(), m_due.end(), laterDeadline);
+        m_due.pop_back();
+    }
+}
+
+void EpollEventDispatcher::compactHeapIfStale()
+{
+    // Every restart leaves its old entry behind (a connection's idle timer is restarted around
+    // each request); rebuild once stale entries outnumber the live ones, so the heap stays small.
+    if (m_due.size() <= std::size_t(2 * m_liveTimers + 64))
+        return;
+    m_due.clear();
+    for (std::size_t id = 1; id < m_timers.size(); ++id) {
+        const Timer &timer = m_timers[id];
+        if (timer.object)
+            m_due.push_back(Due{timer.deadlineUs, int(id), timer.generation});
+    }
+    std::make_heap(m_due.begin(), m_due.end(), laterDeadline);
+}
+
+int EpollEventDispatcher::timeUntilNextTimer()
+{
+    dropStaleTop();
+    if (m_due.empty())
+        return -1;
+    const qint64 left = m_due.front().deadlineUs - nowMicros();
+    if (left <= 0)
+        return 0;
+    return int(std::min<qint64>((left + 999) / 1000, 24LL * 3600 * 1000)); // rounded up: never early
+}
+
+int EpollEventDispatcher::activateTimers()
+{
+    dropStaleTop();
+    if (m_due.empty())
+        return 0;
+    const qint64 now = nowMicros();
+    // The due timers are taken first: one that a handler starts or restarts now waits for the
+    // next turn, so a 0 ms timer that restarts itself cannot keep the loop from its sockets.
+    std::vector<Due> &due = dueTimers();
+    due.clear();
+    while (!m_due.empty() && m_due.front().deadlineUs <= now) {
+        std::pop_heap(m_due.begin(), m_due.end(), laterDeadline);
+        const Due entry = m_due.back();
+        m_due.pop_back();
+        const Timer &timer = m_timers[std::size_t(entry.timerId)];
+        if (timer.object && timer.generation == entry.generation)
+            due.push_back(entry);
+    }
+    int events = 0;
+    for (std::size_t i = 0; i < dueTimers().size(); ++i) {
+        const Due entry = dueTimers()[i];
+        Timer &timer = m_timers[std::size_t(entry.timerId)];
+        if (!timer.object || timer.generation != entry.generation)
+            continue; // killed or restarted by an earlier handler of this turn
+        // The next deadline keeps the timer's phase unless it fell a whole interval behind.
+        timer.deadlineUs += timer.intervalUs;
+        if (timer.deadlineUs < now)
+            timer.deadlineUs = now + timer.intervalUs;
+        if (timer.firing) {
+            pushDue(entry.timerId); // its handler still runs below us (a nested loop)
+            continue;
+        }
+        pushDue(entry.timerId);
+        timer.firing = true;
+        QObject *object = timer.object;
+        QTimerEvent event(entry.timerId);
+        QCoreApplication::sendEvent(object, &event);
+        ++events;
+        // The vector may have grown under the handler; the id may now be another timer's, whose
+        // flag is false anyway.
+        m_timers[std::size_t(entry.timerId)].firing = false;
+    }
+    dueTimers().clear();
+    return events;
+}
+
+} // namespace sb

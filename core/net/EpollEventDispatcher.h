@@ -1,0 +1,117 @@
+#pragma once
+
+#include <QAbstractEventDispatcher>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include <pthread.h>
+#include <sys/epoll.h>
+
+class QSocketNotifier;
+
+namespace sb {
+
+// The event loop of the proxy's worker threads: epoll for socket notifiers, a heap for timers, an
+// eventfd for wake-ups from other threads. Qt's default (glib) loop costs a worker more than the
+// work it dispatches here: every turn polls every descriptor the worker owns (a client and an
+// upstream connection per request in flight), switching a notifier on or off writes an eventfd and
+// costs a turn, and a 0 ms timer (how libcurl asks to start a transfer) is one more turn with its
+// own poll. This loop waits in epoll_wait for the descriptors that are ready, changes a notifier
+// with one epoll_ctl, and fires the timers that are due in the same turn as the sockets that made
+// them due, so a request costs about two turns: its client's bytes and its upstream's answer.
+//
+// Semantics follow Qt's own Unix dispatcher: posted events, then the ready notifiers, then the due
+// timers; a repeating timer keeps its phase (next = last deadline + interval, or now + interval
+// once it fell behind); every timer type is kept to the millisecond; a timer never fires while its
+// own handler runs (nested loops); wakeUp() from another thread is one eventfd write however many
+// arrive before the loop wakes, and from the loop's own thread it costs no system call.
+//
+// Install it on a thread before the thread starts: `thread->setEventDispatcher(new EpollEventDispatcher)`.
+// Linux only. One difference to Qt's loops: processEvents(ExcludeSocketNotifiers | WaitForMoreEvents)
+// does not sleep while a socket is ready (epoll still reports it); nothing in the proxy asks for that.
+class EpollEventDispatcher final : public QAbstractEventDispatcher {
+    Q_OBJECT
+public:
+    explicit EpollEventDispatcher(QObject *parent = nullptr);
+    ~EpollEventDispatcher() override;
+
+    bool processEvents(QEventLoop::ProcessEventsFlags flags) override;
+
+    void registerSocketNotifier(QSocketNotifier *notifier) override;
+    void unregisterSocketNotifier(QSocketNotifier *notifier) override;
+
+    void registerTimer(int timerId, qint64 interval, Qt::TimerType timerType, QObject *object) override;
+    bool unregisterTimer(int timerId) override;
+    bool unregisterTimers(QObject *object) override;
+    QList<TimerInfo> registeredTimers(QObject *object) const override;
+    int remainingTime(int timerId) override;
+
+    void wakeUp() override;
+    void interrupt() override;
+
+    void startingUp() override;
+
+private:
+    // The notifiers of one descriptor, indexed by the descriptor number.
+    struct Watch {
+        QSocketNotifier *read = nullptr;
+        QSocketNotifier *write = nullptr;
+        QSocketNotifier *exception = nullptr;
+        std::uint32_t events = 0; // what epoll watches for now (0: not in the epoll set)
+    };
+    // A registered timer, indexed by its id (Qt hands out small ids and reuses them).
+    struct Timer {
+        QObject *object = nullptr; // nullptr: the slot is free
+        qint64 intervalUs = 0;
+        qint64 deadlineUs = 0;     // on the monotonic clock, in microseconds: a timer never fires early
+        std::uint32_t generation = 0;
+        Qt::TimerType type = Qt::PreciseTimer;
+        bool firing = false;       // its handler runs: a nested loop does not fire it again
+    };
+    // A heap entry; stale once its timer's generation moved on (killed or restarted).
+    struct Due {
+        qint64 deadlineUs;
+        int timerId;
+        std::uint32_t generation;
+    };
+    static bool laterDeadline(const Due &a, const Due &b) { return a.deadlineUs > b.deadlineUs; } // min-heap order
+
+    void updateWatch(int descriptor);
+    void drainWakeUps();
+    // Milliseconds the loop may sleep (rounded up): -1 when no timer waits, 0 when one is due.
+    int timeUntilNextTimer();
+    int activateNotifiers(int readyCount, bool deliver);
+    int activateTimers();
+    void pushDue(int timerId);
+    void dropStaleTop();
+    void compactHeapIfStale();
+    bool onOwnThread() const;
+    // Per-nesting-level scratch lists (a handler may run a nested event loop), reused between turns.
+    std::vector<QSocketNotifier *> &pendingNotifiers() { return m_pendingByDepth[std::size_t(m_depth)]; }
+    std::vector<Due> &dueTimers() { return m_firingByDepth[std::size_t(m_depth)]; }
+
+    int m_epoll = -1;
+    int m_wakeFd = -1;
+    std::vector<Watch> m_watches;
+    std::vector<epoll_event> m_ready;
+    // Activations collected from one epoll_wait, delivered one by one; a notifier unregistered on
+    // the way is crossed out here so it never receives an event meant for its old descriptor.
+    std::vector<std::vector<QSocketNotifier *>> m_pendingByDepth;
+    // The timers one turn fires, collected before the first fires.
+    std::vector<std::vector<Due>> m_firingByDepth;
+    int m_depth = -1; // nesting level of processEvents(); -1 outside it
+
+    std::vector<Timer> m_timers;
+    std::vector<Due> m_due; // min-heap on deadlineUs
+    int m_liveTimers = 0;
+
+    std::atomic<int> m_wakeUpsPending{0}; // 1 once a wake-up is signalled and not yet consumed
+    std::atomic<bool> m_interrupted{false};
+    bool m_wokenLocally = false;          // a wake-up from our own thread: no eventfd needed
+    pthread_t m_owner{};
+    std::atomic<bool> m_ownerKnown{false}; // set once, on the loop's thread, before it runs
+};
+
+} // namespace sb
