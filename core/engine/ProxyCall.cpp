@@ -393,7 +393,10 @@ void ProxyCall::onUpstreamComplete(TransferError error, const QString &message)
 
 void ProxyCall::completeBufferedResponse()
 {
-    Outcome outcome = m_attempt->adapter->classify(m_attempt->status, m_attempt->headers, m_attempt->body);
+    QJsonObject answer;
+    TokenUsage usage;
+    const Outcome outcome = m_attempt->adapter->classifyAnswer(m_attempt->status, m_attempt->headers, m_attempt->body,
+                                                               m_input.kind == Kind::Embeddings, &answer, &usage);
     if (!outcome.isSuccess()) {
         attemptFailed(outcome);
         return;
@@ -405,8 +408,7 @@ void ProxyCall::completeBufferedResponse()
         return;
     }
     m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
-    QJsonObject answer = m_input.kind == Kind::Chat ? m_attempt->adapter->chatResponse(m_attempt->body, &m_usage)
-                                                    : m_attempt->adapter->embeddingsResponse(m_attempt->body, &m_usage);
+    m_usage = usage;
     answer.insert(QStringLiteral("model"), m_input.model);
     if (answer.value(QStringLiteral("created")).toInteger() <= 0)
         answer.insert(QStringLiteral("created"), qint64(m_engine.clock().wallMillis() / 1000));

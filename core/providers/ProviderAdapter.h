@@ -105,6 +105,19 @@ public:
     // A complete successful embeddings body → an OpenAI embeddings list object.
     virtual QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const = 0;
 
+    // What the proxy calls on a complete buffered answer: classify() and, for a success,
+    // chatResponse() (or embeddingsResponse() when `embeddings`) into *response and *usage. The
+    // default does exactly that and so parses the body twice; a dialect whose ErrorMap can hand
+    // over the object it parsed overrides it to parse once (the proxy's hot path).
+    virtual Outcome classifyAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                   bool embeddings, QJsonObject *response, TokenUsage *usage) const
+    {
+        Outcome outcome = classify(httpStatus, headers, body);
+        if (outcome.isSuccess())
+            *response = embeddings ? embeddingsResponse(body, usage) : chatResponse(body, usage);
+        return outcome;
+    }
+
     virtual std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const = 0;
 };
 

@@ -97,6 +97,20 @@ QJsonObject OpenAiCompatAdapter::embeddingsResponse(const QByteArray &body, Toke
     return chatResponse(body, usage); // same envelope rules: pass through, read "usage"
 }
 
+Outcome OpenAiCompatAdapter::classifyAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                            bool, QJsonObject *response, TokenUsage *usage) const
+{
+    // Chat and embeddings answers pass through alike: the object the ErrorMap parsed is the answer.
+    QJsonObject parsed;
+    const Outcome outcome = OpenAiCompatErrorMap::classify(httpStatus, headers, body, &parsed);
+    if (outcome.isSuccess()) {
+        if (usage)
+            *usage = usageFromOpenAi(parsed.value(QLatin1String("usage")).toObject());
+        *response = std::move(parsed);
+    }
+    return outcome;
+}
+
 std::unique_ptr<StreamTranslator> OpenAiCompatAdapter::streamTranslator(const QJsonObject &openAiBody) const
 {
     return std::make_unique<OpenAiCompatStreamTranslator>(openAiBody.value(QLatin1String("model")).toString(),

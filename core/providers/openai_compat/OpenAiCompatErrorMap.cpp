@@ -142,7 +142,8 @@ std::optional<Outcome> OpenAiCompatErrorMap::errorInObject(const QJsonObject &ob
     return make(combine(httpStatus, fromCode), httpStatus, headers, providerCode, message);
 }
 
-Outcome OpenAiCompatErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body)
+Outcome OpenAiCompatErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                       QJsonObject *parsedObject)
 {
     const bool ok = httpStatus >= 200 && httpStatus < 300;
 
@@ -174,8 +175,11 @@ Outcome OpenAiCompatErrorMap::classify(int httpStatus, const HttpHeaders &header
             return *error;
     }
     if (ok) {
-        if (isObject)
+        if (isObject) {
+            if (parsedObject)
+                *parsedObject = std::move(object);
             return Outcome::success(httpStatus);
+        }
         if (QJsonDocument::fromJson(body).isArray())
             return Outcome::success(httpStatus);
         return make(OutcomeKind::ProviderDown, httpStatus, headers, QStringLiteral("malformed_body"),

@@ -28,7 +28,10 @@ namespace sb {
 //   2xx that is not JSON/SSE    → PROVIDER_DOWN
 class OpenAiCompatErrorMap {
 public:
-    static Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body);
+    // For a success whose body is a JSON object, *parsedObject (when given) receives that object, so
+    // the caller converting the answer need not parse it again; it stays empty otherwise.
+    static Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                            QJsonObject *parsedObject = nullptr);
 
     // The error carried by a parsed body or stream event, if it carries one: {"error":{…}},
     // {"error":"text"} (Ollama) or {"object":"error",…} (vLLM).

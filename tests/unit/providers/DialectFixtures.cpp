@@ -137,6 +137,35 @@ HttpHeaders headersOf(const QJsonObject &object)
     return headers;
 }
 
+// classifyAnswer() is what the proxy calls on a buffered answer (one parse of the body where the
+// dialect can): it must judge exactly as classify() does and, for a success, give what
+// chatResponse() / embeddingsResponse() give.
+void answerAgreesWithClassify(const ProviderAdapter &adapter, int status, const HttpHeaders &headers,
+                              const QByteArray &body, const Outcome &classified)
+{
+    for (const bool embeddings : {false, true}) {
+        QJsonObject answer;
+        TokenUsage usage;
+        const Outcome outcome = adapter.classifyAnswer(status, headers, body, embeddings, &answer, &usage);
+        QCOMPARE(QString::fromLatin1(toString(outcome.kind)), QString::fromLatin1(toString(classified.kind)));
+        QCOMPARE(outcome.httpStatus, classified.httpStatus);
+        QCOMPARE(outcome.providerCode, classified.providerCode);
+        QCOMPARE(outcome.message, classified.message);
+        QCOMPARE(outcome.retryAfter.has_value(), classified.retryAfter.has_value());
+        if (!outcome.isSuccess()) {
+            QVERIFY2(answer.isEmpty(), "a failed answer converts to nothing");
+            continue;
+        }
+        TokenUsage expectedUsage;
+        const QJsonObject expected = embeddings ? adapter.embeddingsResponse(body, &expectedUsage)
+                                                : adapter.chatResponse(body, &expectedUsage);
+        QCOMPARE(answer, expected);
+        QCOMPARE(usage.promptTokens, expectedUsage.promptTokens);
+        QCOMPARE(usage.completionTokens, expectedUsage.completionTokens);
+        QCOMPARE(usage.totalTokens, expectedUsage.totalTokens);
+    }
+}
+
 } // namespace
 
 DialectFixtures::DialectFixtures(QString dialect, const ProviderAdapter *adapter)
@@ -185,6 +214,9 @@ void DialectFixtures::responsesThroughErrorMap(const QJsonObject &c) const
     const ProviderAdapter &adapter = *m_adapter;
     const Outcome o = adapter.classify(status, headers, body);
     QCOMPARE(toString(o.kind), toString(expectedKind(c)));
+    answerAgreesWithClassify(adapter, status, headers, body, o);
+    if (QTest::currentTestFailed())
+        return;
     QCOMPARE(o.httpStatus, status);
     if (c.contains(QLatin1String("providerCode")))
         QCOMPARE(o.providerCode, c.value(QLatin1String("providerCode")).toString());
@@ -369,7 +401,11 @@ void DialectFixtures::errorFixture(const QJsonObject &fixture) const
                                 ? fixture.value(QLatin1String("bodyInline")).toString().toUtf8()
                                 : readFixture(fixture.value(QLatin1String("body")).toString());
     const int status = fixture.value(QLatin1String("status")).toInt();
-    const Outcome outcome = m_adapter->classify(status, headersOf(fixture.value(QLatin1String("headers")).toObject()), body);
+    const HttpHeaders headers = headersOf(fixture.value(QLatin1String("headers")).toObject());
+    const Outcome outcome = m_adapter->classify(status, headers, body);
+    answerAgreesWithClassify(*m_adapter, status, headers, body, outcome);
+    if (QTest::currentTestFailed())
+        return;
 
     QCOMPARE(QString::fromLatin1(toString(outcome.kind)), fixture.value(QLatin1String("expect")).toString());
     QCOMPARE(outcome.httpStatus, status);
