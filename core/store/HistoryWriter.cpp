@@ -3,6 +3,7 @@
 #include "common/Clock.h"
 #include "store/Database.h"
 #include "store/HistoryCodec.h"
+#include "store/SqliteStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -65,21 +66,20 @@ public:
         if (!m_db.open(error))
             return false;
         const QSqlDatabase c = m_db.connection();
-        m_request = QSqlQuery(c);
-        m_event = QSqlQuery(c);
-        m_health = QSqlQuery(c);
-        bool ok = m_request.prepare(QStringLiteral(
-            "INSERT INTO requests (time_ms, request_id, logical_model, channel_id, channel_name, status, outcome, http_status,"
-            " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts,"
-            " cost_known, auto_tier)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
-        ok = ok && m_event.prepare(QStringLiteral(
-            "INSERT INTO events (time_ms, kind, channel_id, provider_id, key_id, from_state, to_state, message) VALUES (?,?,?,?,?,?,?,?)"));
-        ok = ok && m_health.prepare(QStringLiteral(
-            "INSERT INTO health_samples (time_ms, channel_id, score, error_rate, fast_error_rate, p95_ms, state) VALUES (?,?,?,?,?,?,?)"));
-        if (!ok && error)
-            *error = QStringLiteral("Cannot prepare the history statements: %1.").arg(m_db.connection().lastError().text());
-        return ok;
+        return m_request.prepare(c,
+                                 "INSERT INTO requests (time_ms, request_id, logical_model, channel_id, channel_name, status,"
+                                 " outcome, http_status, ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover,"
+                                 " cache_hit, streamed, error, attempts, cost_known, auto_tier)"
+                                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                                 error)
+            && m_event.prepare(c,
+                               "INSERT INTO events (time_ms, kind, channel_id, provider_id, key_id, from_state, to_state, message)"
+                               " VALUES (?,?,?,?,?,?,?,?)",
+                               error)
+            && m_health.prepare(c,
+                                "INSERT INTO health_samples (time_ms, channel_id, score, error_rate, fast_error_rate, p95_ms, state)"
+                                " VALUES (?,?,?,?,?,?,?)",
+                                error);
     }
 
     bool write(const Batch &batch, QString *error)
@@ -88,57 +88,53 @@ public:
             return false;
         bool ok = true;
         for (const auto &e : batch.events) {
-            m_event.bindValue(0, e.timeMs);
-            m_event.bindValue(1, QString::fromLatin1(toString(e.kind)));
-            m_event.bindValue(2, e.channelId);
-            m_event.bindValue(3, e.providerId);
-            m_event.bindValue(4, e.keyId);
-            m_event.bindValue(5, Database::text(e.fromState));
-            m_event.bindValue(6, Database::text(e.toState));
-            m_event.bindValue(7, Database::text(e.message));
-            if (!(ok = m_event.exec()))
+            m_event.bind(0, e.timeMs);
+            m_event.bind(1, toString(e.kind));
+            m_event.bind(2, e.channelId);
+            m_event.bind(3, e.providerId);
+            m_event.bind(4, e.keyId);
+            m_event.bind(5, e.fromState);
+            m_event.bind(6, e.toState);
+            m_event.bind(7, e.message);
+            if (!(ok = m_event.exec(error)))
                 break;
         }
         for (std::size_t i = 0; ok && i < batch.requests.size(); ++i) {
             const RequestRecord &r = batch.requests[i];
-            m_request.bindValue(0, r.timeMs);
-            m_request.bindValue(1, Database::text(r.requestId));
-            m_request.bindValue(2, Database::text(r.logicalModel));
-            m_request.bindValue(3, r.channelId);
-            m_request.bindValue(4, Database::text(r.channelName));
-            m_request.bindValue(5, HistoryCodec::statusName(r.status));
-            m_request.bindValue(6, QString::fromLatin1(toString(r.outcome)));
-            m_request.bindValue(7, r.httpStatus);
-            m_request.bindValue(8, r.ttftMs);
-            m_request.bindValue(9, r.latencyMs);
-            m_request.bindValue(10, r.inputTokens);
-            m_request.bindValue(11, r.outputTokens);
-            m_request.bindValue(12, r.costUsd);
-            m_request.bindValue(13, r.failover);
-            m_request.bindValue(14, r.cacheHit);
-            m_request.bindValue(15, r.streamed);
-            m_request.bindValue(16, Database::text(r.error));
-            m_request.bindValue(17, HistoryCodec::encodeAttempts(r.attempts));
-            m_request.bindValue(18, r.costKnown);
-            m_request.bindValue(19, Database::text(r.autoTier));
-            ok = m_request.exec();
+            m_request.bind(0, r.timeMs);
+            m_request.bind(1, r.requestId);
+            m_request.bind(2, r.logicalModel);
+            m_request.bind(3, r.channelId);
+            m_request.bind(4, r.channelName);
+            m_request.bind(5, HistoryCodec::statusName(r.status));
+            m_request.bind(6, toString(r.outcome));
+            m_request.bind(7, r.httpStatus);
+            m_request.bind(8, r.ttftMs);
+            m_request.bind(9, r.latencyMs);
+            m_request.bind(10, r.inputTokens);
+            m_request.bind(11, r.outputTokens);
+            m_request.bind(12, r.costUsd);
+            m_request.bind(13, r.failover);
+            m_request.bind(14, r.cacheHit);
+            m_request.bind(15, r.streamed);
+            m_request.bind(16, r.error);
+            m_request.bind(17, HistoryCodec::encodeAttempts(r.attempts));
+            m_request.bind(18, r.costKnown);
+            m_request.bind(19, r.autoTier);
+            ok = m_request.exec(error);
         }
         for (std::size_t i = 0; ok && i < batch.health.size(); ++i) {
             const HealthSample &h = batch.health[i];
-            m_health.bindValue(0, h.timeMs);
-            m_health.bindValue(1, h.channelId);
-            m_health.bindValue(2, h.score);
-            m_health.bindValue(3, h.errorRate);
-            m_health.bindValue(4, h.fastErrorRate);
-            m_health.bindValue(5, h.p95Ms);
-            m_health.bindValue(6, Database::text(h.state));
-            ok = m_health.exec();
+            m_health.bind(0, h.timeMs);
+            m_health.bind(1, h.channelId);
+            m_health.bind(2, h.score);
+            m_health.bind(3, h.errorRate);
+            m_health.bind(4, h.fastErrorRate);
+            m_health.bind(5, h.p95Ms);
+            m_health.bind(6, h.state);
+            ok = m_health.exec(error);
         }
         if (!ok) {
-            if (error)
-                *error = m_request.lastError().isValid() ? m_request.lastError().text()
-                       : m_event.lastError().isValid()   ? m_event.lastError().text()
-                                                         : m_health.lastError().text();
             m_db.exec(QStringLiteral("ROLLBACK"));
             return false;
         }
@@ -204,9 +200,9 @@ public:
 
 private:
     Database m_db;
-    QSqlQuery m_request;
-    QSqlQuery m_event;
-    QSqlQuery m_health;
+    SqliteStatement m_request;
+    SqliteStatement m_event;
+    SqliteStatement m_health;
 };
 
 } // namespace
