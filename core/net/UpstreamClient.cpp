@@ -295,7 +295,8 @@ void UpstreamClient::watchSocket(int socket, int what)
     // every switch on or off is a system call (epoll_ctl on the workers' EpollEventDispatcher;
     // under Qt's glib loop an eventfd wake-up and an extra turn). So REMOVE only records that
     // libcurl wants nothing; should the idle connection become readable (the server closed it),
-    // onSocketActivated switches the notifier off then. UpstreamSocketHooks::close frees the watch before the descriptor is closed.
+    // onSocketActivated switches the notifier off then. UpstreamSocketHooks::close frees the watch
+    // before the descriptor is closed.
     // Write readiness is nearly constant, so an unwanted write notifier goes off at once, as do
     // both notifiers of sockets libcurl closes without telling us (its resolver's socket pair).
     auto it = m_sockets.find(socket);

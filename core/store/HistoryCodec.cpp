@@ -103,7 +103,7 @@ std::vector<AttemptRecord> HistoryCodec::decodeAttempts(const QString &json)
         a.outcome = outcomeKindFromString(o.value(QStringLiteral("outcome")).toString()).value_or(OutcomeKind::ProviderDown);
         a.phase = o.value(QStringLiteral("mid")).toBool() ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
         a.httpStatus = o.value(QStringLiteral("http")).toInt();
-        a.startedMs = static_cast<qint64>(o.value(QStringLiteral("t")).toDouble());
+        a.startedMs = o.value(QStringLiteral("t")).toInteger();
         a.latencyMs = o.value(QStringLiteral("lat")).toInt(-1);
         a.ttftMs = o.value(QStringLiteral("ttft")).toInt(-1);
         a.message = o.value(QStringLiteral("msg")).toString();

@@ -200,6 +200,7 @@ public:
 
 private:
     Database m_db;
+    // After m_db: finalized before its connection closes.
     SqliteStatement m_request;
     SqliteStatement m_event;
     SqliteStatement m_health;

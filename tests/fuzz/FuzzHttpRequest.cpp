@@ -125,6 +125,10 @@ int fuzzHttpRequest(const std::uint8_t *data, std::size_t size)
             break;
         answer.append(buffer, n);
     }
+    // An abortive close (RST): a graceful one leaves the pair in TIME_WAIT, and at a few thousand
+    // runs a second the loopback's ephemeral ports ran out within the minute (connect failed).
+    const linger abortive{1, 0};
+    ::setsockopt(client, SOL_SOCKET, SO_LINGER, &abortive, sizeof abortive);
     ::close(client);
     if (!answer.isEmpty())
         fuzzCheck(answer.startsWith("HTTP/1.1 ") && answer.size() >= 12, "the server answers with an HTTP/1.1 status line");

@@ -68,9 +68,16 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
         type = QString::fromUtf8(event.event);
 
     if (type == QLatin1String("error")) {
-        m_failed = true;
-        step.error = AnthropicErrorMap::errorInObject(data, 200, HttpHeaders());
-        return step;
+        // An error event in a shape the ErrorMap does not know is still an error, reported now:
+        // before the first chunk that means a failover at once, not a wait for the stream to end.
+        if (auto error = AnthropicErrorMap::errorInObject(data, 200, HttpHeaders())) {
+            m_failed = true;
+            step.error = std::move(error);
+            return step;
+        }
+        return fail(OutcomeKind::ProviderDown, QStringLiteral("error_event"),
+                    QStringLiteral("The provider's stream sent an error event: %1")
+                        .arg(cleanProviderMessage(QString::fromUtf8(event.data.left(300)))));
     }
     if (type == QLatin1String("message_start")) {
         const QJsonObject message = data.value(QLatin1String("message")).toObject();

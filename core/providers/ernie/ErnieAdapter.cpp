@@ -224,7 +224,8 @@ QJsonObject ErnieAdapter::chatResponse(const QByteArray &body, TokenUsage *usage
         *usage = u;
     const QString id = root.value(QLatin1String("id")).toString();
     return openAiCompletion(id.isEmpty() ? QStringLiteral("chatcmpl-ernie") : id,
-                            static_cast<qint64>(root.value(QLatin1String("created")).toDouble(0)), QString(), message, finish, u);
+                            // toInteger: a number past qint64 (the fuzzer sent 1.7e82) is 0, not undefined behaviour
+                            root.value(QLatin1String("created")).toInteger(0), QString(), message, finish, u);
 }
 
 QJsonObject ErnieAdapter::embeddingsResponse(const QByteArray &body, TokenUsage *usage) const

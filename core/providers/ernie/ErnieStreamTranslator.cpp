@@ -85,7 +85,7 @@ StreamStep ErnieStreamTranslator::onEvent(const SseEvent &event)
         if (const QString id = root.value(QLatin1String("id")).toString(); !id.isEmpty())
             m_id = id;
         // ERNIE stamps its events: keep the upstream's time, like the pass-through dialects.
-        if (const auto created = static_cast<qint64>(root.value(QLatin1String("created")).toDouble(0)); created > 0)
+        if (const auto created = root.value(QLatin1String("created")).toInteger(0); created > 0)
             m_created = created;
     }
 

@@ -218,6 +218,22 @@ private slots:
         QCOMPARE(errors, 3); // the three payloads that are not JSON objects
     }
 
+    void errorEventOfAnUnknownShapeIsStillAnError()
+    {
+        // Found by fuzz_stream_translator: an `error` event without Anthropic's {"error":{…}} body
+        // was swallowed: no error at the event, nothing at the end either, so the proxy waited for
+        // the stream to end instead of failing over at once.
+        auto translator = adapter().streamTranslator(QJsonObject{{"model", "claude"}, {"stream", true}});
+        SseEvent event;
+        event.event = "error";
+        event.data = R"({"code":"InternalError.Algo","message":"An internal error has occured."})";
+        const StreamStep step = translator->onEvent(event);
+        QVERIFY(step.error.has_value());
+        QCOMPARE(step.error->kind, OutcomeKind::ProviderDown);
+        QVERIFY2(step.error->message.contains("InternalError.Algo"), qPrintable(step.error->message));
+        QVERIFY(step.chunks.empty());
+    }
+
     void stopReasons()
     {
         QCOMPARE(AnthropicAdapter::finishReason(QStringLiteral("end_turn")), QStringLiteral("stop"));
