@@ -393,7 +393,7 @@ void ProxyCall::onUpstreamComplete(TransferError error, const QString &message)
 
 void ProxyCall::completeBufferedResponse()
 {
-    QJsonObject answer;
+    OpenAiAnswer answer;
     TokenUsage usage;
     const Outcome outcome = m_attempt->adapter->classifyAnswer(m_attempt->status, m_attempt->headers, m_attempt->body,
                                                                m_input.kind == Kind::Embeddings, &answer, &usage);
@@ -409,13 +409,10 @@ void ProxyCall::completeBufferedResponse()
     }
     m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
     m_usage = usage;
-    answer.insert(QStringLiteral("model"), m_input.model);
-    if (answer.value(QStringLiteral("created")).toInteger() <= 0)
-        answer.insert(QStringLiteral("created"), qint64(m_engine.clock().wallMillis() / 1000));
     HttpHeaders headers = routingHeaders();
     headers.set("Content-Type", "application/json");
     m_clientTtft = m_engine.clock().now() - m_startedAt;
-    const QByteArray json = QJsonDocument(answer).toJson(QJsonDocument::Compact);
+    const QByteArray json = answer.toJson(m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
     m_response->send(200, headers, json);
     if (m_input.cacheTee && m_input.kind == Kind::Chat) // issue #8
         m_input.cacheTee->completeWhole(json);

@@ -3,6 +3,7 @@
 #include "common/HttpHeaders.h"
 #include "model/EngineConfig.h"
 #include "model/Outcome.h"
+#include "providers/common/OpenAiAnswer.h"
 #include "stream/SseEvent.h"
 
 #include <QByteArray>
@@ -106,15 +107,15 @@ public:
     virtual QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const = 0;
 
     // What the proxy calls on a complete buffered answer: classify() and, for a success,
-    // chatResponse() (or embeddingsResponse() when `embeddings`) into *response and *usage. The
-    // default does exactly that and so parses the body twice; a dialect whose ErrorMap can hand
-    // over the object it parsed overrides it to parse once (the proxy's hot path).
+    // chatResponse() (or embeddingsResponse() when `embeddings`) into *answer and *usage. The
+    // default does exactly that and so parses the body twice; a dialect that can do better
+    // overrides it (the proxy's hot path): parse once, or pass the provider's bytes through.
     virtual Outcome classifyAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
-                                   bool embeddings, QJsonObject *response, TokenUsage *usage) const
+                                   bool embeddings, OpenAiAnswer *answer, TokenUsage *usage) const
     {
         Outcome outcome = classify(httpStatus, headers, body);
         if (outcome.isSuccess())
-            *response = embeddings ? embeddingsResponse(body, usage) : chatResponse(body, usage);
+            *answer = OpenAiAnswer::fromObject(embeddings ? embeddingsResponse(body, usage) : chatResponse(body, usage));
         return outcome;
     }
 

@@ -40,6 +40,24 @@ int fuzzErrorMap(const std::uint8_t *data, std::size_t size)
     const QJsonObject chat = adapter->chatResponse(body, &usage);
     fuzzCheck(QJsonDocument::fromJson(QJsonDocument(chat).toJson(QJsonDocument::Compact)).isObject(),
               "a chat response serialises to a JSON object");
+
+    // What the proxy calls: it must judge as classify() does and, for a success, write what
+    // chatResponse() gives (OpenAI-compatible answers pass through unparsed: JsonObjectScan vs Qt).
+    OpenAiAnswer answer;
+    TokenUsage answerUsage;
+    const Outcome judged = adapter->classifyAnswer(status, headers, body, false, &answer, &answerUsage);
+    fuzzCheck(judged.kind == outcome.kind, "classifyAnswer judges as classify does");
+    if (judged.isSuccess()) {
+        QJsonObject expected = chat;
+        expected.insert(QStringLiteral("model"), QStringLiteral("client-model"));
+        if (expected.value(QStringLiteral("created")).toInteger() <= 0)
+            expected.insert(QStringLiteral("created"), 1234);
+        const QJsonDocument written = QJsonDocument::fromJson(answer.toJson(QStringLiteral("client-model"), 1234));
+        fuzzCheck(written.isObject() && written.object() == expected, "the answer written is the answer read");
+        fuzzCheck(answerUsage.promptTokens == usage.promptTokens && answerUsage.completionTokens == usage.completionTokens
+                      && answerUsage.totalTokens == usage.totalTokens,
+                  "classifyAnswer reads the usage chatResponse reads");
+    }
     const QJsonObject embeddings = adapter->embeddingsResponse(body, &usage);
     fuzzCheck(QJsonDocument::fromJson(QJsonDocument(embeddings).toJson(QJsonDocument::Compact)).isObject(),
               "an embeddings response serialises to a JSON object");

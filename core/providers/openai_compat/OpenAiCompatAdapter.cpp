@@ -1,5 +1,6 @@
 #include "providers/openai_compat/OpenAiCompatAdapter.h"
 
+#include "providers/common/JsonObjectScan.h"
 #include "providers/common/ProviderText.h"
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 #include "providers/openai_compat/OpenAiCompatStreamTranslator.h"
@@ -98,15 +99,30 @@ QJsonObject OpenAiCompatAdapter::embeddingsResponse(const QByteArray &body, Toke
 }
 
 Outcome OpenAiCompatAdapter::classifyAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
-                                            bool, QJsonObject *response, TokenUsage *usage) const
+                                            bool, OpenAiAnswer *answer, TokenUsage *usage) const
 {
-    // Chat and embeddings answers pass through alike: the object the ErrorMap parsed is the answer.
+    // Chat and embeddings answers pass through alike. The usual one, a clean success, goes out as
+    // the provider wrote it (only its "usage" member is parsed); anything else is parsed once here
+    // and the object the ErrorMap parsed is the answer.
+    JsonObjectScan scan;
+    if (OpenAiCompatErrorMap::isCleanAnswer(httpStatus, headers, body, &scan)) {
+        if (std::optional<OpenAiAnswer> passed = OpenAiAnswer::passThrough(body, scan)) {
+            if (usage) {
+                QJsonObject usageObject;
+                if (const JsonObjectScan::Member *member = scan.find("usage"))
+                    parseJsonObject(body.mid(member->valueBegin, member->valueEnd - member->valueBegin), &usageObject);
+                *usage = usageFromOpenAi(usageObject);
+            }
+            *answer = std::move(*passed);
+            return Outcome::success(httpStatus);
+        }
+    }
     QJsonObject parsed;
     const Outcome outcome = OpenAiCompatErrorMap::classify(httpStatus, headers, body, &parsed);
     if (outcome.isSuccess()) {
         if (usage)
             *usage = usageFromOpenAi(parsed.value(QLatin1String("usage")).toObject());
-        *response = std::move(parsed);
+        *answer = OpenAiAnswer::fromObject(std::move(parsed));
     }
     return outcome;
 }

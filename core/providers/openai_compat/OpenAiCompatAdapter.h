@@ -24,7 +24,7 @@ public:
     QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
     QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const override;
     Outcome classifyAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body, bool embeddings,
-                           QJsonObject *response, TokenUsage *usage) const override;
+                           OpenAiAnswer *answer, TokenUsage *usage) const override;
 
     std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const override;
 };

@@ -1,5 +1,6 @@
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 
+#include "providers/common/JsonObjectScan.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 #include "stream/SseParser.h"
@@ -140,6 +141,21 @@ std::optional<Outcome> OpenAiCompatErrorMap::errorInObject(const QJsonObject &ob
         fromCode = kindFromCode(message.left(200)); // a bare message is all some local servers give
     const QString providerCode = !code.isEmpty() ? code : type;
     return make(combine(httpStatus, fromCode), httpStatus, headers, providerCode, message);
+}
+
+bool OpenAiCompatErrorMap::isCleanAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                         JsonObjectScan *scan)
+{
+    if (httpStatus < 200 || httpStatus >= 300 || looksLikeEventStream(headers, body) || !scan->scan(body))
+        return false;
+    if (scan->find("error"))
+        return false;
+    if (const JsonObjectScan::Member *object = scan->find("object")) {
+        const QByteArrayView raw = QByteArrayView(body).sliced(object->valueBegin, object->valueEnd - object->valueBegin);
+        if (raw == "\"error\"" || raw.contains('\\'))
+            return false;
+    }
+    return true;
 }
 
 Outcome OpenAiCompatErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body,

@@ -11,6 +11,8 @@
 
 namespace sb {
 
+class JsonObjectScan;
+
 // Error normalisation for OpenAI and the servers that copy its API (DeepSeek, Doubao/Volcengine
 // Ark, Qwen compatible mode, vLLM, Ollama, llama.cpp). They share the {"error":{message,type,code}}
 // envelope but not the codes, so the map reads the status first and the code/type words second:
@@ -37,6 +39,11 @@ public:
     // {"error":"text"} (Ollama) or {"object":"error",…} (vLLM).
     static std::optional<Outcome> errorInObject(const QJsonObject &object, int httpStatus, const HttpHeaders &headers);
 
+    // True when the answer is a success that classify() would call one without parsing anything:
+    // a 2xx, not an event stream, one JSON object `scan` accepts, and no member that could carry
+    // an error ("error" of any value, "object" other than a plain word that is not "error").
+    // False says nothing about the answer; classify() decides.
+    static bool isCleanAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body, JsonObjectScan *scan);
     // What the provider's code/type words say, when they say anything we recognise.
     static std::optional<OutcomeKind> kindFromCode(const QString &code);
 };

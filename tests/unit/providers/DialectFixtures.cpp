@@ -137,14 +137,14 @@ HttpHeaders headersOf(const QJsonObject &object)
     return headers;
 }
 
-// classifyAnswer() is what the proxy calls on a buffered answer (one parse of the body where the
-// dialect can): it must judge exactly as classify() does and, for a success, give what
-// chatResponse() / embeddingsResponse() give.
+// classifyAnswer() is what the proxy calls on a buffered answer (one parse of the body, or none
+// where the answer passes through): it must judge exactly as classify() does and, for a success,
+// write what chatResponse() / embeddingsResponse() give with the client's model and a "created".
 void answerAgreesWithClassify(const ProviderAdapter &adapter, int status, const HttpHeaders &headers,
                               const QByteArray &body, const Outcome &classified)
 {
     for (const bool embeddings : {false, true}) {
-        QJsonObject answer;
+        OpenAiAnswer answer;
         TokenUsage usage;
         const Outcome outcome = adapter.classifyAnswer(status, headers, body, embeddings, &answer, &usage);
         QCOMPARE(QString::fromLatin1(toString(outcome.kind)), QString::fromLatin1(toString(classified.kind)));
@@ -157,9 +157,15 @@ void answerAgreesWithClassify(const ProviderAdapter &adapter, int status, const 
             continue;
         }
         TokenUsage expectedUsage;
-        const QJsonObject expected = embeddings ? adapter.embeddingsResponse(body, &expectedUsage)
-                                                : adapter.chatResponse(body, &expectedUsage);
-        QCOMPARE(answer, expected);
+        QJsonObject expected = embeddings ? adapter.embeddingsResponse(body, &expectedUsage)
+                                          : adapter.chatResponse(body, &expectedUsage);
+        expected.insert(QStringLiteral("model"), QStringLiteral("client-model"));
+        if (expected.value(QStringLiteral("created")).toInteger() <= 0)
+            expected.insert(QStringLiteral("created"), 1234);
+        QJsonParseError error;
+        const QJsonDocument written = QJsonDocument::fromJson(answer.toJson(QStringLiteral("client-model"), 1234), &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(written.object(), expected);
         QCOMPARE(usage.promptTokens, expectedUsage.promptTokens);
         QCOMPARE(usage.completionTokens, expectedUsage.completionTokens);
         QCOMPARE(usage.totalTokens, expectedUsage.totalTokens);

@@ -1,0 +1,120 @@
+#include "providers/common/OpenAiAnswer.h"
+
+#include "providers/common/JsonObjectScan.h"
+#include "providers/common/ProviderText.h"
+
+namespace sb {
+
+namespace {
+
+char hexDigit(unsigned value) { return "0123456789abcdef"[value & 0xF]; }
+
+// A positive integer written plainly ("1718000000"): the only "created" passed through as it is.
+bool isPlainPositiveInteger(QByteArrayView raw)
+{
+    if (raw.isEmpty() || raw.size() > 18 || raw.front() < '1' || raw.front() > '9')
+        return false;
+    for (char c : raw)
+        if (c < '0' || c > '9')
+            return false;
+    return true;
+}
+
+} // namespace
+
+void appendJsonString(QByteArray *out, const QString &text)
+{
+    const QByteArray utf8 = text.toUtf8();
+    out->reserve(out->size() + utf8.size() + 2);
+    out->append('"');
+    for (const char ch : utf8) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+        case '"': out->append("\\\""); break;
+        case '\\': out->append("\\\\"); break;
+        case '\b': out->append("\\b"); break;
+        case '\f': out->append("\\f"); break;
+        case '\n': out->append("\\n"); break;
+        case '\r': out->append("\\r"); break;
+        case '\t': out->append("\\t"); break;
+        default:
+            if (c < 0x20) {
+                const char escape[] = {'\\', 'u', '0', '0', hexDigit(c >> 4), hexDigit(c)};
+                out->append(escape, sizeof escape);
+            } else {
+                out->append(ch);
+            }
+        }
+    }
+    out->append('"');
+}
+
+OpenAiAnswer OpenAiAnswer::fromObject(QJsonObject object)
+{
+    OpenAiAnswer answer;
+    answer.m_object = std::move(object);
+    return answer;
+}
+
+std::optional<OpenAiAnswer> OpenAiAnswer::passThrough(const QByteArray &body, const JsonObjectScan &scan)
+{
+    OpenAiAnswer answer;
+    answer.m_passThrough = true;
+    answer.m_body = body;
+    answer.m_openingBrace = scan.openingBrace();
+    if (const JsonObjectScan::Member *model = scan.find("model")) {
+        answer.m_modelBegin = model->valueBegin;
+        answer.m_modelEnd = model->valueEnd;
+    }
+    if (const JsonObjectScan::Member *created = scan.find("created")) {
+        const QByteArrayView raw = QByteArrayView(body).sliced(created->valueBegin, created->valueEnd - created->valueBegin);
+        if (!isPlainPositiveInteger(raw))
+            return std::nullopt;
+    } else {
+        answer.m_needsCreated = true;
+    }
+    return answer;
+}
+
+QByteArray OpenAiAnswer::toJson(const QString &model, qint64 nowSeconds) const
+{
+    if (!m_passThrough) {
+        QJsonObject object = m_object;
+        object.insert(QLatin1String("model"), model);
+        if (object.value(QLatin1String("created")).toInteger() <= 0)
+            object.insert(QLatin1String("created"), nowSeconds);
+        return compactJson(object);
+    }
+    QByteArray modelJson;
+    appendJsonString(&modelJson, model);
+    QByteArray out;
+    out.reserve(m_body.size() + modelJson.size() + 40);
+    const QByteArrayView body(m_body);
+    // What the answer lacks goes first, right after its opening brace.
+    const qsizetype afterBrace = m_openingBrace + 1;
+    out.append(body.first(afterBrace));
+    QByteArray inserted;
+    if (m_modelBegin < 0)
+        inserted += "\"model\":" + modelJson;
+    if (m_needsCreated) {
+        if (!inserted.isEmpty())
+            inserted += ',';
+        inserted += "\"created\":" + QByteArray::number(nowSeconds);
+    }
+    if (!inserted.isEmpty()) {
+        out.append(inserted);
+        // A comma only when a member follows: the body may be "{}" or "{ }".
+        if (body.sliced(afterBrace).trimmed().front() != '}')
+            out.append(',');
+    }
+    if (m_modelBegin < 0) {
+        out.append(body.sliced(afterBrace));
+    } else {
+        out.append(body.sliced(afterBrace, m_modelBegin - afterBrace));
+        out.append(modelJson);
+        out.append(body.sliced(m_modelEnd));
+    }
+    return out;
+}
+
+} // namespace sb

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace sb {
+
+class JsonObjectScan;
+
+// A successful buffered answer (chat completion or embeddings list) on its way to the client in
+// OpenAI's shape, still without the caller's logical model name. Either an object a dialect built
+// (or that needed Qt's parser), or the provider's own bytes when they already are that shape: an
+// OpenAI-compatible provider's answer goes out as it came, with only "model" (and a missing
+// "created") written in, instead of being parsed and serialised again.
+class OpenAiAnswer {
+public:
+    OpenAiAnswer() = default;
+    static OpenAiAnswer fromObject(QJsonObject object);
+    // `body` must be what `scan` accepted. std::nullopt when its "created" is not a plain integer
+    // (only the object path keeps the old reading of such values exactly).
+    static std::optional<OpenAiAnswer> passThrough(const QByteArray &body, const JsonObjectScan &scan);
+
+    bool isPassThrough() const { return m_passThrough; }
+    bool isEmpty() const { return !m_passThrough && m_object.isEmpty(); }
+
+    // The client's JSON: "model" set to `model`; "created" set to `nowSeconds` when the provider
+    // gave none (or zero or less).
+    QByteArray toJson(const QString &model, qint64 nowSeconds) const;
+
+private:
+    QJsonObject m_object;
+    bool m_passThrough = false;
+    QByteArray m_body;
+    // Where the provider's "model" value is, or -1 when it has none and one is inserted.
+    qsizetype m_modelBegin = -1;
+    qsizetype m_modelEnd = -1;
+    qsizetype m_openingBrace = -1;
+    bool m_needsCreated = false;
+};
+
+// `text` as a JSON string literal, quotes included, as QJsonDocument writes one.
+void appendJsonString(QByteArray *out, const QString &text);
+
+} // namespace sb

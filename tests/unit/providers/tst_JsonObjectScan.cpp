@@ -1,0 +1,279 @@
+// JsonObjectScan (the validating scan behind answer pass-through) and OpenAiAnswer (what the proxy
+// writes to the client). The scan must never accept what Qt's parser refuses, nor report members
+// other than the ones Qt finds: both are checked against QJsonDocument, over hand-picked inputs and
+// over thousands of mutations of a real answer. (No raw string literals here: moc misreads them.)
+#include "providers/common/JsonObjectScan.h"
+#include "providers/common/OpenAiAnswer.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QtTest>
+
+using namespace sb;
+
+namespace {
+
+const QByteArray kAnswer =
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1718000000,\"model\":\"gpt-4o-mini-2024-07-18\","
+    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hi \\\"there\\\" \\u00e9\\ud83d\\ude00 ü 😀\"},"
+    "\"logprobs\":null,\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":7,\"total_tokens\":16},"
+    "\"system_fingerprint\":\"fp_1\",\"score\":-1.5e-3,\"flags\":[true,false,null,{},[]]}";
+
+QByteArrayView valueOf(const QByteArray &json, const JsonObjectScan::Member &member)
+{
+    return QByteArrayView(json).sliced(member.valueBegin, member.valueEnd - member.valueBegin);
+}
+
+// What Qt makes of one value written on its own.
+QJsonValue qtValue(QByteArrayView raw)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson("[" + raw.toByteArray() + "]");
+    return doc.isArray() && doc.array().size() == 1 ? doc.array().first() : QJsonValue(QJsonValue::Undefined);
+}
+
+// The scan's verdict agrees with Qt's: when it accepts, Qt parses the same object, member by member.
+void agreesWithQt(const QByteArray &json)
+{
+    JsonObjectScan scan;
+    if (!scan.scan(json))
+        return; // refusing is always allowed: the caller falls back to Qt
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
+    QVERIFY2(error.error == QJsonParseError::NoError && doc.isObject(),
+             qPrintable("accepted what Qt refuses: " + QString::fromUtf8(json.toPercentEncoding(" {}[]\":,"))));
+    const QJsonObject object = doc.object();
+    QCOMPARE(scan.members().size(), object.size());
+    for (const JsonObjectScan::Member &member : scan.members()) {
+        const QString key = QString::fromUtf8(member.key);
+        QVERIFY2(object.contains(key), qPrintable(key));
+        QCOMPARE(qtValue(valueOf(json, member)), object.value(key));
+    }
+}
+
+} // namespace
+
+class tst_JsonObjectScan : public QObject {
+    Q_OBJECT
+
+private slots:
+    void findsTheTopLevelMembersOfAnAnswer()
+    {
+        JsonObjectScan scan;
+        QVERIFY(scan.scan(kAnswer));
+        QCOMPARE(scan.openingBrace(), 0);
+        QStringList keys;
+        for (const auto &member : scan.members())
+            keys << QString::fromUtf8(member.key);
+        QCOMPARE(keys, (QStringList{"id", "object", "created", "model", "choices", "usage", "system_fingerprint",
+                                    "score", "flags"}));
+        QCOMPARE(valueOf(kAnswer, *scan.find("model")), QByteArrayView("\"gpt-4o-mini-2024-07-18\""));
+        QCOMPARE(valueOf(kAnswer, *scan.find("created")), QByteArrayView("1718000000"));
+        QCOMPARE(valueOf(kAnswer, *scan.find("usage")),
+                 QByteArrayView("{\"prompt_tokens\":9,\"completion_tokens\":7,\"total_tokens\":16}"));
+        QVERIFY(!scan.find("prompt_tokens")); // nested members are not top-level ones
+        agreesWithQt(kAnswer);
+    }
+
+    void acceptsWhitespaceAndEveryValueKind()
+    {
+        const QByteArray json = " \r\n\t{ \"a\" : [ 1 , -0.5E+3 , 0e0 ] ,\n\"b\":{\"c\":\"\\/\\b\\f\\n\\r\\t\\\\\"} , \"d\" : true }\n ";
+        JsonObjectScan scan;
+        QVERIFY(scan.scan(json));
+        QCOMPARE(scan.openingBrace(), 4);
+        QCOMPARE(valueOf(json, *scan.find("a")), QByteArrayView("[ 1 , -0.5E+3 , 0e0 ]"));
+        QCOMPARE(valueOf(json, *scan.find("d")), QByteArrayView("true"));
+        agreesWithQt(json);
+        QVERIFY(scan.scan("{}"));
+        QVERIFY(scan.members().isEmpty());
+    }
+
+    void refusesWhatIsNotOneCleanObject_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        const QList<QPair<const char *, QByteArray>> cases = {
+            {"empty", ""},
+            {"whitespace only", "  \n"},
+            {"array at the top", "[1,2]"},
+            {"string at the top", "\"x\""},
+            {"trailing comma in object", "{\"a\":1,}"},
+            {"trailing comma in array", "{\"a\":[1,]}"},
+            {"missing value", "{\"a\":}"},
+            {"missing colon", "{\"a\" 1}"},
+            {"single quotes", "{'a':1}"},
+            {"bare key", "{a:1}"},
+            {"leading zero", "{\"a\":01}"},
+            {"lone minus", "{\"a\":-}"},
+            {"dot without digits", "{\"a\":1.}"},
+            {"leading dot", "{\"a\":.5}"},
+            {"exponent without digits", "{\"a\":1e+}"},
+            {"plus sign", "{\"a\":+1}"},
+            {"number too large for a double", "{\"a\":1e400}"},
+            {"integer too large for a double", "{\"a\":" + QByteArray(400, '9') + "}"},
+            {"number too small to be anything but zero", "{\"a\":1e-400}"},
+            {"NaN", "{\"a\":NaN}"},
+            {"Infinity", "{\"a\":Infinity}"},
+            {"truncated literal", "{\"a\":tru}"},
+            {"capitalised literal", "{\"a\":True}"},
+            {"unknown escape", "{\"a\":\"\\x41\"}"},
+            {"short unicode escape", "{\"a\":\"\\u12\"}"},
+            {"lone high surrogate", "{\"a\":\"\\ud83d\"}"},
+            {"lone low surrogate", "{\"a\":\"\\ude00\"}"},
+            {"high surrogate then a letter", "{\"a\":\"\\ud83dx\"}"},
+            {"raw newline in a string", "{\"a\":\"x\ny\"}"},
+            {"raw NUL in a string", QByteArray("{\"a\":\"x\0y\"}", 11)},
+            {"unterminated string", "{\"a\":\"x"},
+            {"unterminated object", "{\"a\":1"},
+            {"garbage after the object", "{\"a\":1} x"},
+            {"two objects", "{\"a\":1}{\"b\":2}"},
+            {"overlong UTF-8", "{\"a\":\"\xC0\x80\"}"},
+            {"UTF-8 surrogate", "{\"a\":\"\xED\xA0\x80\"}"},
+            {"beyond U+10FFFF", "{\"a\":\"\xF4\x90\x80\x80\"}"},
+            {"truncated UTF-8", "{\"a\":\"\xE2\x82\"}"},
+            {"stray continuation byte", "{\"a\":\"\x80\"}"},
+            {"invalid lead byte", "{\"a\":\"\xFF\"}"},
+            {"byte order mark", "\xEF\xBB\xBF{\"a\":1}"},
+            {"escaped top-level key", "{\"mod\\u0065l\":\"x\"}"},
+            {"repeated top-level key", "{\"model\":\"a\",\"model\":\"b\"}"},
+            {"form feed as whitespace", "{\f\"a\":1}"},
+        };
+        for (const auto &[name, json] : cases)
+            QTest::newRow(name) << json;
+        QTest::newRow("nesting past the limit")
+            << "{\"a\":" + QByteArray(JsonObjectScan::kMaxDepth, '[') + QByteArray(JsonObjectScan::kMaxDepth, ']') + "}";
+        QByteArray many = "{";
+        for (int i = 0; i <= JsonObjectScan::kMaxMembers; ++i)
+            many += (i ? "," : "") + QByteArray("\"k") + QByteArray::number(i) + "\":0";
+        QTest::newRow("more top-level members than the limit") << many + "}";
+    }
+
+    void refusesWhatIsNotOneCleanObject()
+    {
+        QFETCH(QByteArray, json);
+        JsonObjectScan scan;
+        QVERIFY(!scan.scan(json));
+        QVERIFY(scan.members().isEmpty());
+    }
+
+    void acceptsNestingUpToTheLimitAndEscapedNestedKeys()
+    {
+        const QByteArray deepest = "{\"a\":" + QByteArray(JsonObjectScan::kMaxDepth - 1, '[')
+            + QByteArray(JsonObjectScan::kMaxDepth - 1, ']') + "}";
+        JsonObjectScan scan;
+        QVERIFY(scan.scan(deepest));
+        agreesWithQt(deepest);
+        const QByteArray nested = "{\"a\":{\"k\\u0065y\":1,\"key\":2},\"b\":\"\\ud83d\\ude00 \\u0000\"}";
+        QVERIFY(scan.scan(nested));
+        agreesWithQt(nested);
+    }
+
+    // Thousands of small corruptions of a real answer: whatever the scan accepts, Qt reads the same.
+    void agreesWithQtOnMutatedAnswers()
+    {
+        QRandomGenerator random(20261201);
+        int accepted = 0;
+        for (int round = 0; round < 20000; ++round) {
+            QByteArray json = kAnswer;
+            const int edits = 1 + int(random.bounded(3));
+            for (int e = 0; e < edits && !json.isEmpty(); ++e) {
+                const qsizetype at = random.bounded(int(json.size()));
+                static const char alphabet[] = "{}[]\":,\\ 0123456789-+.eEtrufalsn\x80\xC3\xA9\xED\xF0";
+                const char byte = random.bounded(4) == 0 ? char(random.bounded(256))
+                                                          : alphabet[random.bounded(int(sizeof alphabet - 1))];
+                switch (random.bounded(3)) {
+                case 0: json[at] = byte; break;
+                case 1: json.remove(at, 1 + random.bounded(3)); break;
+                default: json.insert(at, byte); break;
+                }
+            }
+            JsonObjectScan scan;
+            if (scan.scan(json))
+                ++accepted;
+            agreesWithQt(json);
+            if (QTest::currentTestFailed())
+                return;
+        }
+        QVERIFY2(accepted > 100, "some mutants are valid JSON and must be accepted");
+    }
+
+    void passThroughRewritesOnlyTheModel()
+    {
+        JsonObjectScan scan;
+        QVERIFY(scan.scan(kAnswer));
+        const std::optional<OpenAiAnswer> answer = OpenAiAnswer::passThrough(kAnswer, scan);
+        QVERIFY(answer && answer->isPassThrough());
+        const QByteArray out = answer->toJson(QStringLiteral("my-model"), 42);
+        QByteArray expected = kAnswer;
+        expected.replace("\"gpt-4o-mini-2024-07-18\"", "\"my-model\"");
+        QCOMPARE(out, expected); // byte for byte: member order, spacing and numbers as the provider wrote them
+    }
+
+    void passThroughInsertsWhatIsMissing_data()
+    {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<QByteArray>("written");
+        QTest::newRow("no model, no created") << QByteArray("{\"object\":\"list\",\"data\":[]}")
+                                              << QByteArray("{\"model\":\"m \\\"q\\\" \\\\ \\n é\",\"created\":42,\"object\":\"list\",\"data\":[]}");
+        QTest::newRow("empty object") << QByteArray("{}") << QByteArray("{\"model\":\"m \\\"q\\\" \\\\ \\n é\",\"created\":42}");
+        QTest::newRow("empty object with spaces") << QByteArray(" { } ")
+                                                  << QByteArray(" {\"model\":\"m \\\"q\\\" \\\\ \\n é\",\"created\":42 } ");
+        QTest::newRow("model present, created missing") << QByteArray("{\"model\":\"x\",\"id\":\"1\"}")
+                                                        << QByteArray("{\"created\":42,\"model\":\"m \\\"q\\\" \\\\ \\n é\",\"id\":\"1\"}");
+    }
+
+    void passThroughInsertsWhatIsMissing()
+    {
+        QFETCH(QByteArray, body);
+        QFETCH(QByteArray, written);
+        JsonObjectScan scan;
+        QVERIFY(scan.scan(body));
+        const std::optional<OpenAiAnswer> answer = OpenAiAnswer::passThrough(body, scan);
+        QVERIFY(answer);
+        const QByteArray out = answer->toJson(QStringLiteral("m \"q\" \\ \n é"), 42);
+        QCOMPARE(out, written);
+        QVERIFY(QJsonDocument::fromJson(out).isObject());
+    }
+
+    void createdThatIsNotAPlainPositiveIntegerIsLeftToTheObjectPath_data()
+    {
+        QTest::addColumn<QByteArray>("created");
+        for (const char *value : {"0", "-5", "1.7e9", "1718000000.0", "\"1718000000\"", "null", "true", "{}", "[]",
+                                  "12345678901234567890"})
+            QTest::newRow(value) << QByteArray(value);
+    }
+
+    void createdThatIsNotAPlainPositiveIntegerIsLeftToTheObjectPath()
+    {
+        QFETCH(QByteArray, created);
+        const QByteArray body = "{\"created\":" + created + ",\"model\":\"x\"}";
+        JsonObjectScan scan;
+        QVERIFY(scan.scan(body));
+        QVERIFY(!OpenAiAnswer::passThrough(body, scan));
+    }
+
+    void theObjectPathWritesModelAndCreatedAsBefore()
+    {
+        const OpenAiAnswer answer = OpenAiAnswer::fromObject(QJsonObject{{"created", 0}, {"model", "x"}, {"id", "1"}});
+        QVERIFY(!answer.isPassThrough());
+        QCOMPARE(answer.toJson(QStringLiteral("m"), 42), QByteArray("{\"created\":42,\"id\":\"1\",\"model\":\"m\"}"));
+        QCOMPARE(OpenAiAnswer::fromObject(QJsonObject{{"created", 7}}).toJson(QStringLiteral("m"), 42),
+                 QByteArray("{\"created\":7,\"model\":\"m\"}"));
+        QVERIFY(OpenAiAnswer().isEmpty());
+    }
+
+    void jsonStringsAreWrittenAsQtWritesThem()
+    {
+        for (const QString &text : {QStringLiteral("plain"), QStringLiteral("quote \" backslash \\ slash /"),
+                                    QStringLiteral("controls \b\f\n\r\t \x01\x1f"), QStringLiteral("é ü 😀 中文"),
+                                    QString()}) {
+            QByteArray mine;
+            appendJsonString(&mine, text);
+            QByteArray qt = QJsonDocument(QJsonArray{text}).toJson(QJsonDocument::Compact);
+            qt = qt.mid(1, qt.size() - 2);
+            QCOMPARE(mine, qt);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_JsonObjectScan)
+#include "tst_JsonObjectScan.moc"
