@@ -189,7 +189,7 @@ void ProxyCall::launch(RouteChoice choice)
         return;
     }
 
-    AdapterContext context{m_attempt->provider, channel, m_attempt->choice.key.secret};
+    AdapterContext context{m_attempt->provider, channel, m_attempt->choice.key.secret, m_input.clientBody};
     std::optional<UpstreamRequest> request;
     if (m_input.kind == Kind::Chat) {
         request = m_attempt->adapter->chatRequest(m_input.body, context);

@@ -35,6 +35,7 @@ public:
         Kind kind = Kind::Chat;
         QString requestId;
         QJsonObject body;
+        QByteArray clientBody; // the bytes `body` was parsed from; cleared by whoever changes `body`
         QString model;
         bool stream = false;
         int estimatedTokens = 0;

@@ -130,6 +130,7 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
         }
         input.kind = ProxyCall::Kind::Embeddings;
         input.body = std::move(parsed->body);
+        input.clientBody = request.body;
         input.model = parsed->model;
         input.estimatedTokens = parsed->estimatedPromptTokens;
     } else {
@@ -140,6 +141,7 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
         }
         input.kind = ProxyCall::Kind::Chat;
         input.body = std::move(parsed->body);
+        input.clientBody = request.body;
         input.model = parsed->model;
         input.stream = parsed->stream;
         input.estimatedTokens = parsed->estimatedPromptTokens;
@@ -155,6 +157,7 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
             }
             ModelSelector::removeHint(&input.body);
             input.body.insert(QStringLiteral("model"), tier->model);
+            input.clientBody.clear(); // the body is no longer what the client sent
             input.model = tier->model;
             input.autoTier = tier->tier;
             spdlog::debug("{}: {} → tier {} ({}) → {}", input.requestId.toStdString(), config->autoModel.modelName.toStdString(),

@@ -30,6 +30,9 @@ struct AdapterContext {
     const ProviderConfig *provider = nullptr;
     const ChannelConfig *channel = nullptr;
     QString apiKey; // plaintext, only ever placed in a header; never logged
+    // The client's bytes the OpenAI body was parsed from, while the body is still exactly what they
+    // say (empty otherwise): a pass-through dialect may forward them instead of serialising again.
+    QByteArray clientBody = {}; // (a default, so that contexts built without it draw no warning)
 };
 
 // A fully formed upstream HTTP request, ready for the upstream client.

@@ -1,7 +1,9 @@
 #include "providers/common/OpenAiAnswer.h"
 
-#include "providers/common/JsonObjectScan.h"
+#include "providers/common/JsonObjectEdit.h"
 #include "providers/common/ProviderText.h"
+
+#include <QVarLengthArray>
 
 namespace sb {
 
@@ -61,11 +63,7 @@ std::optional<OpenAiAnswer> OpenAiAnswer::passThrough(const QByteArray &body, co
     OpenAiAnswer answer;
     answer.m_passThrough = true;
     answer.m_body = body;
-    answer.m_openingBrace = scan.openingBrace();
-    if (const JsonObjectScan::Member *model = scan.find("model")) {
-        answer.m_modelBegin = model->valueBegin;
-        answer.m_modelEnd = model->valueEnd;
-    }
+    answer.m_scan = scan;
     if (const JsonObjectScan::Member *created = scan.find("created")) {
         const QByteArrayView raw = QByteArrayView(body).sliced(created->valueBegin, created->valueEnd - created->valueBegin);
         if (!isPlainPositiveInteger(raw))
@@ -87,34 +85,10 @@ QByteArray OpenAiAnswer::toJson(const QString &model, qint64 nowSeconds) const
     }
     QByteArray modelJson;
     appendJsonString(&modelJson, model);
-    QByteArray out;
-    out.reserve(m_body.size() + modelJson.size() + 40);
-    const QByteArrayView body(m_body);
-    // What the answer lacks goes first, right after its opening brace.
-    const qsizetype afterBrace = m_openingBrace + 1;
-    out.append(body.first(afterBrace));
-    QByteArray inserted;
-    if (m_modelBegin < 0)
-        inserted += "\"model\":" + modelJson;
-    if (m_needsCreated) {
-        if (!inserted.isEmpty())
-            inserted += ',';
-        inserted += "\"created\":" + QByteArray::number(nowSeconds);
-    }
-    if (!inserted.isEmpty()) {
-        out.append(inserted);
-        // A comma only when a member follows: the body may be "{}" or "{ }".
-        if (body.sliced(afterBrace).trimmed().front() != '}')
-            out.append(',');
-    }
-    if (m_modelBegin < 0) {
-        out.append(body.sliced(afterBrace));
-    } else {
-        out.append(body.sliced(afterBrace, m_modelBegin - afterBrace));
-        out.append(modelJson);
-        out.append(body.sliced(m_modelEnd));
-    }
-    return out;
+    QVarLengthArray<JsonMemberValue, 2> members{{"model", modelJson}};
+    if (m_needsCreated)
+        members.append({"created", QByteArray::number(nowSeconds)});
+    return withMembersSet(m_body, m_scan, members);
 }
 
 } // namespace sb

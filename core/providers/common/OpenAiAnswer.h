@@ -1,5 +1,7 @@
 #pragma once
 
+#include "providers/common/JsonObjectScan.h"
+
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>
@@ -7,8 +9,6 @@
 #include <optional>
 
 namespace sb {
-
-class JsonObjectScan;
 
 // A successful buffered answer (chat completion or embeddings list) on its way to the client in
 // OpenAI's shape, still without the caller's logical model name. Either an object a dialect built
@@ -34,10 +34,7 @@ private:
     QJsonObject m_object;
     bool m_passThrough = false;
     QByteArray m_body;
-    // Where the provider's "model" value is, or -1 when it has none and one is inserted.
-    qsizetype m_modelBegin = -1;
-    qsizetype m_modelEnd = -1;
-    qsizetype m_openingBrace = -1;
+    JsonObjectScan m_scan; // of m_body: its keys point into the data m_body shares
     bool m_needsCreated = false;
 };
 

@@ -1,5 +1,7 @@
 #include "providers/common/ProviderText.h"
 
+#include "providers/common/JsonObjectScan.h"
+
 #include "common/SecretMask.h"
 #include "stream/Utf8Reassembler.h"
 
@@ -38,6 +40,17 @@ QUrl joinUrl(const QString &baseUrl, QStringView path)
     return QUrl(base + path.toString());
 }
 
+namespace {
+
+TokenUsage withTotal(TokenUsage usage)
+{
+    if (usage.totalTokens < 0 && usage.promptTokens >= 0 && usage.completionTokens >= 0)
+        usage.totalTokens = usage.promptTokens + usage.completionTokens;
+    return usage;
+}
+
+} // namespace
+
 TokenUsage usageFromOpenAi(const QJsonObject &usage)
 {
     TokenUsage out;
@@ -47,9 +60,34 @@ TokenUsage usageFromOpenAi(const QJsonObject &usage)
         out.completionTokens = usage.value(QLatin1String("completion_tokens")).toInt(-1);
     if (usage.contains(QLatin1String("total_tokens")))
         out.totalTokens = usage.value(QLatin1String("total_tokens")).toInt(-1);
-    if (out.totalTokens < 0 && out.promptTokens >= 0 && out.completionTokens >= 0)
-        out.totalTokens = out.promptTokens + out.completionTokens;
-    return out;
+    return withTotal(out);
+}
+
+TokenUsage usageFromOpenAiJson(QByteArrayView usage)
+{
+    JsonObjectScan scan;
+    if (scan.scan(usage)) {
+        TokenUsage out;
+        bool plain = true;
+        const auto read = [&](QByteArrayView key, int *field) {
+            if (const JsonObjectScan::Member *member = scan.find(key)) {
+                bool ok = false;
+                const int value = usage.sliced(member->valueBegin, member->valueEnd - member->valueBegin).toInt(&ok);
+                if (ok)
+                    *field = value;
+                else
+                    plain = false; // 9.0, 1e1, a string: Qt's reading decides
+            }
+        };
+        read("prompt_tokens", &out.promptTokens);
+        read("completion_tokens", &out.completionTokens);
+        read("total_tokens", &out.totalTokens);
+        if (plain)
+            return withTotal(out);
+    }
+    QJsonObject object;
+    parseJsonObject(usage.toByteArray(), &object);
+    return usageFromOpenAi(object);
 }
 
 QJsonObject usageToOpenAi(const TokenUsage &usage)

@@ -19,6 +19,9 @@ QUrl joinUrl(const QString &baseUrl, QStringView path);
 
 // OpenAI "usage" object ↔ TokenUsage.
 TokenUsage usageFromOpenAi(const QJsonObject &usage);
+// The same from the usage object's bytes: plain integers are read straight from them (the proxy's
+// hot path), anything else through Qt's parser and usageFromOpenAi.
+TokenUsage usageFromOpenAiJson(QByteArrayView usage);
 QJsonObject usageToOpenAi(const TokenUsage &usage);
 
 // A compact JSON serialisation of an object (what goes after "data: ").

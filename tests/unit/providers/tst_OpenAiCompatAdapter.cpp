@@ -133,6 +133,57 @@ private slots:
         QCOMPARE(sent.value("messages").toArray().at(0).toObject().value("content").toString(), QStringLiteral("天气？"));
     }
 
+    // The client's bytes go upstream with only "model" changed (and the usage request added to a
+    // stream), and say exactly what serialising the parsed body says.
+    void clientBytesAreForwardedWhenTheyScanCleanly_data()
+    {
+        QTest::addColumn<QByteArray>("clientBody");
+        QTest::addColumn<QString>("upstreamModel");
+        QTest::addColumn<QByteArray>("forwarded"); // empty: the parsed body is serialised instead
+        const QByteArray plain = "{\"model\":\"smart\", \"messages\":[{\"role\":\"user\",\"content\":\"hi \\u00e9\"}],\"max_tokens\":16}";
+        QTest::newRow("model swapped, all else as sent")
+            << plain << QStringLiteral("deepseek-chat")
+            << QByteArray("{\"model\":\"deepseek-chat\", \"messages\":[{\"role\":\"user\",\"content\":\"hi \\u00e9\"}],\"max_tokens\":16}");
+        QTest::newRow("no upstream model: the bytes as sent") << plain << QString() << plain;
+        QTest::newRow("stream: usage asked for")
+            << QByteArray("{\"model\":\"smart\",\"stream\":true,\"messages\":[]}") << QStringLiteral("m\"1")
+            << QByteArray("{\"stream_options\":{\"include_usage\":true},\"model\":\"m\\\"1\",\"stream\":true,\"messages\":[]}");
+        QTest::newRow("stream with the client's own stream_options")
+            << QByteArray("{\"model\":\"smart\",\"stream\":true,\"stream_options\":{\"x\":1},\"messages\":[]}")
+            << QStringLiteral("m") << QByteArray();
+        QTest::newRow("repeated key") << QByteArray("{\"model\":\"a\",\"model\":\"smart\",\"messages\":[]}")
+                                      << QStringLiteral("m") << QByteArray();
+    }
+
+    void clientBytesAreForwardedWhenTheyScanCleanly()
+    {
+        QFETCH(QByteArray, clientBody);
+        QFETCH(QString, upstreamModel);
+        QFETCH(QByteArray, forwarded);
+        ProviderConfig provider;
+        provider.baseUrl = QStringLiteral("http://127.0.0.1:9/v1");
+        ChannelConfig channel;
+        channel.upstreamModel = upstreamModel;
+        QJsonObject body;
+        QVERIFY(parseJsonObject(clientBody, &body));
+        const UpstreamRequest fromObject = adapter().chatRequest(body, AdapterContext{&provider, &channel, QString(), QByteArray()});
+        const UpstreamRequest fromBytes = adapter().chatRequest(body, AdapterContext{&provider, &channel, QString(), clientBody});
+        QCOMPARE(fromBytes.body, forwarded.isEmpty() ? fromObject.body : forwarded);
+        QJsonObject a, b;
+        QVERIFY(parseJsonObject(fromObject.body, &a));
+        QVERIFY(parseJsonObject(fromBytes.body, &b));
+        QCOMPARE(b, a);
+        QCOMPARE(fromBytes.stream, fromObject.stream);
+        QCOMPARE(fromBytes.headers.value("accept"), fromObject.headers.value("accept"));
+
+        const auto embeddings = adapter().embeddingsRequest(body, AdapterContext{&provider, &channel, QString(), clientBody});
+        QJsonObject e, expected = body;
+        if (!upstreamModel.isEmpty())
+            expected.insert(QStringLiteral("model"), upstreamModel);
+        QVERIFY(parseJsonObject(embeddings->body, &e));
+        QCOMPARE(e, expected);
+    }
+
     void localServerWithoutKeyGetsNoAuthorization()
     {
         ProviderConfig provider;
