@@ -170,7 +170,7 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
                               TransferCallbacks callbacks)
 {
     const quint64 id = m_nextId++;
-    auto transfer = std::make_shared<UpstreamTransfer>(id, request, options, std::move(callbacks));
+    auto transfer = std::make_shared<UpstreamTransfer>(id, request, options, std::move(callbacks), m_easyHandles);
     m_transfers.emplace(id, transfer);
     ++m_stats.started;
     ++m_stats.active;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "net/EasyHandlePool.h"
 #include "net/UpstreamTransfer.h"
 
 #include <QObject>
@@ -57,6 +58,9 @@ public:
     void resume(quint64 transferId);
 
     Stats stats() const { return m_stats; }
+
+    // Easy handles kept for the next transfers (EasyHandlePool).
+    std::size_t idleEasyHandles() const { return m_easyHandles->idleCount(); }
     bool isActive(quint64 transferId) const { return m_transfers.count(transferId) != 0; }
 
     // Cached connections are closed once no transfer has run for this long (60 s by default; the
@@ -97,6 +101,7 @@ private:
     bool m_usedSinceSweep = false;     // connections may be cached
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
     std::unordered_set<int> m_connectionSockets; // libcurl connections, open (UpstreamSocketHooks)
+    std::shared_ptr<EasyHandlePool> m_easyHandles = std::make_shared<EasyHandlePool>();
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id
     std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data

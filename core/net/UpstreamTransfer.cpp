@@ -1,6 +1,7 @@
 #include "net/UpstreamTransfer.h"
 
 #include "common/SecretMask.h"
+#include "net/EasyHandlePool.h"
 
 #include <curl/curl.h>
 
@@ -86,14 +87,17 @@ QString transferErrorName(TransferError error)
 }
 
 UpstreamTransfer::UpstreamTransfer(quint64 id, const UpstreamRequest &request, const TransferOptions &options,
-                                   TransferCallbacks callbacks)
-    : m_id(id), m_request(request), m_options(options), m_callbacks(std::move(callbacks))
+                                   TransferCallbacks callbacks, std::shared_ptr<EasyHandlePool> pool)
+    : m_id(id), m_request(request), m_options(options), m_callbacks(std::move(callbacks)), m_pool(std::move(pool))
 {
 }
 
 UpstreamTransfer::~UpstreamTransfer()
 {
-    if (m_easy)
+    // The handle is reset (or freed) before the header list and buffers it points to go.
+    if (m_easy && m_pool)
+        m_pool->give(m_easy);
+    else if (m_easy)
         curl_easy_cleanup(m_easy);
     curl_slist_free_all(m_headerList);
 }
@@ -106,7 +110,7 @@ bool UpstreamTransfer::setUp(QString *error)
                      .arg(redactedUrl(m_request.url).toString());
         return false;
     }
-    m_easy = curl_easy_init();
+    m_easy = m_pool ? m_pool->take() : curl_easy_init();
     if (!m_easy) {
         *error = QStringLiteral("libcurl could not create a transfer (out of memory?)");
         return false;

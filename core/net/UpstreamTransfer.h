@@ -10,9 +10,14 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <utility>
 
 typedef void CURL; // as curl/curl.h declares it; keeps libcurl's header out of every includer
+
+namespace sb {
+class EasyHandlePool;
+}
 struct curl_slist;
 
 namespace sb {
@@ -61,8 +66,9 @@ struct TransferCallbacks {
 // from its callbacks without re-entering libcurl.
 class UpstreamTransfer {
 public:
+    // `pool`, when given, supplies the easy handle and takes it back (see EasyHandlePool).
     UpstreamTransfer(quint64 id, const UpstreamRequest &request, const TransferOptions &options,
-                     TransferCallbacks callbacks);
+                     TransferCallbacks callbacks, std::shared_ptr<EasyHandlePool> pool = nullptr);
     ~UpstreamTransfer(); // the easy handle must already be out of its multi handle
     UpstreamTransfer(const UpstreamTransfer &) = delete;
     UpstreamTransfer &operator=(const UpstreamTransfer &) = delete;
@@ -108,6 +114,7 @@ private:
     const TransferCallbacks m_callbacks;
     std::function<void()> m_onActivity;
 
+    std::shared_ptr<EasyHandlePool> m_pool;
     CURL *m_easy = nullptr;
     struct curl_slist *m_headerList = nullptr;
     QByteArray m_url;

@@ -670,6 +670,45 @@ private slots:
         QCOMPARE(client.stats().connectionsReused, 19u);
     }
 
+    // Easy handles are reused (EasyHandlePool): nothing of one transfer's options may reach the next.
+    void aReusedHandleCarriesNothingOfThePreviousTransfer()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &request) {
+            socket->write(response(200, "ok " + request.method));
+        });
+        UpstreamClient client;
+        const auto run = [&](const UpstreamRequest &request) {
+            Recorder rec;
+            client.start(request, {}, rec.callbacks());
+            QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+            QCOMPARE(rec.error, TransferError::None);
+            QCOMPARE(rec.body, "ok " + request.method);
+        };
+        UpstreamRequest first = post(server.url(QStringLiteral("/first")), "{\"first\":1}");
+        first.headers.add("X-Leftover", "yes");
+        first.headers.add("Authorization", "Bearer sk-first-transfer-secret");
+        run(first);
+        QTRY_COMPARE_WITH_TIMEOUT(client.idleEasyHandles(), std::size_t(1), 5000);
+        run(get(server.url(QStringLiteral("/second"))));
+        QCOMPARE(client.idleEasyHandles(), std::size_t(1)); // the same handle went out and came back
+        run(post(server.url(QStringLiteral("/third")), "{}"));
+
+        QCOMPARE(server.requests.size(), 3);
+        const CannedServer::Request &second = server.requests.at(1);
+        QCOMPARE(second.method, QByteArray("GET"));
+        QCOMPARE(second.target, QByteArray("/second"));
+        QVERIFY(!second.headers.contains("X-Leftover"));
+        QVERIFY(!second.headers.contains("Authorization"));
+        QVERIFY(!second.headers.contains("Content-Type"));
+        QVERIFY(second.body.isEmpty());
+        const CannedServer::Request &third = server.requests.at(2);
+        QCOMPARE(third.method, QByteArray("POST"));
+        QCOMPARE(third.body, QByteArray("{}"));
+        QVERIFY(!third.headers.contains("X-Leftover"));
+        QVERIFY(!third.headers.contains("Authorization"));
+        QCOMPARE(server.accepts, 1); // the connection outlives the handles' resets
+    }
+
     void idleConnectionsAreClosedAndTheClientGoesOn()
     {
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) { socket->write(response(200, "ok")); });
