@@ -76,16 +76,8 @@ private:
     // `members` is set for the top-level object only.
     bool object(QVarLengthArray<JsonObjectScan::Member, 16> *members)
     {
-        if (++m_depth > JsonObjectScan::kMaxDepth)
-            return false;
-        ++p; // '{'
-        skipSpace();
-        if (p != m_end && *p == '}') {
-            ++p;
-            --m_depth;
-            return true;
-        }
-        for (;;) {
+        Step step = open('}');
+        while (step == Step::Next) {
             if (p == m_end || *p != '"')
                 return false;
             const Byte *keyBegin = p + 1;
@@ -106,50 +98,54 @@ private:
                     return false;
                 members->append({key, valueBegin - m_begin, p - m_begin});
             }
-            skipSpace();
-            if (p == m_end)
-                return false;
-            if (*p == ',') {
-                ++p;
-                skipSpace();
-                continue;
-            }
-            if (*p != '}')
-                return false;
-            ++p;
-            --m_depth;
-            return true;
+            step = afterItem('}');
         }
+        return step == Step::Closed;
     }
 
     bool array()
     {
-        if (++m_depth > JsonObjectScan::kMaxDepth)
-            return false;
-        ++p; // '['
-        skipSpace();
-        if (p != m_end && *p == ']') {
-            ++p;
-            --m_depth;
-            return true;
-        }
-        for (;;) {
+        Step step = open(']');
+        while (step == Step::Next) {
             if (!value())
                 return false;
-            skipSpace();
-            if (p == m_end)
-                return false;
-            if (*p == ',') {
-                ++p;
-                skipSpace();
-                continue;
-            }
-            if (*p != ']')
-                return false;
-            ++p;
-            --m_depth;
-            return true;
+            step = afterItem(']');
         }
+        return step == Step::Closed;
+    }
+
+    // Where a container stands after its opening bracket or after one of its items.
+    enum class Step { Next, Closed, Invalid };
+
+    // p at the opening bracket: one level deeper, and the container may close at once.
+    Step open(Byte close)
+    {
+        if (++m_depth > JsonObjectScan::kMaxDepth)
+            return Step::Invalid;
+        ++p;
+        skipSpace();
+        return p != m_end && *p == close ? closeContainer() : Step::Next;
+    }
+
+    // After an item: a comma and another item, or the closing bracket.
+    Step afterItem(Byte close)
+    {
+        skipSpace();
+        if (p == m_end)
+            return Step::Invalid;
+        if (*p == ',') {
+            ++p;
+            skipSpace();
+            return Step::Next;
+        }
+        return *p == close ? closeContainer() : Step::Invalid;
+    }
+
+    Step closeContainer()
+    {
+        ++p;
+        --m_depth;
+        return Step::Closed;
     }
 
     bool string(bool *escaped)
