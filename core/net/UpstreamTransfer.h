@@ -15,12 +15,11 @@
 
 typedef void CURL; // as curl/curl.h declares it; keeps libcurl's header out of every includer
 
-namespace sb {
-class EasyHandlePool;
-}
 struct curl_slist;
 
 namespace sb {
+
+class EasyHandlePool;
 
 // How one upstream attempt may behave. The router fills it from the channel's config and the
 // attempt's share of the request deadline.
