@@ -72,22 +72,25 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
         m_pendingByDepth.resize(std::size_t(m_depth) + 1);
         m_firingByDepth.resize(std::size_t(m_depth) + 1);
     }
-    m_interrupted.store(false, std::memory_order_relaxed);
+    // An interrupt is not cleared here, only consumed where it makes this turn return: quit() from
+    // another thread sets the loop's exit flag, then interrupts; landing after the loop had checked
+    // the flag and before a clear here, while a wake-up of the loop's own was still pending (so no
+    // eventfd write), it was erased and the loop slept on for good (HttpServer::shutdown hung). A
+    // stale interrupt costs one turn that does not wait.
     emit awake();
 
     // A wake-up signalled from here on makes this turn's wait a poll; one signalled before is for
     // the events sent right now.
     m_wokenLocally = false;
-    m_wakeUpsPending.store(0, std::memory_order_release);
+    m_wakeUpsPending.store(0); // sequentially consistent with the interrupt flag: see interrupt()
     QCoreApplication::sendPostedEvents();
 
     const bool includeTimers = !(flags & QEventLoop::X11ExcludeTimers);
     const bool includeNotifiers = !(flags & QEventLoop::ExcludeSocketNotifiers);
-    const bool canWait = (flags & QEventLoop::WaitForMoreEvents) && !m_wokenLocally
-        && !m_interrupted.load(std::memory_order_relaxed);
+    const bool canWait = (flags & QEventLoop::WaitForMoreEvents) && !m_wokenLocally && !m_interrupted.load();
     if (canWait)
         emit aboutToBlock();
-    if (m_interrupted.load(std::memory_order_relaxed))
+    if (m_interrupted.load() && m_interrupted.exchange(false))
         return false;
 
     int timeout = 0;
@@ -107,7 +110,7 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
 
 void EpollEventDispatcher::wakeUp()
 {
-    if (m_wakeUpsPending.exchange(1, std::memory_order_acq_rel) != 0)
+    if (m_wakeUpsPending.exchange(1) != 0)
         return; // already signalled and not yet consumed
     if (onOwnThread()) {
         m_wokenLocally = true; // this thread is not waiting: it only must not wait next turn
@@ -119,7 +122,10 @@ void EpollEventDispatcher::wakeUp()
 
 void EpollEventDispatcher::interrupt()
 {
-    m_interrupted.store(true, std::memory_order_relaxed);
+    // When wakeUp() finds a wake-up pending and writes nothing, the loop has yet to reset the
+    // pending flag (or its own thread set it and will not wait this turn); the turn after that
+    // reset reads the flag set here, as all of these are sequentially consistent.
+    m_interrupted.store(true);
     wakeUp();
 }
 
