@@ -2,6 +2,7 @@
 
 #include "telemetry/HistoryRecords.h"
 
+#include <QByteArray>
 #include <QString>
 
 #include <vector>
@@ -17,7 +18,8 @@ public:
     static EventKind eventKindFromName(const QString &name); // unknown names read as Other
     // Attempts are one compact JSON array per request row: the console shows them with their
     // request and never queries them on their own, and one column keeps the insert rate high.
-    static QString encodeAttempts(const std::vector<AttemptRecord> &attempts);
+    // Encoded as UTF-8, the bytes SQLite stores.
+    static QByteArray encodeAttempts(const std::vector<AttemptRecord> &attempts);
     static std::vector<AttemptRecord> decodeAttempts(const QString &json);
 };
 

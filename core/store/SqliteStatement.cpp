@@ -47,9 +47,14 @@ void SqliteStatement::bind(int index, double value)
 
 void SqliteStatement::bind(int index, const QString &text)
 {
-    const QByteArray utf8 = text.toUtf8();
+    bind(index, text.toUtf8());
+}
+
+void SqliteStatement::bind(int index, const QByteArray &utf8Text)
+{
     // Never a null pointer: SQLite would store NULL, and these columns want ''.
-    sqlite3_bind_text(m_statement, index + 1, utf8.isNull() ? "" : utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_text(m_statement, index + 1, utf8Text.isNull() ? "" : utf8Text.constData(), int(utf8Text.size()),
+                      SQLITE_TRANSIENT);
 }
 
 void SqliteStatement::bind(int index, const char *latin1)

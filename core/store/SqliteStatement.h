@@ -29,6 +29,7 @@ public:
     void bind(int index, bool value) { bind(index, qint64(value ? 1 : 0)); }
     void bind(int index, double value);
     void bind(int index, const QString &text);
+    void bind(int index, const QByteArray &utf8Text); // text, not a blob
     void bind(int index, const char *latin1);
 
     // Runs it with the values bound and resets it for the next row. False (and *error) on failure.

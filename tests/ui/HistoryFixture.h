@@ -48,10 +48,10 @@ struct HistoryFixture {
     // to 2; every 25th is an error; rows alternate channels 1 and 2 otherwise.
     static void bulkRequests(Database &db, int rows)
     {
-        const QString one = HistoryCodec::encodeAttempts({attempt(1, OutcomeKind::Success, 200, 0, 300)});
-        const QString two = HistoryCodec::encodeAttempts({attempt(2, OutcomeKind::Success, 200, 0, 300)});
-        const QString failover = HistoryCodec::encodeAttempts(
-            {attempt(1, OutcomeKind::ProviderDown, 503, 0, 40, QStringLiteral("upstream 503")), attempt(2, OutcomeKind::Success, 200, 40, 300)});
+        const QString one = QString::fromUtf8(HistoryCodec::encodeAttempts({attempt(1, OutcomeKind::Success, 200, 0, 300)}));
+        const QString two = QString::fromUtf8(HistoryCodec::encodeAttempts({attempt(2, OutcomeKind::Success, 200, 0, 300)}));
+        const QString failover = QString::fromUtf8(HistoryCodec::encodeAttempts(
+            {attempt(1, OutcomeKind::ProviderDown, 503, 0, 40, QStringLiteral("upstream 503")), attempt(2, OutcomeKind::Success, 200, 40, 300)}));
         QSqlQuery q(db.connection());
         QVERIFY(q.prepare(QStringLiteral(
             "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?)"

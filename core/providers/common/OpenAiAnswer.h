@@ -38,7 +38,4 @@ private:
     bool m_needsCreated = false;
 };
 
-// `text` as a JSON string literal, quotes included, as QJsonDocument writes one.
-void appendJsonString(QByteArray *out, const QString &text);
-
 } // namespace sb

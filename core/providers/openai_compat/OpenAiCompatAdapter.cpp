@@ -1,5 +1,6 @@
 #include "providers/openai_compat/OpenAiCompatAdapter.h"
 
+#include "common/JsonText.h"
 #include "providers/common/JsonObjectEdit.h"
 #include "providers/common/JsonObjectScan.h"
 #include "providers/common/ProviderText.h"

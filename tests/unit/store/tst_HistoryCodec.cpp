@@ -29,13 +29,13 @@ private slots:
         QFETCH(QString, text);
         AttemptRecord first{11, text, 7, OutcomeKind::RetryableRateLimit, OutcomePhase::BeforeFirstByte, 429, 1764460800123, 31, -1, text};
         AttemptRecord second{12, QStringLiteral("b"), 0, OutcomeKind::Success, OutcomePhase::MidStream, 200, 1764460800200, 900, 120, {}};
-        const QString json = HistoryCodec::encodeAttempts({first, second});
+        const QByteArray json = HistoryCodec::encodeAttempts({first, second});
 
         QJsonParseError error;
-        QJsonDocument::fromJson(json.toUtf8(), &error);
+        QJsonDocument::fromJson(json, &error);
         QCOMPARE(error.error, QJsonParseError::NoError);
 
-        const auto back = HistoryCodec::decodeAttempts(json);
+        const auto back = HistoryCodec::decodeAttempts(QString::fromUtf8(json));
         QCOMPARE(back.size(), std::size_t(2));
         QCOMPARE(back[0].channelId, 11);
         QCOMPARE(back[0].channelName, text);
@@ -55,7 +55,7 @@ private slots:
 
     void noAttemptsIsAnEmptyArray()
     {
-        QCOMPARE(HistoryCodec::encodeAttempts({}), QStringLiteral("[]"));
+        QCOMPARE(HistoryCodec::encodeAttempts({}), QByteArray("[]"));
         QVERIFY(HistoryCodec::decodeAttempts(QStringLiteral("[]")).empty());
     }
 };
