@@ -1,6 +1,7 @@
 #include "net/UpstreamClient.h"
 
 #include "net/CurlGlobal.h"
+#include "net/PlainHttpEngine.h"
 
 #include <curl/curl.h>
 #include <spdlog/spdlog.h>
@@ -91,6 +92,9 @@ UpstreamClient::UpstreamClient(QObject *parent) : QObject(parent), m_curlTimer(n
     connect(m_idleSweep, &QTimer::timeout, this, &UpstreamClient::onIdleSweepTick);
     m_idleSweep->start();
 
+    m_plain = new PlainHttpEngine(this);
+    m_plain->setAfterEvents([this] { onPlainHttpEvents(); });
+
     if (CurlGlobal::ensureInitialized())
         createMulti();
 }
@@ -131,10 +135,20 @@ void UpstreamClient::onIdleSweepTick()
     m_usedSinceSweep = false;
 }
 
+std::size_t UpstreamClient::idlePlainHttpConnections() const
+{
+    return m_plain->idleConnections();
+}
+
 void UpstreamClient::closeIdleConnections()
 {
-    if (!m_transfers.empty() || !m_multi)
+    if (!m_transfers.empty())
         return;
+    m_plain->closeIdleConnections();
+    if (!m_multi) {
+        ++m_stats.idleSweeps;
+        return;
+    }
     m_curlTimer->stop();
     curl_multi_cleanup(m_multi); // closes the cached connections, telling socketCallback
     m_multi = nullptr;
@@ -153,7 +167,9 @@ UpstreamClient::~UpstreamClient()
     m_idleTimers.clear();
     for (auto &[id, transfer] : m_transfers) {
         transfer->retired = true;
-        if (m_multi && transfer->easy())
+        if (transfer->plainHttp)
+            m_plain->abort(id);
+        else if (m_multi && transfer->easy())
             curl_multi_remove_handle(m_multi, transfer->easy());
         ++m_stats.cancelled;
     }
@@ -177,18 +193,30 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
     m_activeSinceTick = true;
     m_usedSinceSweep = true;
 
+    UpstreamTransfer *raw = transfer.get();
+    const auto markDirty = [this, raw] {
+        if (!raw->dirty) {
+            raw->dirty = true;
+            m_dirty.push_back(raw->id());
+        }
+    };
+    if (m_plainHttpEnabled) {
+        if (auto target = PlainHttpEngine::targetFor(request, options)) {
+            transfer->plainHttp = true;
+            transfer->setActivityHandler(markDirty);
+            if (spdlog::should_log(spdlog::level::debug))
+                spdlog::debug("upstream #{} start {}", id, transfer->describeForLog().toStdString());
+            m_plain->start(*transfer, std::move(target));
+            return id;
+        }
+    }
+
     QString error;
     bool ok = false;
     if (!m_multi) {
         error = QStringLiteral("libcurl is not available; see the log at startup");
     } else if (transfer->setUp(&error)) {
-        UpstreamTransfer *raw = transfer.get();
-        transfer->setActivityHandler([this, raw] {
-            if (!raw->dirty) {
-                raw->dirty = true;
-                m_dirty.push_back(raw->id());
-            }
-        });
+        transfer->setActivityHandler(markDirty);
         curl_easy_setopt(transfer->easy(), CURLOPT_OPENSOCKETFUNCTION, &UpstreamSocketHooks::open);
         curl_easy_setopt(transfer->easy(), CURLOPT_OPENSOCKETDATA, this);
         curl_easy_setopt(transfer->easy(), CURLOPT_CLOSESOCKETFUNCTION, &UpstreamSocketHooks::close);
@@ -228,7 +256,7 @@ void UpstreamClient::cancel(quint64 transferId)
 void UpstreamClient::pause(quint64 transferId)
 {
     const auto it = m_transfers.find(transferId);
-    if (it == m_transfers.end() || it->second->paused || !it->second->easy())
+    if (it == m_transfers.end() || it->second->paused || (!it->second->easy() && !it->second->plainHttp))
         return;
     UpstreamTransfer &transfer = *it->second;
     transfer.paused = true;
@@ -237,7 +265,10 @@ void UpstreamClient::pause(quint64 transferId)
         m_idleTimers.erase(transfer.idleTimerId);
         transfer.idleTimerId = 0;
     }
-    curl_easy_pause(transfer.easy(), CURLPAUSE_RECV);
+    if (transfer.plainHttp)
+        m_plain->pause(transferId);
+    else
+        curl_easy_pause(transfer.easy(), CURLPAUSE_RECV);
 }
 
 void UpstreamClient::resume(quint64 transferId)
@@ -250,7 +281,10 @@ void UpstreamClient::resume(quint64 transferId)
     // libcurl may hand over what it held back right here, from inside curl_easy_pause; it stays
     // pending and is delivered from the event loop (libcurl schedules an immediate timeout), so a
     // caller resuming from inside onData never gets a nested onData.
-    curl_easy_pause(transfer.easy(), CURLPAUSE_CONT);
+    if (transfer.plainHttp)
+        m_plain->resume(transferId);
+    else
+        curl_easy_pause(transfer.easy(), CURLPAUSE_CONT);
     if (transfer.status() > 0)
         armIdleTimer(transfer);
     if (transfer.hasPendingData() && !transfer.dirty) {
@@ -431,6 +465,33 @@ void UpstreamClient::collectFinished()
     }
 }
 
+void UpstreamClient::onPlainHttpEvents()
+{
+    // The engine is off the stack of anything it still uses: callbacks may start and cancel freely.
+    deliverPending();
+    for (;;) {
+        const std::vector<PlainHttpEngine::Ended> ended = m_plain->takeEnded();
+        if (ended.empty())
+            return;
+        for (const PlainHttpEngine::Ended &end : ended) {
+            const auto it = m_transfers.find(end.transferId);
+            if (it == m_transfers.end())
+                continue; // cancelled by an earlier callback
+            const TransferPtr transfer = it->second;
+            transfer->dirty = false;
+            transfer->paused = false; // the transfer is over: what it holds goes out before onComplete
+            deliver(transfer);
+            if (transfer->retired)
+                continue;
+            m_stats.connectionsOpened += static_cast<quint64>(end.connectionsOpened);
+            if (end.connectionsOpened == 0 && end.error == TransferError::None)
+                ++m_stats.connectionsReused;
+            ++m_stats.plainHttpTransfers;
+            finish(transfer, end.error, end.message);
+        }
+    }
+}
+
 void UpstreamClient::finish(TransferPtr transfer, TransferError error, const QString &message)
 {
     retire(*transfer);
@@ -459,7 +520,9 @@ void UpstreamClient::retire(UpstreamTransfer &transfer)
     }
     // Removing a transfer mid-response closes its HTTP/1.1 connection (it cannot be reused) and
     // resets an HTTP/2 stream; the upstream sees the abort at once.
-    if (m_multi && transfer.easy())
+    if (transfer.plainHttp)
+        m_plain->abort(transfer.id());
+    else if (m_multi && transfer.easy())
         curl_multi_remove_handle(m_multi, transfer.easy());
     m_transfers.erase(transfer.id());
     --m_stats.active;

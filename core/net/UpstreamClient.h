@@ -15,11 +15,17 @@ typedef void CURLM; // as curl/curl.h declares it
 
 namespace sb {
 
+class PlainHttpEngine;
+
 // HTTP client for upstream providers: one libcurl multi handle driven by the owning worker
 // thread's Qt event loop (CURLMOPT_SOCKETFUNCTION → QSocketNotifier, CURLMOPT_TIMERFUNCTION →
 // QTimer), never blocking. The multi handle keeps the connection cache, so consecutive requests to
 // one provider reuse connections, and HTTP/2 servers multiplex. Unlike QNetworkAccessManager there
 // is no 6-connections-per-host cap.
+//
+// Plain-HTTP upstreams at a literal address or localhost (local model servers, the simulator) go
+// through the PlainHttpEngine instead, the client's own HTTP/1.1 connections on the same loop:
+// the same callbacks, errors and timeouts at a fraction of libcurl's cost per request.
 //
 // One per worker thread; it lives on that thread and is not thread-safe. Callbacks run on that
 // thread from the event loop, never from inside libcurl, so they may call start() and cancel()
@@ -39,6 +45,7 @@ public:
         quint64 connectionsReused = 0; // finished transfers that needed no new connection
         quint64 http2Transfers = 0;    // finished transfers that spoke HTTP/2
         quint64 idleSweeps = 0;        // times the connection cache was closed after a quiet spell
+        quint64 plainHttpTransfers = 0; // finished transfers the PlainHttpEngine carried
     };
 
     explicit UpstreamClient(QObject *parent = nullptr);
@@ -62,6 +69,11 @@ public:
     // Easy handles kept for the next transfers (EasyHandlePool).
     std::size_t idleEasyHandles() const { return m_easyHandles->idleCount(); }
     bool isActive(quint64 transferId) const { return m_transfers.count(transferId) != 0; }
+
+    // On by default; off sends every request through libcurl (the tests run both ways).
+    void setPlainHttpEnabled(bool enabled) { m_plainHttpEnabled = enabled; }
+    // Kept-alive connections of the PlainHttpEngine waiting for the next request.
+    std::size_t idlePlainHttpConnections() const;
 
     // Cached connections are closed once no transfer has run for this long (60 s by default; the
     // sweep ticks at this interval, so it happens within twice the time): libcurl
@@ -89,6 +101,7 @@ private:
     void retire(UpstreamTransfer &transfer);
     void armIdleTimer(UpstreamTransfer &transfer);
     bool createMulti();
+    void onPlainHttpEvents();
     void onIdleSweepTick();
     // Only from the event loop with no transfer left: a new multi handle, an empty connection cache.
     void closeIdleConnections();
@@ -101,6 +114,8 @@ private:
     bool m_usedSinceSweep = false;     // connections may be cached
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
     std::unordered_set<int> m_connectionSockets; // libcurl connections, open (UpstreamSocketHooks)
+    PlainHttpEngine *m_plain = nullptr; // a child, like the timers
+    bool m_plainHttpEnabled = true;
     std::shared_ptr<EasyHandlePool> m_easyHandles = std::make_shared<EasyHandlePool>();
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id

@@ -173,18 +173,11 @@ bool UpstreamTransfer::setUp(QString *error)
             curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, m_request.method.constData());
     }
 
+    *error = headerProblem(m_request.headers);
+    if (!error->isEmpty())
+        return false;
     bool hasContentType = false;
     for (const auto &[name, value] : m_request.headers.fields()) {
-        // A key pasted with its trailing newline would otherwise split into a second header line.
-        const auto breaksLine = [](const QByteArray &text) {
-            return text.contains('\r') || text.contains('\n') || text.contains('\0');
-        };
-        if (name.isEmpty() || breaksLine(name) || breaksLine(value)) {
-            *error = QStringLiteral("The upstream request header \"%1\" contains a line break; check the "
-                                    "configured value (an API key pasted with a newline?)")
-                         .arg(QString::fromLatin1(name).simplified());
-            return false;
-        }
         hasContentType = hasContentType || name.compare("content-type", Qt::CaseInsensitive) == 0;
         // "Name;" is libcurl's spelling of a header with an empty value ("Name:" would delete it).
         const QByteArray line = value.isEmpty() ? name + ';' : name + ": " + value;
@@ -202,6 +195,22 @@ bool UpstreamTransfer::setUp(QString *error)
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &UpstreamTransfer::writeCallback);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, this);
     return true;
+}
+
+QString UpstreamTransfer::headerProblem(const HttpHeaders &headers)
+{
+    const auto breaksLine = [](const QByteArray &text) {
+        return text.contains('\r') || text.contains('\n') || text.contains('\0');
+    };
+    for (const auto &[name, value] : headers.fields()) {
+        // A key pasted with its trailing newline would otherwise split into a second header line.
+        if (name.isEmpty() || breaksLine(name) || breaksLine(value)) {
+            return QStringLiteral("The upstream request header \"%1\" contains a line break; check the "
+                                  "configured value (an API key pasted with a newline?)")
+                .arg(QString::fromLatin1(name).simplified());
+        }
+    }
+    return {};
 }
 
 std::size_t UpstreamTransfer::headerCallback(char *data, std::size_t size, std::size_t count, void *self)
@@ -226,9 +235,8 @@ void UpstreamTransfer::onHeaderLine(QByteArrayView line)
     }
     if (line.isEmpty()) {
         if (m_status >= 200) {
-            m_headersComplete = true;
-            if (m_onActivity)
-                m_onActivity();
+            HttpHeaders complete = std::exchange(m_headers, {}); // recordHead assigns m_headers
+            recordHead(m_status, std::move(complete));
         }
         return;
     }
@@ -240,17 +248,36 @@ void UpstreamTransfer::onHeaderLine(QByteArrayView line)
 
 std::size_t UpstreamTransfer::writeCallback(char *data, std::size_t size, std::size_t count, void *self)
 {
-    auto *transfer = static_cast<UpstreamTransfer *>(self);
     const std::size_t bytes = size * count;
-    transfer->m_received += static_cast<qint64>(bytes);
-    if (transfer->m_options.maxResponseBytes > 0 && transfer->m_received > transfer->m_options.maxResponseBytes) {
-        transfer->m_tooLarge = true;
-        return 0; // libcurl ends the transfer with CURLE_WRITE_ERROR
+    // 0 makes libcurl end the transfer with CURLE_WRITE_ERROR.
+    return static_cast<UpstreamTransfer *>(self)->recordBody(QByteArrayView(data, static_cast<qsizetype>(bytes))) ? bytes : 0;
+}
+
+void UpstreamTransfer::recordHead(int status, HttpHeaders &&headers)
+{
+    m_status = status;
+    m_headers = std::move(headers);
+    m_headersComplete = true;
+    if (m_onActivity)
+        m_onActivity();
+}
+
+bool UpstreamTransfer::recordBody(QByteArrayView piece)
+{
+    m_received += piece.size();
+    if (m_options.maxResponseBytes > 0 && m_received > m_options.maxResponseBytes) {
+        m_tooLarge = true;
+        return false;
     }
-    transfer->m_pending.append(data, static_cast<qsizetype>(bytes));
-    if (transfer->m_onActivity)
-        transfer->m_onActivity();
-    return bytes;
+    m_pending.append(piece);
+    if (m_onActivity)
+        m_onActivity();
+    return true;
+}
+
+QString UpstreamTransfer::tooLargeMessage() const
+{
+    return QStringLiteral("The upstream response is larger than the %1-byte limit").arg(m_options.maxResponseBytes);
 }
 
 bool UpstreamTransfer::takeHeaders(int *status, HttpHeaders *headers)
@@ -259,7 +286,7 @@ bool UpstreamTransfer::takeHeaders(int *status, HttpHeaders *headers)
         return false;
     m_headersTaken = true;
     *status = m_status;
-    *headers = m_headers;
+    *headers = std::move(m_headers);
     return true;
 }
 
@@ -276,10 +303,8 @@ std::pair<TransferError, QString> UpstreamTransfer::classify(int curlCode) const
     QString detail = QString::fromUtf8(m_errorBuffer).trimmed();
     if (detail.isEmpty())
         detail = QString::fromUtf8(curl_easy_strerror(code));
-    if (m_tooLarge) {
-        return {TransferError::TooLarge,
-                QStringLiteral("The upstream response is larger than the %1-byte limit").arg(m_options.maxResponseBytes)};
-    }
+    if (m_tooLarge)
+        return {TransferError::TooLarge, tooLargeMessage()};
     switch (code) {
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:

@@ -76,6 +76,7 @@ public:
     bool setUp(QString *error);
 
     quint64 id() const { return m_id; }
+    const UpstreamRequest &request() const { return m_request; }
     CURL *easy() const { return m_easy; }
     const TransferOptions &options() const { return m_options; }
     const TransferCallbacks &callbacks() const { return m_callbacks; }
@@ -84,6 +85,18 @@ public:
 
     // Called from inside libcurl whenever something became deliverable (headers or body bytes).
     void setActivityHandler(std::function<void()> handler) { m_onActivity = std::move(handler); }
+
+    // The response as it arrives, from libcurl's callbacks or the PlainHttpEngine: the final status
+    // and headers, then body pieces. recordBody is false, and tooLarge() true, once the body passes
+    // maxResponseBytes. Both call the activity handler.
+    void recordHead(int status, HttpHeaders &&headers);
+    bool recordBody(QByteArrayView piece);
+    bool tooLarge() const { return m_tooLarge; }
+    QString tooLargeMessage() const;
+
+    // Why these headers cannot go out (a line break in a name or value: an API key pasted with its
+    // newline), or empty.
+    static QString headerProblem(const HttpHeaders &headers);
 
     // True exactly once, when the final headers are complete and not yet handed out.
     bool takeHeaders(int *status, HttpHeaders *headers);
@@ -101,6 +114,7 @@ public:
     bool retired = false; // removed from the multi handle; nothing may be delivered any more
     int idleTimerId = 0;
     bool paused = false;
+    bool plainHttp = false; // carried by the PlainHttpEngine, not libcurl
 
 private:
     static std::size_t headerCallback(char *data, std::size_t size, std::size_t count, void *self);

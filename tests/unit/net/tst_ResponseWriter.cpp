@@ -127,7 +127,8 @@ private slots:
         QCOMPARE(result.lastErrno, ECONNRESET);
         QVERIFY2(result.received.isEmpty(), result.received.constData()); // no 500 stands in for the reset
         QTRY_COMPARE(closedCallbacks.load(), 1);
-        QCOMPARE(openAfterAbort.load(), 0);
+        // The handler goes on on its worker thread after abort(): the client can see the reset first.
+        QTRY_COMPARE(openAfterAbort.load(), 0);
         QTRY_COMPARE(m_server->stats().resets, 1u);
     }
 
@@ -139,7 +140,8 @@ private slots:
         QVERIFY(!result.received.contains("0\r\n\r\n"));            // never a clean chunked end …
         QVERIFY(!result.received.contains("ignored after the reset")); // … and nothing after the abort
         QTRY_COMPARE(closedCallbacks.load(), 1);
-        QCOMPARE(openAfterAbort.load(), 0);
+        // The handler goes on on its worker thread after abort(): the client can see the reset first.
+        QTRY_COMPARE(openAfterAbort.load(), 0);
     }
 
     void theServerKeepsAnsweringAfterResets()

@@ -30,6 +30,15 @@ using sb::UpstreamRequest;
 
 namespace {
 
+// The suite runs twice (see main): plain-HTTP loopback requests through the client's own
+// PlainHttpEngine, then every request through libcurl. Both must behave the same.
+bool g_plainHttp = true;
+
+class TestClient : public UpstreamClient {
+public:
+    TestClient() { setPlainHttpEnabled(g_plainHttp); }
+};
+
 // A loopback HTTP/1.1 server with canned answers: it parses each request (head + Content-Length
 // body, several per keep-alive connection) and hands it to the test's handler, which writes
 // whatever bytes the case needs, now or later.
@@ -292,6 +301,7 @@ private slots:
                                  "no_proxy", "NO_PROXY"})
             qunsetenv(name);
         QVERIFY(sb::CurlGlobal::ensureInitialized());
+        qInfo("plain http:// on loopback through %s", g_plainHttp ? "the PlainHttpEngine" : "libcurl");
         qInfo("%s, HTTP/2 %s", qPrintable(sb::CurlGlobal::versionString()),
               sb::CurlGlobal::supportsHttp2() ? "available" : "missing");
     }
@@ -302,7 +312,7 @@ private slots:
             socket->write(response(200, R"({"id":"x","choices":[]})", "Content-Type: application/json\r\n"));
         });
         QVERIFY(server.listening);
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         UpstreamRequest request = post(server.url("/v1/chat/completions"), R"({"model":"gpt-4o"})");
         request.headers.add("Authorization", "Bearer sk-test-1234567890");
@@ -334,6 +344,7 @@ private slots:
         QCOMPARE(stats.active, 0u);
         QCOMPARE(stats.bytesReceived, quint64(rec.body.size()));
         QCOMPARE(stats.connectionsOpened, 1u);
+        QCOMPARE(stats.plainHttpTransfers, g_plainHttp ? 1u : 0u);
     }
 
     void streamedPiecesArriveBeforeTheServerFinishes()
@@ -343,7 +354,7 @@ private slots:
             peer = socket;
             socket->write(kStreamHead + chunk("data: one\n\n"));
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         UpstreamRequest request = post(server.url("/v1/chat/completions"));
         request.stream = true;
@@ -368,7 +379,7 @@ private slots:
             socket->write(response(429, R"({"error":{"code":"rate_limit"}})",
                                    "Retry-After: 7\r\nX-RateLimit-Remaining-Requests: 0\r\n"));
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         client.start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
         QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
@@ -384,7 +395,7 @@ private slots:
     {
         const quint16 port = closedPort();
         QVERIFY(port != 0);
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         client.start(post(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(port))), {},
                      rec.callbacks());
@@ -416,7 +427,7 @@ private slots:
             filler.connectToHost(QHostAddress::LocalHost, port);
         QVERIFY(fillers[0].waitForConnected(5000));
 
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         TransferOptions options;
         options.connectTimeout = 300ms;
@@ -434,7 +445,7 @@ private slots:
     void silentServerTimesOutWithinTotalTimeout()
     {
         CannedServer server; // accepts, reads, never answers
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         TransferOptions options;
         options.totalTimeout = 300ms;
@@ -453,7 +464,7 @@ private slots:
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
             socket->write(kStreamHead + chunk("data: one\n\n")); // then nothing, connection open
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         TransferOptions options;
         options.totalTimeout = 60s;
@@ -488,7 +499,7 @@ private slots:
                 pacer.stop();
             }
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         TransferOptions options;
         options.idleTimeout = 1s;
@@ -514,7 +525,7 @@ private slots:
             socket->write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789");
             socket->flush();
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         client.start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
         QTRY_COMPARE_WITH_TIMEOUT(rec.body, QByteArray("0123456789"), 10000);
@@ -535,7 +546,7 @@ private slots:
             peer = socket;
             socket->write(kStreamHead + chunk("data: one\n\n"));
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         const quint64 id = client.start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
         QTRY_COMPARE_WITH_TIMEOUT(rec.dataCalls, 1, 10000);
@@ -563,7 +574,7 @@ private slots:
             socket->flush();
             socket->write(chunk("data: two\n\n") + "0\r\n\r\n");
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         quint64 id = 0;
         rec.afterData = [&] { client.cancel(id); };
@@ -587,7 +598,7 @@ private slots:
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
             socket->write(response(200, "body that must not be delivered"));
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         quint64 id = 0;
         TransferCallbacks callbacks = rec.callbacks();
@@ -613,7 +624,7 @@ private slots:
             peer = socket;
             socket->write(response(200, payload));
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         quint64 id = 0;
         rec.afterData = [&] {
@@ -645,7 +656,7 @@ private slots:
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &request) {
             socket->write(response(200, "answer to " + request.target));
         });
-        UpstreamClient client;
+        TestClient client;
         QList<QByteArray> bodies;
         int finished = 0;
         // Each request starts from the previous one's onComplete, as a retry loop would.
@@ -676,7 +687,7 @@ private slots:
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &request) {
             socket->write(response(200, "ok " + request.method));
         });
-        UpstreamClient client;
+        TestClient client;
         const auto run = [&](const UpstreamRequest &request) {
             Recorder rec;
             client.start(request, {}, rec.callbacks());
@@ -688,9 +699,11 @@ private slots:
         first.headers.add("X-Leftover", "yes");
         first.headers.add("Authorization", "Bearer sk-first-transfer-secret");
         run(first);
-        QTRY_COMPARE_WITH_TIMEOUT(client.idleEasyHandles(), std::size_t(1), 5000);
+        // libcurl: the same easy handle goes out and comes back; the PlainHttpEngine: the same connection.
+        const auto kept = [&] { return g_plainHttp ? client.idlePlainHttpConnections() : client.idleEasyHandles(); };
+        QTRY_COMPARE_WITH_TIMEOUT(kept(), std::size_t(1), 5000);
         run(get(server.url(QStringLiteral("/second"))));
-        QCOMPARE(client.idleEasyHandles(), std::size_t(1)); // the same handle went out and came back
+        QCOMPARE(kept(), std::size_t(1));
         run(post(server.url(QStringLiteral("/third")), "{}"));
 
         QCOMPARE(server.requests.size(), 3);
@@ -712,7 +725,7 @@ private slots:
     void idleConnectionsAreClosedAndTheClientGoesOn()
     {
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) { socket->write(response(200, "ok")); });
-        UpstreamClient client;
+        TestClient client;
         client.setIdleConnectionLifetime(300ms);
         int finished = 0;
         TransferCallbacks callbacks;
@@ -745,7 +758,7 @@ private slots:
                 }
             }
         });
-        UpstreamClient client;
+        TestClient client;
         int ok = 0;
         int done = 0;
         QElapsedTimer elapsed;
@@ -790,7 +803,7 @@ private slots:
         QString why;
         if (!server.start(&why))
             QSKIP(qPrintable(why));
-        UpstreamClient client;
+        TestClient client;
         constexpr int kCount = 10;
         Recorder recs[kCount];
         TransferOptions options;
@@ -823,7 +836,7 @@ private slots:
         QString why;
         if (!server.start(&why))
             QSKIP(qPrintable(why));
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         client.start(get(server.url(QStringLiteral("/v1/models"))), {}, rec.callbacks()); // system CAs only
         QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 20000);
@@ -840,7 +853,7 @@ private slots:
         CannedServer proxy([](QTcpSocket *socket, const CannedServer::Request &) {
             socket->write(response(200, "via proxy"));
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         TransferOptions options;
         options.proxyUrl = QStringLiteral("http://127.0.0.1:%1").arg(proxy.port());
@@ -863,7 +876,7 @@ private slots:
         });
         qputenv("http_proxy", QStringLiteral("http://127.0.0.1:%1").arg(proxy.port()).toLatin1());
         const auto restore = qScopeGuard([] { qunsetenv("http_proxy"); });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         const QUrl url(QStringLiteral("http://127.0.0.1:%1/v1/models").arg(target));
         client.start(get(url), {}, rec.callbacks()); // no proxyUrl: the environment decides
@@ -879,7 +892,7 @@ private slots:
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
             socket->write(response(200, QByteArray(5000, 'x')));
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         TransferOptions options;
         options.maxResponseBytes = 1000;
@@ -892,7 +905,7 @@ private slots:
 
     void badUrlFailsFromTheEventLoopNotFromStart()
     {
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         UpstreamRequest request = get(QUrl(QStringLiteral("ftp://127.0.0.1/file")));
         const quint64 id = client.start(request, {}, rec.callbacks());
@@ -915,7 +928,7 @@ private slots:
     void headerWithALineBreakIsRefused()
     {
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) { socket->write(response(200, "ok")); });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         UpstreamRequest request = post(server.url("/v1/chat/completions"));
         request.headers.add("Authorization", "Bearer sk-pasted-with-newline\nX-Injected: 1");
@@ -925,6 +938,133 @@ private slots:
         QVERIFY2(rec.message.contains(QLatin1String("Authorization")), qPrintable(rec.message));
         QVERIFY2(!rec.message.contains(QLatin1String("sk-pasted")), qPrintable(rec.message));
         QCOMPARE(server.requests.size(), 0); // nothing went out
+    }
+
+    // A kept-alive connection the server closed as the next request went out (its keep-alive
+    // timeout ran out) answers nothing: the request goes again, once, on a fresh connection.
+    void aKeptAliveConnectionThatDiesUnansweredIsRetriedOnAFreshOne()
+    {
+        QHash<QTcpSocket *, int> served;
+        CannedServer server([&](QTcpSocket *socket, const CannedServer::Request &) {
+            if (++served[socket] == 1)
+                socket->write(response(200, "answered"));
+            else
+                socket->disconnectFromHost(); // reads the request, closes without a word
+        });
+        TestClient client;
+        Recorder first;
+        Recorder second;
+        client.start(post(server.url("/a")), {}, first.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(first.completes, 1, 10000);
+        client.start(post(server.url("/b")), {}, second.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(second.completes, 1, 10000);
+        QCOMPARE(second.error, TransferError::None);
+        QCOMPARE(second.body, QByteArray("answered"));
+        QCOMPARE(server.accepts, 2);
+        QCOMPARE(server.requests.size(), 3); // /a; /b on the old connection, then on the new one
+    }
+
+    // On a connection opened for it, a request the server took and never answered may have been
+    // acted on: it is not sent again.
+    void aFreshConnectionClosedUnansweredIsResetNotRetried()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) { socket->disconnectFromHost(); });
+        TestClient client;
+        Recorder rec;
+        client.start(post(server.url("/a")), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::Reset);
+        QCOMPARE(rec.headerCalls, 0);
+        QCOMPARE(server.requests.size(), 1);
+    }
+
+    void aBodyEndedByTheConnectionsCloseIsComplete()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nall of it");
+            socket->disconnectFromHost();
+        });
+        TestClient client;
+        for (int round = 1; round <= 2; ++round) {
+            Recorder rec;
+            client.start(get(server.url("/a")), {}, rec.callbacks());
+            QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+            QCOMPARE(rec.error, TransferError::None);
+            QCOMPARE(rec.body, QByteArray("all of it"));
+            QCOMPARE(server.accepts, round); // the closed connection is not reused
+        }
+    }
+
+    void interimResponsesAreSkipped()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </style.css>\r\n\r\n" +
+                          response(200, "final", "X-Final: yes\r\n"));
+        });
+        TestClient client;
+        Recorder rec;
+        client.start(post(server.url("/a")), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::None);
+        QCOMPARE(rec.headerCalls, 1);
+        QCOMPARE(rec.status, 200);
+        QCOMPARE(rec.headers.value("x-final"), QByteArray("yes"));
+        QVERIFY(!rec.headers.contains("Link"));
+        QCOMPARE(rec.body, QByteArray("final"));
+    }
+
+    void aResponseThatIsNotHttpIsAnError()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
+            socket->write("SSH-2.0-OpenSSH_9.2\r\n");
+        });
+        TestClient client;
+        Recorder rec;
+        TransferOptions options;
+        options.totalTimeout = 5s;
+        client.start(post(server.url("/a")), options, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::Other);
+        QCOMPARE(rec.headerCalls, 0);
+        QVERIFY(!rec.message.isEmpty());
+    }
+
+    void aHeadResponseHasNoBodyWhateverItsLengthSays()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &request) {
+            if (request.method == "HEAD")
+                socket->write("HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n");
+            else
+                socket->write(response(200, "after"));
+        });
+        TestClient client;
+        Recorder head;
+        UpstreamRequest request = get(server.url("/models"));
+        request.method = "HEAD";
+        client.start(request, {}, head.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(head.completes, 1, 10000);
+        QCOMPARE(head.error, TransferError::None);
+        QCOMPARE(head.status, 200);
+        QVERIFY(head.body.isEmpty());
+        Recorder next;
+        client.start(get(server.url("/next")), {}, next.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(next.completes, 1, 10000);
+        QCOMPARE(next.body, QByteArray("after"));
+        QCOMPARE(server.accepts, 1); // the connection was left at the right byte
+    }
+
+    void localhostIsReachedLikeALiteralAddress()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &request) {
+            socket->write(response(200, "host " + request.headers.value("Host")));
+        });
+        TestClient client;
+        Recorder rec;
+        client.start(get(QUrl(QStringLiteral("http://localhost:%1/v1/models").arg(server.port()))), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
+        QCOMPARE(rec.error, TransferError::None);
+        QCOMPARE(rec.body, "host localhost:" + QByteArray::number(server.port()));
+        QCOMPARE(client.stats().plainHttpTransfers, g_plainHttp ? 1u : 0u);
     }
 
     void apiKeysNeverReachTheLog()
@@ -937,7 +1077,7 @@ private slots:
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
             socket->write(response(401, R"({"error":"bad key"})"));
         });
-        UpstreamClient client;
+        TestClient client;
         Recorder rec;
         UpstreamRequest request = post(server.url("/v1beta/models/gemini:generateContent?key=AIzaSECRETSECRET9876"));
         request.headers.add("Authorization", "Bearer sk-SECRETSECRETSECRET1234");
@@ -964,7 +1104,7 @@ private slots:
         QObject context;
         context.moveToThread(&worker);
         UpstreamClient *client = nullptr;
-        QMetaObject::invokeMethod(&context, [&] { client = new UpstreamClient; }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(&context, [&] { client = new TestClient; }, Qt::BlockingQueuedConnection);
 
         std::atomic<int> completes{0};
         std::atomic<int> wrongThread{0};
@@ -997,7 +1137,7 @@ private slots:
         CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) {
             socket->write(kStreamHead + chunk("data: one\n\n"));
         });
-        auto client = std::make_unique<UpstreamClient>();
+        auto client = std::make_unique<TestClient>();
         Recorder recs[3];
         for (auto &rec : recs)
             client->start(post(server.url("/v1/chat/completions")), {}, rec.callbacks());
@@ -1009,5 +1149,15 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(tst_UpstreamClient)
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    int failures = 0;
+    for (const bool plainHttp : {true, false}) {
+        g_plainHttp = plainHttp;
+        tst_UpstreamClient suite;
+        failures += QTest::qExec(&suite, argc, argv);
+    }
+    return failures;
+}
 #include "tst_UpstreamClient.moc"

@@ -1,0 +1,155 @@
+#include "net/HttpResponseParser.h"
+
+namespace sb {
+
+HttpResponseParser::HttpResponseParser()
+{
+    expectResponse(false);
+}
+
+const llhttp_settings_t &HttpResponseParser::settings()
+{
+    static const llhttp_settings_t settings = [] {
+        llhttp_settings_t s;
+        llhttp_settings_init(&s);
+        s.on_message_begin = &HttpResponseParser::onMessageBegin;
+        s.on_header_field = &HttpResponseParser::onHeaderField;
+        s.on_header_value = &HttpResponseParser::onHeaderValue;
+        s.on_header_value_complete = &HttpResponseParser::onHeaderValueComplete;
+        s.on_headers_complete = &HttpResponseParser::onHeadersComplete;
+        s.on_body = &HttpResponseParser::onBody;
+        s.on_message_complete = &HttpResponseParser::onMessageComplete;
+        return s;
+    }();
+    return settings;
+}
+
+HttpResponseParser &HttpResponseParser::self(llhttp_t *parser)
+{
+    return *static_cast<HttpResponseParser *>(parser->data);
+}
+
+void HttpResponseParser::expectResponse(bool toHead)
+{
+    llhttp_init(&m_parser, HTTP_RESPONSE, &settings());
+    m_parser.data = this;
+    m_toHead = toHead;
+    m_started = m_complete = m_keepAlive = m_refused = false;
+    m_field.clear();
+    m_value.clear();
+    m_headers = HttpHeaders();
+    m_error.clear();
+}
+
+int HttpResponseParser::onMessageBegin(llhttp_t *parser)
+{
+    HttpResponseParser &p = self(parser);
+    p.m_headers = HttpHeaders(); // an interim 1xx response's headers are not the final ones
+    p.m_field.clear();
+    p.m_value.clear();
+    return 0;
+}
+
+int HttpResponseParser::onHeaderField(llhttp_t *parser, const char *at, std::size_t length)
+{
+    self(parser).m_field.append(at, static_cast<qsizetype>(length));
+    return 0;
+}
+
+int HttpResponseParser::onHeaderValue(llhttp_t *parser, const char *at, std::size_t length)
+{
+    self(parser).m_value.append(at, static_cast<qsizetype>(length));
+    return 0;
+}
+
+int HttpResponseParser::onHeaderValueComplete(llhttp_t *parser)
+{
+    HttpResponseParser &p = self(parser);
+    // llhttp leaves trailing whitespace in the value (it strips the leading one).
+    p.m_headers.add(std::exchange(p.m_field, {}), std::exchange(p.m_value, {}).trimmed());
+    return 0;
+}
+
+int HttpResponseParser::onHeadersComplete(llhttp_t *parser)
+{
+    HttpResponseParser &p = self(parser);
+    const int status = llhttp_get_status_code(parser);
+    if (status == 101) {
+        p.m_error = QStringLiteral("The upstream switched protocols (HTTP 101), which was not asked for");
+        return -1;
+    }
+    if (status < 200)
+        return 0; // 100 Continue, 103 Early Hints: a final response follows on the same connection
+    p.m_sink->responseHead(status, std::move(p.m_headers));
+    return p.m_toHead ? 1 : 0; // 1: no body follows
+}
+
+int HttpResponseParser::onBody(llhttp_t *parser, const char *at, std::size_t length)
+{
+    HttpResponseParser &p = self(parser);
+    if (p.m_sink->responseBody(QByteArrayView(at, static_cast<qsizetype>(length))))
+        return 0;
+    p.m_refused = true;
+    return -1;
+}
+
+int HttpResponseParser::onMessageComplete(llhttp_t *parser)
+{
+    HttpResponseParser &p = self(parser);
+    if (llhttp_get_status_code(parser) < 200)
+        return 0; // the interim response ended; parsing goes on with the final one
+    p.m_complete = true;
+    p.m_keepAlive = llhttp_should_keep_alive(parser) != 0;
+    return HPE_PAUSED; // stop right after it: what follows belongs to no request of ours
+}
+
+HttpResponseParser::Result HttpResponseParser::failed(const QString &text)
+{
+    if (m_error.isEmpty())
+        m_error = text;
+    return Result::Error;
+}
+
+HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_t size, Sink &sink,
+                                                    std::size_t *consumed)
+{
+    if (m_complete) {
+        *consumed = 0;
+        return Result::Complete;
+    }
+    m_started = m_started || size > 0;
+    m_sink = &sink;
+    const llhttp_errno_t error = llhttp_execute(&m_parser, data, size);
+    m_sink = nullptr;
+    if (error == HPE_OK) {
+        *consumed = size;
+        return Result::NeedMore;
+    }
+    if (error == HPE_PAUSED && m_complete) {
+        *consumed = static_cast<std::size_t>(llhttp_get_error_pos(&m_parser) - data);
+        return Result::Complete;
+    }
+    *consumed = 0;
+    if (m_refused)
+        return failed(QStringLiteral("the response body was refused"));
+    return failed(QStringLiteral("The upstream sent a malformed HTTP response: %1")
+                      .arg(QString::fromLatin1(llhttp_get_error_reason(&m_parser))));
+}
+
+HttpResponseParser::Result HttpResponseParser::finish(Sink &sink)
+{
+    if (m_complete)
+        return Result::Complete;
+    if (!m_started)
+        return failed(QStringLiteral("the connection closed before any response arrived"));
+    m_sink = &sink;
+    const llhttp_errno_t error = llhttp_finish(&m_parser);
+    m_sink = nullptr;
+    if ((error == HPE_OK || error == HPE_PAUSED) && m_complete) {
+        m_keepAlive = false;
+        return Result::Complete;
+    }
+    return failed(QStringLiteral("the connection closed before the response ended"));
+}
+
+} // namespace sb

@@ -1,0 +1,188 @@
+#include "net/PlainHttpConnection.h"
+
+#include <QObject>
+#include <QSocketNotifier>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sb {
+
+namespace {
+
+QString errnoText(int error)
+{
+    return QString::fromLocal8Bit(std::strerror(error));
+}
+
+void setOption(int descriptor, int level, int name, int value)
+{
+    ::setsockopt(descriptor, level, name, &value, sizeof value);
+}
+
+} // namespace
+
+PlainHttpConnection::PlainHttpConnection(Owner &owner, QObject *notifierParent, QByteArray endpoint)
+    : m_owner(owner), m_notifierParent(notifierParent), m_endpoint(std::move(endpoint))
+{
+}
+
+PlainHttpConnection::~PlainHttpConnection()
+{
+    close();
+}
+
+bool PlainHttpConnection::open(const SocketAddress &address, QString *error)
+{
+    close();
+    const int family = reinterpret_cast<const sockaddr &>(address.storage).sa_family;
+    m_descriptor = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (m_descriptor < 0) {
+        *error = QStringLiteral("Failed to connect to %1: %2").arg(address.text, errnoText(errno));
+        return false;
+    }
+    // Streamed tokens must leave at once; keep-alive probes find a peer that vanished mid-stream
+    // behind a NAT (the same settings the libcurl path uses).
+    setOption(m_descriptor, IPPROTO_TCP, TCP_NODELAY, 1);
+    setOption(m_descriptor, SOL_SOCKET, SO_KEEPALIVE, 1);
+    setOption(m_descriptor, IPPROTO_TCP, TCP_KEEPIDLE, 30);
+    setOption(m_descriptor, IPPROTO_TCP, TCP_KEEPINTVL, 15);
+    if (::connect(m_descriptor, reinterpret_cast<const sockaddr *>(&address.storage), address.length) != 0 &&
+        errno != EINPROGRESS) {
+        *error = QStringLiteral("Failed to connect to %1: %2").arg(address.text, errnoText(errno));
+        close();
+        return false;
+    }
+    // Even a connect that finished at once (loopback) reports through the write notifier, so the
+    // caller has one path.
+    m_connecting = true;
+    m_read = new QSocketNotifier(m_descriptor, QSocketNotifier::Read, m_notifierParent);
+    m_read->setEnabled(false);
+    QObject::connect(m_read, &QSocketNotifier::activated, m_notifierParent, [this] { m_owner.connectionReadable(*this); });
+    m_write = new QSocketNotifier(m_descriptor, QSocketNotifier::Write, m_notifierParent);
+    QObject::connect(m_write, &QSocketNotifier::activated, m_notifierParent, [this] { m_owner.connectionWritable(*this); });
+    return true;
+}
+
+QString PlainHttpConnection::finishConnect()
+{
+    int socketError = 0;
+    socklen_t length = sizeof socketError;
+    if (::getsockopt(m_descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length) != 0)
+        socketError = errno;
+    if (socketError != 0)
+        return errnoText(socketError);
+    m_connecting = false;
+    watchWritable(false);
+    m_read->setEnabled(true);
+    return {};
+}
+
+bool PlainHttpConnection::send(QByteArray head, QByteArray body, QString *error)
+{
+    m_output[0] = std::move(head);
+    m_output[1] = std::move(body);
+    m_pieces = m_output[1].isEmpty() ? 1 : 2;
+    m_outputSent = 0;
+    ++requestsSent;
+    return flush(error);
+}
+
+bool PlainHttpConnection::flush(QString *error)
+{
+    while (m_pieces > 0) {
+        iovec pieces[2];
+        for (int i = 0; i < m_pieces; ++i) {
+            const qsizetype skip = i == 0 ? m_outputSent : 0;
+            pieces[i].iov_base = const_cast<char *>(m_output[i].constData() + skip);
+            pieces[i].iov_len = static_cast<std::size_t>(m_output[i].size() - skip);
+        }
+        msghdr message{};
+        message.msg_iov = pieces;
+        message.msg_iovlen = static_cast<std::size_t>(m_pieces);
+        const ssize_t sent = ::sendmsg(m_descriptor, &message, MSG_NOSIGNAL);
+        if (sent < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                watchWritable(true);
+                return true;
+            }
+            *error = errnoText(errno);
+            return false;
+        }
+        qsizetype left = sent;
+        while (left > 0 && m_pieces > 0) {
+            const qsizetype rest = m_output[0].size() - m_outputSent;
+            if (left < rest) {
+                m_outputSent += left;
+                break;
+            }
+            left -= rest;
+            m_output[0] = std::exchange(m_output[1], QByteArray());
+            m_outputSent = 0;
+            --m_pieces;
+        }
+    }
+    watchWritable(false);
+    return true;
+}
+
+PlainHttpConnection::Receive PlainHttpConnection::receive(char *buffer, std::size_t capacity, std::size_t *size,
+                                                          QString *error)
+{
+    for (;;) {
+        const ssize_t got = ::recv(m_descriptor, buffer, capacity, 0);
+        if (got > 0) {
+            *size = static_cast<std::size_t>(got);
+            return Receive::Data;
+        }
+        if (got == 0)
+            return Receive::EndOfStream;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return Receive::WouldBlock;
+        *error = errnoText(errno);
+        return Receive::Failed;
+    }
+}
+
+void PlainHttpConnection::setReading(bool on)
+{
+    if (m_read && !m_connecting)
+        m_read->setEnabled(on); // a no-op when nothing changes
+}
+
+void PlainHttpConnection::watchWritable(bool on)
+{
+    if (m_write)
+        m_write->setEnabled(on);
+}
+
+void PlainHttpConnection::close()
+{
+    // The notifiers leave before the descriptor (a number the kernel hands out again at once), and
+    // by deleteLater: this may run inside one of their activated() signals.
+    for (QSocketNotifier *notifier : {m_read, m_write}) {
+        if (notifier) {
+            notifier->setEnabled(false);
+            notifier->deleteLater();
+        }
+    }
+    m_read = m_write = nullptr;
+    if (m_descriptor >= 0)
+        ::close(m_descriptor);
+    m_descriptor = -1;
+    m_connecting = false;
+    m_output[0].clear();
+    m_output[1].clear();
+    m_pieces = 0;
+}
+
+} // namespace sb

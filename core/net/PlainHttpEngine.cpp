@@ -1,0 +1,488 @@
+#include "net/PlainHttpEngine.h"
+
+#include <QHostAddress>
+
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+
+namespace sb {
+
+namespace {
+
+// Idle connections one worker's engine keeps for reuse, over all upstreams (as libcurl's cache).
+constexpr std::size_t kMaxIdleConnections = 512;
+// One recv() asks for this much; a small answer arrives in one.
+constexpr std::size_t kReadBufferSize = 64 * 1024;
+// recv() calls per readable event at most, so a fast upstream cannot pile more than this much
+// undelivered body into a transfer (a paused one stops reading at the next event).
+constexpr int kReadsPerEvent = 4;
+
+bool environmentHasProxy()
+{
+    // libcurl's variables for an http:// URL (it ignores HTTP_PROXY there, as CGI sets it from a
+    // request header). Whoever set one gets libcurl, which applies it and no_proxy exactly.
+    for (const char *name : {"http_proxy", "all_proxy", "ALL_PROXY"}) {
+        const char *value = std::getenv(name);
+        if (value && *value)
+            return true;
+    }
+    return false;
+}
+
+SocketAddress socketAddress(const QHostAddress &host, quint16 port)
+{
+    SocketAddress address;
+    if (host.protocol() == QAbstractSocket::IPv4Protocol) {
+        auto &in = reinterpret_cast<sockaddr_in &>(address.storage);
+        in.sin_family = AF_INET;
+        in.sin_port = htons(port);
+        in.sin_addr.s_addr = htonl(host.toIPv4Address());
+        address.length = sizeof(sockaddr_in);
+    } else {
+        auto &in6 = reinterpret_cast<sockaddr_in6 &>(address.storage);
+        in6.sin6_family = AF_INET6;
+        in6.sin6_port = htons(port);
+        const Q_IPV6ADDR bytes = host.toIPv6Address();
+        std::memcpy(&in6.sin6_addr, bytes.c, sizeof bytes.c);
+        address.length = sizeof(sockaddr_in6);
+    }
+    address.text = QStringLiteral("%1 port %2").arg(host.toString()).arg(port);
+    return address;
+}
+
+std::shared_ptr<const PlainHttpTarget> makeTarget(const QUrl &url)
+{
+    if (!url.isValid() || url.scheme().compare(QLatin1String("http"), Qt::CaseInsensitive) != 0 ||
+        !url.userInfo().isEmpty())
+        return nullptr;
+    const QString host = url.host();
+    const int port = url.port(80);
+    if (port <= 0 || port > 65535)
+        return nullptr;
+    std::vector<QHostAddress> hosts;
+    QHostAddress literal;
+    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
+        hosts = {QHostAddress(QHostAddress::LocalHost), QHostAddress(QHostAddress::LocalHostIPv6)};
+    else if (literal.setAddress(host) && literal.scopeId().isEmpty() &&
+             (literal.protocol() == QAbstractSocket::IPv4Protocol || literal.protocol() == QAbstractSocket::IPv6Protocol))
+        hosts = {literal};
+    else
+        return nullptr; // a name to resolve: libcurl's resolver runs off the event loop
+    auto target = std::make_shared<PlainHttpTarget>();
+    for (const QHostAddress &address : hosts)
+        target->addresses.push_back(socketAddress(address, static_cast<quint16>(port)));
+    target->hostHeader = url.authority(QUrl::FullyEncoded).toLatin1();
+    target->endpoint = target->hostHeader.toLower();
+    target->requestTarget = url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority | QUrl::RemoveFragment);
+    if (target->requestTarget.isEmpty())
+        target->requestTarget = "/";
+    return target;
+}
+
+bool isToken(const QByteArray &text)
+{
+    static constexpr std::string_view kSeparators = "()<>@,;:\\\"/[]?={} \t";
+    return !text.isEmpty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return c > 32 && c < 127 && kSeparators.find(c) == std::string_view::npos;
+    });
+}
+
+bool named(const QByteArray &name, const char *lowerCase)
+{
+    return name.compare(lowerCase, Qt::CaseInsensitive) == 0;
+}
+
+// The request line and header block. False with a sentence when the request cannot be written.
+bool buildHead(const UpstreamRequest &request, const PlainHttpTarget &target, QByteArray *head, QString *error)
+{
+    const QByteArray method = request.method.toUpper();
+    if (!isToken(method)) {
+        *error = QStringLiteral("The upstream request method \"%1\" is not a valid HTTP method")
+                     .arg(QString::fromLatin1(request.method).simplified());
+        return false;
+    }
+    *error = UpstreamTransfer::headerProblem(request.headers);
+    if (!error->isEmpty())
+        return false;
+    head->reserve(160 + target.requestTarget.size() + static_cast<qsizetype>(request.headers.size()) * 48);
+    head->append(method).append(' ').append(target.requestTarget).append(" HTTP/1.1\r\n");
+    if (!request.headers.contains("Host"))
+        head->append("Host: ").append(target.hostHeader).append("\r\n");
+    for (const auto &[name, value] : request.headers.fields()) {
+        // The body's framing is ours to write.
+        if (named(name, "content-length") || named(name, "transfer-encoding"))
+            continue;
+        head->append(name).append(':');
+        if (!value.isEmpty())
+            head->append(' ').append(value);
+        head->append("\r\n");
+    }
+    if (!request.body.isEmpty() || (method != "GET" && method != "HEAD"))
+        head->append("Content-Length: ").append(QByteArray::number(request.body.size())).append("\r\n");
+    head->append("\r\n");
+    return true;
+}
+
+long long millis(std::chrono::milliseconds duration)
+{
+    return static_cast<long long>(duration.count());
+}
+
+} // namespace
+
+struct PlainHttpEngine::Exchange final : HttpResponseParser::Sink {
+    quint64 id = 0;
+    UpstreamTransfer *transfer = nullptr;
+    std::shared_ptr<const PlainHttpTarget> target;
+    ConnectionPtr connection;
+    QByteArray head;
+    bool toHead = false;
+    std::size_t nextAddress = 0;
+    bool mayRetry = false; // on a kept-alive connection and nothing answered yet
+    int connectionsOpened = 0;
+    Clock::time_point startedAt;
+    Clock::time_point connectBy = Clock::time_point::max();
+    Clock::time_point finishBy = Clock::time_point::max();
+    Deadlines::iterator deadline;
+    bool hasDeadline = false;
+
+    void responseHead(int status, HttpHeaders &&headers) override { transfer->recordHead(status, std::move(headers)); }
+    bool responseBody(QByteArrayView piece) override { return transfer->recordBody(piece); }
+};
+
+PlainHttpEngine::PlainHttpEngine(QObject *parent)
+    : QObject(parent), m_deadlineTimer(this), m_endLater(this), m_readBuffer(new char[kReadBufferSize])
+{
+    m_deadlineTimer.setSingleShot(true);
+    m_deadlineTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_deadlineTimer, &QTimer::timeout, this, &PlainHttpEngine::onDeadline);
+    m_endLater.setSingleShot(true);
+    m_endLater.setInterval(0);
+    connect(&m_endLater, &QTimer::timeout, this, &PlainHttpEngine::runAfterEvents);
+}
+
+PlainHttpEngine::~PlainHttpEngine()
+{
+    m_exchanges.clear(); // their connections close
+    m_idle.clear();
+}
+
+std::shared_ptr<const PlainHttpTarget> PlainHttpEngine::targetFor(const UpstreamRequest &request,
+                                                                  const TransferOptions &options)
+{
+    if (!options.proxyUrl.isEmpty() || environmentHasProxy())
+        return nullptr;
+    // Nearly always the URL of one of the last few requests: remembered per thread.
+    thread_local std::array<std::pair<QUrl, std::shared_ptr<const PlainHttpTarget>>, 4> recent;
+    thread_local std::size_t next = 0;
+    for (const auto &[url, target] : recent)
+        if (!url.isEmpty() && url == request.url)
+            return target;
+    auto target = makeTarget(request.url);
+    recent[next] = {request.url, target};
+    next = (next + 1) % recent.size();
+    return target;
+}
+
+void PlainHttpEngine::start(UpstreamTransfer &transfer, std::shared_ptr<const PlainHttpTarget> target)
+{
+    auto owned = std::make_unique<Exchange>();
+    Exchange &exchange = *owned;
+    exchange.id = transfer.id();
+    exchange.transfer = &transfer;
+    exchange.target = std::move(target);
+    exchange.toHead = transfer.request().method.compare("HEAD", Qt::CaseInsensitive) == 0;
+    exchange.startedAt = Clock::now();
+    if (transfer.options().totalTimeout.count() > 0)
+        exchange.finishBy = exchange.startedAt + transfer.options().totalTimeout;
+    m_exchanges.emplace(exchange.id, std::move(owned));
+
+    QString error;
+    if (!buildHead(transfer.request(), *exchange.target, &exchange.head, &error)) {
+        end(exchange, TransferError::Other, error);
+    } else if (ConnectionPtr idle = takeIdle(exchange.target->endpoint)) {
+        exchange.connection = std::move(idle);
+        exchange.connection->transferId = exchange.id;
+        exchange.mayRetry = true;
+        scheduleDeadline(exchange);
+        sendRequest(exchange);
+    } else {
+        connectNext(exchange, {});
+    }
+    if (!m_ended.empty() && !m_endLater.isActive())
+        m_endLater.start();
+}
+
+void PlainHttpEngine::connectNext(Exchange &exchange, const QString &previousError)
+{
+    QString error = previousError;
+    const auto &addresses = exchange.target->addresses;
+    while (exchange.nextAddress < addresses.size()) {
+        auto connection = std::make_shared<PlainHttpConnection>(static_cast<Owner &>(*this), this, exchange.target->endpoint);
+        if (connection->open(addresses[exchange.nextAddress++], &error)) {
+            connection->transferId = exchange.id;
+            exchange.connection = std::move(connection);
+            ++exchange.connectionsOpened;
+            if (exchange.connectBy == Clock::time_point::max())
+                exchange.connectBy = Clock::now() + exchange.transfer->options().connectTimeout;
+            scheduleDeadline(exchange);
+            return;
+        }
+    }
+    end(exchange, TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(error));
+}
+
+void PlainHttpEngine::sendRequest(Exchange &exchange)
+{
+    PlainHttpConnection &connection = *exchange.connection;
+    connection.parser().expectResponse(exchange.toHead);
+    if (exchange.transfer->paused)
+        connection.setReading(false);
+    QString error;
+    if (connection.send(exchange.head, exchange.transfer->request().body, &error))
+        return;
+    if (exchange.mayRetry)
+        retryOnFreshConnection(exchange);
+    else
+        end(exchange, TransferError::Reset, QStringLiteral("The upstream connection broke: %1").arg(error));
+}
+
+void PlainHttpEngine::retryOnFreshConnection(Exchange &exchange)
+{
+    exchange.mayRetry = false;
+    exchange.connection.reset(); // closes it
+    exchange.nextAddress = 0;
+    connectNext(exchange, {});
+}
+
+PlainHttpEngine::Exchange *PlainHttpEngine::exchangeOf(const PlainHttpConnection &connection)
+{
+    const auto it = m_exchanges.find(connection.transferId);
+    if (it == m_exchanges.end() || it->second->connection.get() != &connection)
+        return nullptr;
+    return it->second.get();
+}
+
+void PlainHttpEngine::connectionWritable(PlainHttpConnection &connection)
+{
+    Exchange *exchange = exchangeOf(connection);
+    if (!exchange)
+        return;
+    const ConnectionPtr hold = exchange->connection; // an end below may let go of it
+    if (connection.isConnecting()) {
+        const QString error = connection.finishConnect();
+        if (!error.isEmpty()) {
+            exchange->connection.reset();
+            connectNext(*exchange, QStringLiteral("Failed to connect to %1: %2")
+                                       .arg(exchange->target->addresses[exchange->nextAddress - 1].text, error));
+        } else {
+            scheduleDeadline(*exchange); // the connect deadline is over
+            sendRequest(*exchange);
+        }
+    } else {
+        QString error;
+        if (!connection.flush(&error)) {
+            if (exchange->mayRetry)
+                retryOnFreshConnection(*exchange);
+            else
+                end(*exchange, TransferError::Reset, QStringLiteral("The upstream connection broke: %1").arg(error));
+        }
+    }
+    runAfterEvents();
+}
+
+void PlainHttpEngine::connectionReadable(PlainHttpConnection &connection)
+{
+    if (connection.transferId == 0) {
+        dropIdle(connection); // an idle connection the server closed (or that says what nobody asked)
+        return;
+    }
+    Exchange *exchange = exchangeOf(connection);
+    if (!exchange)
+        return;
+    const ConnectionPtr hold = exchange->connection; // an end below may let go of it
+    char *buffer = m_readBuffer.get();
+    for (int reads = 0; reads < kReadsPerEvent; ++reads) {
+        std::size_t size = 0;
+        QString error;
+        const auto received = connection.receive(buffer, kReadBufferSize, &size, &error);
+        if (received == PlainHttpConnection::Receive::WouldBlock)
+            break;
+        if (received == PlainHttpConnection::Receive::Data) {
+            exchange->mayRetry = false;
+            std::size_t consumed = 0;
+            const auto parsed = connection.parser().feed(buffer, size, *exchange, &consumed);
+            if (parsed == HttpResponseParser::Result::NeedMore) {
+                if (size < kReadBufferSize)
+                    break; // drained; level-triggered epoll says when more comes
+                continue;
+            }
+            if (parsed == HttpResponseParser::Result::Complete)
+                complete(*exchange, consumed == size); // bytes past the response: not reusable
+            else if (exchange->transfer->tooLarge())
+                end(*exchange, TransferError::TooLarge, exchange->transfer->tooLargeMessage());
+            else
+                end(*exchange, TransferError::Other, connection.parser().errorText());
+            break;
+        }
+        if (exchange->mayRetry) {
+            retryOnFreshConnection(*exchange); // the server had closed the kept-alive connection
+            break;
+        }
+        if (received == PlainHttpConnection::Receive::EndOfStream) {
+            if (connection.parser().finish(*exchange) == HttpResponseParser::Result::Complete)
+                complete(*exchange, false);
+            else
+                end(*exchange, TransferError::Reset,
+                    QStringLiteral("The upstream connection broke: %1").arg(connection.parser().errorText()));
+        } else {
+            end(*exchange, TransferError::Reset, QStringLiteral("The upstream connection broke: %1").arg(error));
+        }
+        break;
+    }
+    runAfterEvents();
+}
+
+void PlainHttpEngine::complete(Exchange &exchange, bool connectionReusable)
+{
+    ConnectionPtr connection = std::move(exchange.connection);
+    connection->transferId = 0;
+    if (connectionReusable && connection->parser().keepAlive())
+        keepIdle(std::move(connection));
+    end(exchange, TransferError::None, {});
+}
+
+void PlainHttpEngine::end(Exchange &exchange, TransferError error, const QString &message)
+{
+    if (exchange.hasDeadline)
+        m_deadlines.erase(exchange.deadline);
+    m_ended.push_back({exchange.id, error, message, exchange.connectionsOpened});
+    m_exchanges.erase(exchange.id); // its connection, if it still has one, closes
+}
+
+void PlainHttpEngine::abort(quint64 transferId)
+{
+    const auto it = m_exchanges.find(transferId);
+    if (it == m_exchanges.end())
+        return;
+    if (it->second->hasDeadline)
+        m_deadlines.erase(it->second->deadline);
+    m_exchanges.erase(it); // mid-exchange a connection cannot carry another request: it closes
+}
+
+void PlainHttpEngine::pause(quint64 transferId)
+{
+    const auto it = m_exchanges.find(transferId);
+    if (it != m_exchanges.end() && it->second->connection)
+        it->second->connection->setReading(false);
+}
+
+void PlainHttpEngine::resume(quint64 transferId)
+{
+    const auto it = m_exchanges.find(transferId);
+    if (it != m_exchanges.end() && it->second->connection)
+        it->second->connection->setReading(true);
+}
+
+PlainHttpEngine::ConnectionPtr PlainHttpEngine::takeIdle(const QByteArray &endpoint)
+{
+    const auto it = m_idle.find(endpoint);
+    if (it == m_idle.end() || it->second.empty())
+        return nullptr;
+    // The most recently used one: the least likely to have been closed by the server's idle timeout.
+    ConnectionPtr connection = std::move(it->second.back());
+    it->second.pop_back();
+    --m_idleCount;
+    return connection;
+}
+
+void PlainHttpEngine::keepIdle(ConnectionPtr connection)
+{
+    if (m_idleCount >= kMaxIdleConnections)
+        return; // closes
+    connection->setReading(true); // an idle connection that becomes readable was closed by the server
+    m_idle[connection->endpoint()].push_back(std::move(connection));
+    ++m_idleCount;
+}
+
+void PlainHttpEngine::dropIdle(PlainHttpConnection &connection)
+{
+    const auto it = m_idle.find(connection.endpoint());
+    if (it == m_idle.end())
+        return;
+    auto &pool = it->second;
+    const auto found = std::find_if(pool.begin(), pool.end(), [&](const ConnectionPtr &c) { return c.get() == &connection; });
+    if (found == pool.end())
+        return;
+    pool.erase(found); // closes it
+    --m_idleCount;
+}
+
+void PlainHttpEngine::closeIdleConnections()
+{
+    m_idle.clear();
+    m_idleCount = 0;
+}
+
+void PlainHttpEngine::scheduleDeadline(Exchange &exchange)
+{
+    if (exchange.hasDeadline) {
+        m_deadlines.erase(exchange.deadline);
+        exchange.hasDeadline = false;
+    }
+    const bool connecting = exchange.connection && exchange.connection->isConnecting();
+    const Clock::time_point due = std::min(connecting ? exchange.connectBy : Clock::time_point::max(), exchange.finishBy);
+    if (due == Clock::time_point::max())
+        return;
+    exchange.deadline = m_deadlines.emplace(due, exchange.id);
+    exchange.hasDeadline = true;
+    // One timer for all: re-armed only when this deadline comes before the one it waits for.
+    if (!m_deadlineTimer.isActive() || due < m_deadlineArmedFor) {
+        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(due - Clock::now());
+        m_deadlineTimer.start(std::max(wait, std::chrono::milliseconds(0)));
+        m_deadlineArmedFor = due;
+    }
+}
+
+void PlainHttpEngine::onDeadline()
+{
+    const Clock::time_point now = Clock::now();
+    while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
+        const quint64 id = m_deadlines.begin()->second;
+        m_deadlines.erase(m_deadlines.begin());
+        const auto it = m_exchanges.find(id);
+        if (it == m_exchanges.end())
+            continue;
+        Exchange &exchange = *it->second;
+        exchange.hasDeadline = false;
+        const TransferOptions &options = exchange.transfer->options();
+        if (!exchange.connection || exchange.connection->isConnecting()) {
+            const auto budget = exchange.connectBy <= exchange.finishBy ? options.connectTimeout : options.totalTimeout;
+            end(exchange, TransferError::ConnectFailed,
+                QStringLiteral("Could not connect to the upstream: Connection timeout after %1 ms").arg(millis(budget)));
+        } else {
+            end(exchange, TransferError::Timeout,
+                QStringLiteral("The upstream did not finish in time: Operation timeout after %1 ms with %2 bytes received")
+                    .arg(millis(options.totalTimeout))
+                    .arg(exchange.transfer->bytesReceived()));
+        }
+    }
+    if (!m_deadlines.empty()) {
+        const Clock::time_point due = m_deadlines.begin()->first;
+        m_deadlineTimer.start(std::max(std::chrono::ceil<std::chrono::milliseconds>(due - now), std::chrono::milliseconds(0)));
+        m_deadlineArmedFor = due;
+    }
+    runAfterEvents();
+}
+
+void PlainHttpEngine::runAfterEvents()
+{
+    if (m_afterEvents)
+        m_afterEvents();
+}
+
+} // namespace sb

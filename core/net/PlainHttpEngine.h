@@ -1,0 +1,117 @@
+#pragma once
+
+#include "net/PlainHttpConnection.h"
+#include "net/UpstreamTransfer.h"
+
+#include <QObject>
+#include <QTimer>
+#include <QUrl>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace sb {
+
+// Where a plain-HTTP request goes: the addresses to try in order, and what the request line and
+// Host header say. Worked out once per URL.
+struct PlainHttpTarget {
+    QByteArray endpoint; // "127.0.0.1:8080": connections to it are interchangeable
+    std::vector<SocketAddress> addresses;
+    QByteArray hostHeader;    // "127.0.0.1:8080", "[::1]:8080"
+    QByteArray requestTarget; // "/v1/chat/completions?x=1"
+};
+
+// UpstreamClient's own HTTP/1.1 client for plain-HTTP upstreams at a literal address or
+// localhost: local model servers (vLLM, Ollama, llama.cpp), a gateway on the same host, the
+// simulator. Keep-alive connections on the worker's event loop, a request written with one
+// sendmsg, the response parsed by llhttp straight into the transfer; none of libcurl's
+// per-transfer setup, its timer round trips, connection-liveness polls and header re-parsing,
+// which cost about a third of the proxy's CPU per request. Everything else (TLS, HTTP/2, egress
+// proxies, host names to resolve, credentials in the URL) stays with libcurl.
+//
+// Behaves as the libcurl path does, so callers cannot tell them apart: the same TransferError for
+// each failure, connect and total timeouts, maxResponseBytes, pause by not reading, a kept-alive
+// connection the server had closed retried once on a fresh one (nothing of the request was
+// answered, so it was not processed), idle connections bounded and closed on the client's sweep.
+class PlainHttpEngine : public QObject, private PlainHttpConnection::Owner {
+    Q_OBJECT
+public:
+    struct Ended {
+        quint64 transferId = 0;
+        TransferError error = TransferError::None;
+        QString message;
+        int connectionsOpened = 0; // 0: it ran on a kept-alive connection
+    };
+
+    explicit PlainHttpEngine(QObject *parent = nullptr);
+    ~PlainHttpEngine() override;
+
+    // The target when this engine can carry the request: http to an IP literal or localhost, no
+    // credentials in the URL, no egress proxy (the channel's or the environment's). Else nullptr.
+    static std::shared_ptr<const PlainHttpTarget> targetFor(const UpstreamRequest &request,
+                                                            const TransferOptions &options);
+
+    // Sends the transfer's request. The response is recorded into the transfer as it arrives
+    // (recordHead, recordBody, which call its activity handler); its end comes out of takeEnded()
+    // after the after-events handler runs, never from inside start(). The transfer must outlive
+    // its end or abort().
+    void start(UpstreamTransfer &transfer, std::shared_ptr<const PlainHttpTarget> target);
+    // Forgets the transfer, closing its connection unless the response was complete. Unknown ids
+    // are ignored.
+    void abort(quint64 transferId);
+    // Stops reading the transfer's response (TCP flow control holds the upstream back) until resume().
+    void pause(quint64 transferId);
+    void resume(quint64 transferId);
+
+    // Called at the end of every event the engine handled, once what it recorded is in place: the
+    // client delivers it and the ends takeEnded() returns.
+    void setAfterEvents(std::function<void()> handler) { m_afterEvents = std::move(handler); }
+    std::vector<Ended> takeEnded() { return std::exchange(m_ended, {}); }
+
+    void closeIdleConnections();
+    std::size_t idleConnections() const { return m_idleCount; }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    using Deadlines = std::multimap<Clock::time_point, quint64>;
+    struct Exchange;
+    using ConnectionPtr = std::shared_ptr<PlainHttpConnection>;
+
+    void connectionReadable(PlainHttpConnection &connection) override;
+    void connectionWritable(PlainHttpConnection &connection) override;
+
+    // Opens a connection to the next address; ends the exchange when none is left.
+    void connectNext(Exchange &exchange, const QString &previousError);
+    void sendRequest(Exchange &exchange);
+    // A kept-alive connection failed before any answer: once more on a fresh connection.
+    void retryOnFreshConnection(Exchange &exchange);
+    void complete(Exchange &exchange, bool connectionReusable);
+    // Records the end for takeEnded() and forgets the exchange (`exchange` is gone afterwards).
+    void end(Exchange &exchange, TransferError error, const QString &message);
+    Exchange *exchangeOf(const PlainHttpConnection &connection);
+
+    ConnectionPtr takeIdle(const QByteArray &endpoint);
+    void keepIdle(ConnectionPtr connection);
+    void dropIdle(PlainHttpConnection &connection);
+
+    void scheduleDeadline(Exchange &exchange);
+    void onDeadline();
+    void runAfterEvents();
+
+    std::unordered_map<quint64, std::unique_ptr<Exchange>> m_exchanges;
+    std::unordered_map<QByteArray, std::vector<ConnectionPtr>> m_idle;
+    std::size_t m_idleCount = 0;
+    Deadlines m_deadlines;
+    QTimer m_deadlineTimer;
+    Clock::time_point m_deadlineArmedFor{};
+    QTimer m_endLater; // 0 ms: reports ends that start() found, from the event loop
+    std::vector<Ended> m_ended;
+    std::function<void()> m_afterEvents;
+    std::unique_ptr<char[]> m_readBuffer;
+};
+
+} // namespace sb
