@@ -109,4 +109,23 @@ http = {
 for name, data in http.items():
     write('http_request', name, data)
 
+# HTTP responses as upstreams send them: the first byte's low bit says the request was HEAD (and seeds the cuts).
+answer = b'{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}'
+responses = {
+    'content-length': b'\x00HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' % (len(answer), answer),
+    'chunked-sse': b'\x02HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n'
+                   b'e\r\ndata: {"a":1}\n\n\r\n7;ext=x\r\ndata: [\r\n0\r\nTrailer: t\r\n\r\n',
+    'close-delimited': b'\x04HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the close',
+    'interim': b'\x06HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 429 Too Many\r\nRetry-After: 3\r\nContent-Length: 2\r\n\r\n{}',
+    'head': b'\x01HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n',
+    'no-content': b'\x08HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\n\r\n',
+    'http10': b'\x0aHTTP/1.0 503 Service Unavailable\r\nContent-Length: 3\r\n\r\nbad',
+    'trailing-bytes': b'\x0cHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n\r\n',
+    'cut-short': b'\x0eHTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort',
+    'not-http': b'\x10SSH-2.0-OpenSSH_9.2\r\n',
+    'switching': b'\x12HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n',
+}
+for name, data in responses.items():
+    write('http_response', name, data)
+
 print('seeds written under', os.path.join(HERE, 'corpus'))
