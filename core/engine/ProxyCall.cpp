@@ -341,10 +341,10 @@ void ProxyCall::startClientStream()
     m_attemptTimer.stop();
     m_clientStreamStarted = true;
     m_clientTtft = m_engine.clock().now() - m_startedAt;
-    HttpHeaders headers = routingHeaders();
-    headers.set("Content-Type", "text/event-stream; charset=utf-8");
-    headers.set("Cache-Control", "no-cache");
-    headers.set("X-Accel-Buffering", "no");
+    HttpHeaders headers = routingHeaders(); // none of these names
+    headers.add("Content-Type", "text/event-stream; charset=utf-8");
+    headers.add("Cache-Control", "no-cache");
+    headers.add("X-Accel-Buffering", "no");
     m_response->startStream(200, headers);
 }
 
@@ -409,8 +409,8 @@ void ProxyCall::completeBufferedResponse()
     }
     m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
     m_usage = usage;
-    HttpHeaders headers = routingHeaders();
-    headers.set("Content-Type", "application/json");
+    HttpHeaders headers = routingHeaders(); // no Content-Type among them
+    headers.add("Content-Type", "application/json");
     m_clientTtft = m_engine.clock().now() - m_startedAt;
     const QByteArray json = answer.toJson(m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
     m_response->send(200, headers, json);
@@ -524,25 +524,26 @@ void ProxyCall::endAttempt()
 
 HttpHeaders ProxyCall::routingHeaders() const
 {
+    // Built fresh with distinct names: add(), not set(), which searches what is there each time.
     HttpHeaders headers;
-    headers.set("x-request-id", m_input.requestId.toUtf8());
+    headers.add("x-request-id", m_input.requestId.toUtf8());
     if (!m_attempt && !m_record.channelName.isEmpty()) // an error after the attempts: the last channel tried
-        headers.set("x-switchboard-channel", m_record.channelName.toUtf8());
+        headers.add("x-switchboard-channel", m_record.channelName.toUtf8());
     if (m_attempt) {
-        headers.set("x-switchboard-channel", m_attempt->choice.channelName.toUtf8());
-        headers.set("x-switchboard-tier", QByteArray::number(m_attempt->choice.tier));
+        headers.add("x-switchboard-channel", m_attempt->choice.channelName.toUtf8());
+        headers.add("x-switchboard-tier", QByteArray::number(m_attempt->choice.tier));
         if (m_attempt->choice.tier > 0)
-            headers.set("x-switchboard-model", m_attempt->choice.logicalModel.toUtf8());
+            headers.add("x-switchboard-model", m_attempt->choice.logicalModel.toUtf8());
         if (m_attempt->choice.panic)
-            headers.set("x-switchboard-panic", "true");
+            headers.add("x-switchboard-panic", "true");
     }
     if (!m_input.autoTier.isEmpty()) // "x-switchboard-tier" is the fallback tier number; this is the task-based tier
-        headers.set("x-switchboard-auto-tier", m_input.autoTier.toUtf8());
+        headers.add("x-switchboard-auto-tier", m_input.autoTier.toUtf8());
     if (!m_input.cacheHeader.isEmpty()) // issue #8: miss or skip (hits never get here)
-        headers.set("x-switchboard-cache", m_input.cacheHeader);
-    headers.set("x-switchboard-attempts", QByteArray::number(m_retry.attempts()));
+        headers.add("x-switchboard-cache", m_input.cacheHeader);
+    headers.add("x-switchboard-attempts", QByteArray::number(m_retry.attempts()));
     const bool failover = m_attempt && m_attempt->choice.channelId != m_firstChannelId;
-    headers.set("x-switchboard-failover", failover ? "true" : "false");
+    headers.add("x-switchboard-failover", failover ? "true" : "false");
     return headers;
 }
 

@@ -1,5 +1,7 @@
 #include "net/PlainHttpEngine.h"
 
+#include "common/ByteAssembly.h"
+
 #include <QHostAddress>
 
 #include <netinet/in.h>
@@ -8,6 +10,9 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+
+#include <unistd.h> // environ
 
 namespace sb {
 
@@ -24,11 +29,15 @@ constexpr int kReadsPerEvent = 4;
 bool environmentHasProxy()
 {
     // libcurl's variables for an http:// URL (it ignores HTTP_PROXY there, as CGI sets it from a
-    // request header). Whoever set one gets libcurl, which applies it and no_proxy exactly.
-    for (const char *name : {"http_proxy", "all_proxy", "ALL_PROXY"}) {
-        const char *value = std::getenv(name);
-        if (value && *value)
-            return true;
+    // request header). Whoever set one gets libcurl, which applies it and no_proxy exactly. Read
+    // on every request (a test or an embedding application may set one at any time), in one pass
+    // over the environment rather than a getenv() per name.
+    for (char **entry = environ; *entry; ++entry) {
+        const std::string_view variable(*entry);
+        for (std::string_view name : {"http_proxy=", "all_proxy=", "ALL_PROXY="}) {
+            if (variable.size() > name.size() && variable.starts_with(name))
+                return true;
+        }
     }
     return false;
 }
@@ -108,22 +117,21 @@ bool buildHead(const UpstreamRequest &request, const PlainHttpTarget &target, QB
     *error = UpstreamTransfer::headerProblem(request.headers);
     if (!error->isEmpty())
         return false;
-    head->reserve(160 + target.requestTarget.size() + static_cast<qsizetype>(request.headers.size()) * 48);
-    head->append(method).append(' ').append(target.requestTarget).append(" HTTP/1.1\r\n");
+    const QByteArray length = QByteArray::number(request.body.size());
+    ByteAssembly out;
+    out << method << " " << target.requestTarget << " HTTP/1.1\r\n";
     if (!request.headers.contains("Host"))
-        head->append("Host: ").append(target.hostHeader).append("\r\n");
+        out << "Host: " << target.hostHeader << "\r\n";
     for (const auto &[name, value] : request.headers.fields()) {
         // The body's framing is ours to write.
         if (named(name, "content-length") || named(name, "transfer-encoding"))
             continue;
-        head->append(name).append(':');
-        if (!value.isEmpty())
-            head->append(' ').append(value);
-        head->append("\r\n");
+        out << name << (value.isEmpty() ? ":" : ": ") << value << "\r\n";
     }
     if (!request.body.isEmpty() || (method != "GET" && method != "HEAD"))
-        head->append("Content-Length: ").append(QByteArray::number(request.body.size())).append("\r\n");
-    head->append("\r\n");
+        out << "Content-Length: " << length << "\r\n";
+    out << "\r\n";
+    *head = out.take();
     return true;
 }
 

@@ -1,15 +1,18 @@
 #include "net/ResponseWriter.h"
 
+#include "common/ByteAssembly.h"
 #include "net/HttpConnection.h"
 
 #include <QDebug>
 #include <QThread>
 
+#include <charconv>
+
 namespace sb {
 
 namespace {
 
-QByteArray reasonPhrase(int status)
+QByteArrayView reasonPhrase(int status)
 {
     switch (status) {
     case 100: return "Continue";
@@ -47,6 +50,9 @@ QByteArray reasonPhrase(int status)
 
 bool isFramingHeader(const QByteArray &name)
 {
+    const qsizetype size = name.size();
+    if (size != 14 && size != 17 && size != 10) // the lengths of the four names below
+        return false;
     return name.compare("Content-Length", Qt::CaseInsensitive) == 0
            || name.compare("Transfer-Encoding", Qt::CaseInsensitive) == 0
            || name.compare("Connection", Qt::CaseInsensitive) == 0
@@ -87,31 +93,24 @@ ResponseWriter::~ResponseWriter()
 
 QByteArray ResponseWriter::head(int status, const HttpHeaders &headers, const QByteArray &framing)
 {
-    QByteArray out;
-    out.reserve(256);
-    out += "HTTP/1.1 ";
-    out += QByteArray::number(status);
-    out += ' ';
-    out += reasonPhrase(status);
-    out += "\r\n";
+    char statusText[12];
+    const char *statusEnd = std::to_chars(statusText, statusText + sizeof statusText, status).ptr;
+    ByteAssembly out;
+    out << "HTTP/1.1 " << QByteArrayView(statusText, statusEnd) << " " << reasonPhrase(status) << "\r\n";
     for (const auto &[name, value] : headers.fields()) {
-        if (isFramingHeader(name))
-            continue;
-        out += name;
-        out += ": ";
-        out += value;
-        out += "\r\n";
+        if (!isFramingHeader(name))
+            out << name << ": " << value << "\r\n";
     }
-    out += framing;
+    out << framing;
     // A close-delimited stream (HTTP/1.0 client) forces the connection closed after it.
     const bool needsClose = m_state == State::Pending && framing.isEmpty() && !m_headRequest && status != 204
                             && status != 304 && status >= 200;
     if (m_connection && m_connection->closesAfterResponse(m_sequence, needsClose))
-        out += "Connection: close\r\n";
+        out << "Connection: close\r\n";
     else if (m_httpMinor == 0)
-        out += "Connection: keep-alive\r\n";
-    out += "\r\n";
-    return out;
+        out << "Connection: keep-alive\r\n";
+    out << "\r\n";
+    return out.take();
 }
 
 void ResponseWriter::push(const QByteArray &bytes)
