@@ -1,6 +1,7 @@
 #include "engine/ChatRequest.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -87,29 +88,31 @@ bool checkMessages(const QJsonObject &body, ApiError *error)
         return false;
     }
     const QJsonArray list = messages.toArray();
+    static const QStringList roles{QStringLiteral("system"), QStringLiteral("developer"), QStringLiteral("user"),
+                                   QStringLiteral("assistant"), QStringLiteral("tool"), QStringLiteral("function")};
     for (qsizetype i = 0; i < list.size(); ++i) {
-        const QString where = QStringLiteral("messages[%1]").arg(i);
-        if (!list.at(i).isObject()) {
-            *error = invalid(QStringLiteral("'%1' must be an object with 'role' and 'content'.").arg(where), where,
+        // Only an error names the message: formatting its path for every message cost more than checking it.
+        const auto where = [i] { return QStringLiteral("messages[%1]").arg(i); };
+        const QJsonValue item = list.at(i);
+        if (!item.isObject()) {
+            *error = invalid(QStringLiteral("'%1' must be an object with 'role' and 'content'.").arg(where()), where(),
                              QStringLiteral("invalid_type"));
             return false;
         }
-        const QJsonObject message = list.at(i).toObject();
-        const QJsonValue role = message.value(QStringLiteral("role"));
-        static const QStringList roles{QStringLiteral("system"), QStringLiteral("developer"), QStringLiteral("user"),
-                                       QStringLiteral("assistant"), QStringLiteral("tool"), QStringLiteral("function")};
+        const QJsonObject message = item.toObject();
+        const QJsonValue role = message.value(QLatin1String("role"));
         if (!role.isString() || !roles.contains(role.toString())) {
-            *error = invalid(QStringLiteral("'%1.role' must be one of %2.").arg(where, roles.join(QStringLiteral(", "))),
-                             where + QStringLiteral(".role"));
+            *error = invalid(QStringLiteral("'%1.role' must be one of %2.").arg(where(), roles.join(QStringLiteral(", "))),
+                             where() + QStringLiteral(".role"));
             return false;
         }
-        const QJsonValue content = message.value(QStringLiteral("content"));
+        const QJsonValue content = message.value(QLatin1String("content"));
         const bool contentOk = content.isString() || content.isArray() || content.isNull()
-            || (content.isUndefined() && (message.contains(QStringLiteral("tool_calls"))
-                                          || message.contains(QStringLiteral("function_call"))));
+            || (content.isUndefined() && (message.contains(QLatin1String("tool_calls"))
+                                          || message.contains(QLatin1String("function_call"))));
         if (!contentOk) {
-            *error = invalid(QStringLiteral("'%1.content' must be a string or an array of content parts.").arg(where),
-                             where + QStringLiteral(".content"), QStringLiteral("invalid_type"));
+            *error = invalid(QStringLiteral("'%1.content' must be a string or an array of content parts.").arg(where()),
+                             where() + QStringLiteral(".content"), QStringLiteral("invalid_type"));
             return false;
         }
     }
@@ -130,13 +133,19 @@ bool checkOptionalTypes(const QJsonObject &body, ApiError *error)
         {"stream_options", &QJsonValue::isObject, "an object"},
         {"response_format", &QJsonValue::isObject, "an object"},
     };
-    for (const auto &e : expectations) {
-        const QJsonValue value = body.value(QLatin1String(e.name));
-        if (value.isUndefined() || value.isNull())
+    // One pass over the members the client sent (usually a handful), not a lookup per name.
+    for (auto member = body.constBegin(); member != body.constEnd(); ++member) {
+        const QString key = member.key();
+        const auto e = std::find_if(std::begin(expectations), std::end(expectations),
+                                    [&key](const Expect &x) { return key == QLatin1String(x.name); });
+        if (e == std::end(expectations))
             continue;
-        if (!(value.*(e.is))()) {
-            *error = invalid(QStringLiteral("'%1' must be %2.").arg(QLatin1String(e.name), QLatin1String(e.what)),
-                             QLatin1String(e.name), QStringLiteral("invalid_type"));
+        const QJsonValue value = member.value();
+        if (value.isNull())
+            continue;
+        if (!(value.*(e->is))()) {
+            *error = invalid(QStringLiteral("'%1' must be %2.").arg(QLatin1String(e->name), QLatin1String(e->what)),
+                             QLatin1String(e->name), QStringLiteral("invalid_type"));
             return false;
         }
     }
