@@ -145,17 +145,15 @@ void UpstreamClient::closeIdleConnections()
     if (!m_transfers.empty())
         return;
     m_plain->closeIdleConnections();
-    if (!m_multi) {
-        ++m_stats.idleSweeps;
+    ++m_stats.idleSweeps;
+    if (!m_multi)
         return;
-    }
     m_curlTimer->stop();
     curl_multi_cleanup(m_multi); // closes the cached connections, telling socketCallback
     m_multi = nullptr;
     for (auto &[socket, watch] : m_sockets)
         watch->release();
     m_sockets.clear();
-    ++m_stats.idleSweeps;
     createMulti();
 }
 
