@@ -94,6 +94,9 @@ UpstreamClient::UpstreamClient(QObject *parent) : QObject(parent), m_curlTimer(n
 
     m_plain = new PlainHttpEngine(this);
     m_plain->setAfterEvents([this] { onPlainHttpEvents(); });
+    // An operator's way back to libcurl for every request, should the engine ever misbehave with
+    // some local server, without a rebuild.
+    m_plainHttpEnabled = qEnvironmentVariable("SB_UPSTREAM_ENGINE") != QLatin1String("curl");
 
     if (CurlGlobal::ensureInitialized())
         createMulti();

@@ -70,7 +70,8 @@ public:
     std::size_t idleEasyHandles() const { return m_easyHandles->idleCount(); }
     bool isActive(quint64 transferId) const { return m_transfers.count(transferId) != 0; }
 
-    // On by default; off sends every request through libcurl (the tests run both ways).
+    // On by default (SB_UPSTREAM_ENGINE=curl in the environment turns it off); off sends every
+    // request through libcurl (the tests run both ways).
     void setPlainHttpEnabled(bool enabled) { m_plainHttpEnabled = enabled; }
     // Kept-alive connections of the PlainHttpEngine waiting for the next request.
     std::size_t idlePlainHttpConnections() const;

@@ -1067,6 +1067,23 @@ private slots:
         QCOMPARE(client.stats().plainHttpTransfers, g_plainHttp ? 1u : 0u);
     }
 
+    // The default, and the operator's way back to libcurl for everything.
+    void theEngineIsChosenByTheEnvironment()
+    {
+        CannedServer server([](QTcpSocket *socket, const CannedServer::Request &) { socket->write(response(200, "ok")); });
+        const auto run = [&] {
+            UpstreamClient client; // not a TestClient: the constructor's own choice
+            Recorder rec;
+            client.start(get(server.url("/a")), {}, rec.callbacks());
+            [&] { QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000); }();
+            return client.stats().plainHttpTransfers;
+        };
+        QCOMPARE(run(), 1u);
+        qputenv("SB_UPSTREAM_ENGINE", "curl");
+        const auto restore = qScopeGuard([] { qunsetenv("SB_UPSTREAM_ENGINE"); });
+        QCOMPARE(run(), 0u);
+    }
+
     void apiKeysNeverReachTheLog()
     {
         sb::LoggingOptions logging;
