@@ -5,14 +5,12 @@
 #include <QHostAddress>
 
 #include <netinet/in.h>
+#include <unistd.h> // environ
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <cstring>
 #include <string_view>
-
-#include <unistd.h> // environ
 
 namespace sb {
 
@@ -152,7 +150,6 @@ struct PlainHttpEngine::Exchange final : HttpResponseParser::Sink {
     std::size_t nextAddress = 0;
     bool mayRetry = false; // on a kept-alive connection and nothing answered yet
     int connectionsOpened = 0;
-    Clock::time_point startedAt;
     Clock::time_point connectBy = Clock::time_point::max();
     Clock::time_point finishBy = Clock::time_point::max();
     Deadlines::iterator deadline;
@@ -204,9 +201,8 @@ void PlainHttpEngine::start(UpstreamTransfer &transfer, std::shared_ptr<const Pl
     exchange.transfer = &transfer;
     exchange.target = std::move(target);
     exchange.toHead = transfer.request().method.compare("HEAD", Qt::CaseInsensitive) == 0;
-    exchange.startedAt = Clock::now();
     if (transfer.options().totalTimeout.count() > 0)
-        exchange.finishBy = exchange.startedAt + transfer.options().totalTimeout;
+        exchange.finishBy = Clock::now() + transfer.options().totalTimeout;
     m_exchanges.emplace(exchange.id, std::move(owned));
 
     QString error;
