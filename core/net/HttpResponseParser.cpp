@@ -2,6 +2,20 @@
 
 namespace sb {
 
+namespace {
+
+// A header name or value nearly always arrives in one piece: constructing it is cheaper than
+// QByteArray::append's general path.
+void appendPiece(QByteArray &to, const char *at, std::size_t length)
+{
+    if (to.isEmpty())
+        to = QByteArray(at, static_cast<qsizetype>(length));
+    else
+        to.append(at, static_cast<qsizetype>(length));
+}
+
+} // namespace
+
 HttpResponseParser::HttpResponseParser()
 {
     expectResponse(false);
@@ -52,13 +66,13 @@ int HttpResponseParser::onMessageBegin(llhttp_t *parser)
 
 int HttpResponseParser::onHeaderField(llhttp_t *parser, const char *at, std::size_t length)
 {
-    self(parser).m_field.append(at, static_cast<qsizetype>(length));
+    appendPiece(self(parser).m_field, at, length);
     return 0;
 }
 
 int HttpResponseParser::onHeaderValue(llhttp_t *parser, const char *at, std::size_t length)
 {
-    self(parser).m_value.append(at, static_cast<qsizetype>(length));
+    appendPiece(self(parser).m_value, at, length);
     return 0;
 }
 
