@@ -1,5 +1,7 @@
 #include "net/HttpResponseParser.h"
 
+#include <utility>
+
 namespace sb {
 
 namespace {

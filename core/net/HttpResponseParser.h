@@ -76,7 +76,6 @@ private:
     bool m_complete = false;
     bool m_keepAlive = false;
     bool m_refused = false; // a Sink said no
-    bool m_inValue = false;
     QByteArray m_field;
     QByteArray m_value;
     HttpHeaders m_headers;

@@ -3,6 +3,7 @@
 #include "common/ByteAssembly.h"
 
 #include <QHostAddress>
+#include <QUrl>
 
 #include <netinet/in.h>
 #include <unistd.h> // environ

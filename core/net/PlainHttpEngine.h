@@ -5,13 +5,13 @@
 
 #include <QObject>
 #include <QTimer>
-#include <QUrl>
 
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sb {
