@@ -1,6 +1,7 @@
 #include "net/HttpConnection.h"
 
 #include "net/ErrorBody.h"
+#include "net/HttpSyntax.h"
 #include "net/ResponseWriter.h"
 #include "net/ServerCounters.h"
 
@@ -9,7 +10,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <exception>
 
 namespace sb {
@@ -36,35 +36,9 @@ bool isSupportedMethod(uint8_t method)
     }
 }
 
-// RFC 9110 tchar: llhttp 8.1 lets a space inside a field name through, which proxies downstream
-// may read differently (a smuggling vector), so names are checked once complete.
-bool isToken(const QByteArray &name)
-{
-    if (name.isEmpty())
-        return false;
-    for (const char ch : name) {
-        const auto c = static_cast<unsigned char>(ch);
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                        || std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-        if (!ok || c == 0)
-            return false;
-    }
-    return true;
-}
-
 HttpConnection *self(llhttp_t *parser)
 {
     return static_cast<HttpConnection *>(parser->data);
-}
-
-// A header name or value nearly always arrives in one piece: constructing it is cheaper than
-// QByteArray::append's general path.
-void appendPiece(QByteArray &to, const char *at, size_t length)
-{
-    if (to.isEmpty())
-        to = QByteArray(at, static_cast<qsizetype>(length));
-    else
-        to.append(at, static_cast<qsizetype>(length));
 }
 
 } // namespace
@@ -175,7 +149,7 @@ bool HttpConnection::addHeaderBytes(qint64 bytes)
 int HttpConnection::onUrl(llhttp_t *parser, const char *at, size_t length)
 {
     HttpConnection *c = self(parser);
-    appendPiece(c->m_current.target, at, length);
+    appendHeaderPiece(c->m_current.target, at, length);
     if (!c->addHeaderBytes(static_cast<qint64>(length)))
         return c->fail(414, QStringLiteral("The request URL is longer than the server accepts (%1 bytes).")
                                 .arg(c->m_limits.maxHeaderBytes),
@@ -186,7 +160,7 @@ int HttpConnection::onUrl(llhttp_t *parser, const char *at, size_t length)
 int HttpConnection::onHeaderField(llhttp_t *parser, const char *at, size_t length)
 {
     HttpConnection *c = self(parser);
-    appendPiece(c->m_field, at, length);
+    appendHeaderPiece(c->m_field, at, length);
     if (!c->addHeaderBytes(static_cast<qint64>(length)))
         return c->fail(431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).")
                                 .arg(c->m_limits.maxHeaderBytes),
@@ -197,7 +171,7 @@ int HttpConnection::onHeaderField(llhttp_t *parser, const char *at, size_t lengt
 int HttpConnection::onHeaderFieldComplete(llhttp_t *parser)
 {
     HttpConnection *c = self(parser);
-    if (!isToken(c->m_field))
+    if (!isHttpToken(c->m_field))
         return c->fail(400, QStringLiteral("A request header name is not a valid token."),
                        QStringLiteral("invalid_header"));
     if (++c->m_headerCount > c->m_limits.maxHeaderCount)
@@ -215,7 +189,7 @@ int HttpConnection::onHeaderFieldComplete(llhttp_t *parser)
 int HttpConnection::onHeaderValue(llhttp_t *parser, const char *at, size_t length)
 {
     HttpConnection *c = self(parser);
-    appendPiece(c->m_value, at, length);
+    appendHeaderPiece(c->m_value, at, length);
     if (!c->addHeaderBytes(static_cast<qint64>(length)))
         return c->fail(431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).")
                                 .arg(c->m_limits.maxHeaderBytes),

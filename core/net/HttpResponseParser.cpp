@@ -1,22 +1,10 @@
 #include "net/HttpResponseParser.h"
 
+#include "net/HttpSyntax.h"
+
 #include <utility>
 
 namespace sb {
-
-namespace {
-
-// A header name or value nearly always arrives in one piece: constructing it is cheaper than
-// QByteArray::append's general path.
-void appendPiece(QByteArray &to, const char *at, std::size_t length)
-{
-    if (to.isEmpty())
-        to = QByteArray(at, static_cast<qsizetype>(length));
-    else
-        to.append(at, static_cast<qsizetype>(length));
-}
-
-} // namespace
 
 HttpResponseParser::HttpResponseParser()
 {
@@ -68,13 +56,13 @@ int HttpResponseParser::onMessageBegin(llhttp_t *parser)
 
 int HttpResponseParser::onHeaderField(llhttp_t *parser, const char *at, std::size_t length)
 {
-    appendPiece(self(parser).m_field, at, length);
+    appendHeaderPiece(self(parser).m_field, at, length);
     return 0;
 }
 
 int HttpResponseParser::onHeaderValue(llhttp_t *parser, const char *at, std::size_t length)
 {
-    appendPiece(self(parser).m_value, at, length);
+    appendHeaderPiece(self(parser).m_value, at, length);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "net/PlainHttpEngine.h"
 
 #include "common/ByteAssembly.h"
+#include "net/HttpSyntax.h"
 
 #include <QHostAddress>
 #include <QUrl>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstring>
 #include <string_view>
 
@@ -91,14 +93,6 @@ std::shared_ptr<const PlainHttpTarget> makeTarget(const QUrl &url)
     return target;
 }
 
-bool isToken(const QByteArray &text)
-{
-    static constexpr std::string_view kSeparators = "()<>@,;:\\\"/[]?={} \t";
-    return !text.isEmpty() && std::all_of(text.begin(), text.end(), [](char c) {
-        return c > 32 && c < 127 && kSeparators.find(c) == std::string_view::npos;
-    });
-}
-
 bool named(const QByteArray &name, const char *lowerCase)
 {
     return name.compare(lowerCase, Qt::CaseInsensitive) == 0;
@@ -108,7 +102,7 @@ bool named(const QByteArray &name, const char *lowerCase)
 bool buildHead(const UpstreamRequest &request, const PlainHttpTarget &target, QByteArray *head, QString *error)
 {
     const QByteArray method = request.method.toUpper();
-    if (!isToken(method)) {
+    if (!isHttpToken(method)) {
         *error = QStringLiteral("The upstream request method \"%1\" is not a valid HTTP method")
                      .arg(QString::fromLatin1(request.method).simplified());
         return false;
@@ -116,7 +110,8 @@ bool buildHead(const UpstreamRequest &request, const PlainHttpTarget &target, QB
     *error = UpstreamTransfer::headerProblem(request.headers);
     if (!error->isEmpty())
         return false;
-    const QByteArray length = QByteArray::number(request.body.size());
+    char lengthText[24];
+    const QByteArrayView length(lengthText, std::to_chars(lengthText, lengthText + sizeof lengthText, request.body.size()).ptr);
     ByteAssembly out;
     out << method << " " << target.requestTarget << " HTTP/1.1\r\n";
     if (!request.headers.contains("Host"))

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QByteArray>
+#include <QByteArrayView>
+
+#include <cstddef>
+
+namespace sb {
+
+// Pieces of HTTP/1.1 syntax both directions need: the local server reading requests, the
+// PlainHttpEngine writing requests and reading responses.
+
+// RFC 9110 token (a method or a field name): one or more tchar. llhttp 8.1 lets a space inside a
+// field name through, which proxies downstream may read differently (a smuggling vector).
+bool isHttpToken(QByteArrayView text);
+
+// Adds a piece of a header name or value as llhttp hands it over. A piece nearly always is the
+// whole of it: constructing is cheaper then than QByteArray::append's general path.
+inline void appendHeaderPiece(QByteArray &to, const char *at, std::size_t length)
+{
+    if (to.isEmpty())
+        to = QByteArray(at, static_cast<qsizetype>(length));
+    else
+        to.append(at, static_cast<qsizetype>(length));
+}
+
+} // namespace sb
