@@ -78,7 +78,7 @@ void CacheFront::handle(Request request, const EngineConfigPtr &config, const st
     lookup->response = response;
     lookup->record = std::move(record);
     lookup->proceed = std::move(proceed);
-    lookup->exactKey = CacheKey::exact(request.body);
+    lookup->exactKey = CacheKey::exact(request.body.object());
     lookup->request = std::move(request);
 
     if (route->cacheEnabled) {
@@ -87,12 +87,12 @@ void CacheFront::handle(Request request, const EngineConfigPtr &config, const st
             return;
         }
     }
-    const QString text = route->cache.semantic ? CacheKey::semanticText(lookup->request.body) : QString();
+    const QString text = route->cache.semantic ? CacheKey::semanticText(lookup->request.body.object()) : QString();
     if (text.isEmpty()) {
         lookup->proceed(Miss{makeTee(*lookup, std::nullopt), QByteArrayLiteral("miss")});
         return;
     }
-    lookup->scope = CacheKey::semanticScope(route->logicalModel, lookup->request.body);
+    lookup->scope = CacheKey::semanticScope(route->logicalModel, lookup->request.body.object());
     m_embeddingCalls.fetch_add(1, std::memory_order_relaxed);
     EmbeddingsClient::embed(upstream, *config, route->cache, text,
                             [this, lookup](std::optional<std::vector<float>> embedding, const QString &error) {

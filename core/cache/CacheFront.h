@@ -4,6 +4,7 @@
 #include "cache/SemanticCache.h"
 #include "common/HttpHeaders.h"
 #include "model/EngineConfig.h"
+#include "providers/common/ClientBody.h"
 #include "telemetry/HistoryRecords.h"
 
 #include <QJsonObject>
@@ -28,7 +29,7 @@ public:
     struct Request {
         QString requestId;
         QString model; // the logical model: selects the route and its cache settings
-        QJsonObject body;
+        ClientBody body;
         bool stream = false;
         HttpHeaders headers;
     };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 
 #include <utility>
 #include <vector>
@@ -15,11 +16,12 @@ public:
 
     void add(QByteArray name, QByteArray value) { m_fields.emplace_back(std::move(name), std::move(value)); }
     // Replaces every field of that name with one.
-    void set(const QByteArray &name, QByteArray value);
-    void remove(const QByteArray &name);
-    bool contains(const QByteArray &name) const;
+    void set(QByteArray name, QByteArray value);
+    // Lookups take views, so that a name written as a literal costs no allocation.
+    void remove(QByteArrayView name);
+    bool contains(QByteArrayView name) const;
     // The first value of that name, or an empty array.
-    QByteArray value(const QByteArray &name) const;
+    QByteArray value(QByteArrayView name) const;
 
     const std::vector<Field> &fields() const { return m_fields; }
     bool isEmpty() const { return m_fields.empty(); }

@@ -1,5 +1,6 @@
 #include "common/JsonText.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace sb {
@@ -8,33 +9,70 @@ namespace {
 
 char hexDigit(unsigned value) { return "0123456789abcdef"[value & 0xF]; }
 
+// How many more bytes than one `c` takes in a JSON string.
+qsizetype escapeExtra(unsigned c)
+{
+    if (c == '"' || c == '\\')
+        return 1;
+    if (c >= 0x20)
+        return 0;
+    return c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t' ? 1 : 5;
+}
+
+// Writes `c` escaped as QJsonDocument would; returns the position after it. `c` is a byte of UTF-8
+// or an ASCII code unit.
+char *writeEscaped(char *at, unsigned c)
+{
+    if (escapeExtra(c) == 0) {
+        *at++ = char(c);
+        return at;
+    }
+    *at++ = '\\';
+    switch (c) {
+    case '"': *at++ = '"'; break;
+    case '\\': *at++ = '\\'; break;
+    case '\b': *at++ = 'b'; break;
+    case '\f': *at++ = 'f'; break;
+    case '\n': *at++ = 'n'; break;
+    case '\r': *at++ = 'r'; break;
+    case '\t': *at++ = 't'; break;
+    default:
+        for (const char ch : {'u', '0', '0', hexDigit(c >> 4), hexDigit(c)})
+            *at++ = ch;
+    }
+    return at;
+}
+
+// The string literal of `units` sized first and written once: appending byte by byte cost more
+// than the history's whole attempts column.
+template <typename Unit>
+void appendEscaped(QByteArray *out, const Unit *units, qsizetype count)
+{
+    qsizetype length = count + 2;
+    for (qsizetype i = 0; i < count; ++i)
+        length += escapeExtra(units[i]);
+    const qsizetype start = out->size();
+    out->resize(start + length);
+    char *at = out->data() + start;
+    *at++ = '"';
+    for (qsizetype i = 0; i < count; ++i)
+        at = writeEscaped(at, units[i]);
+    *at = '"';
+}
+
 } // namespace
 
 void appendJsonString(QByteArray *out, const QString &text)
 {
-    const QByteArray utf8 = text.toUtf8();
-    out->reserve(out->size() + utf8.size() + 2);
-    out->append('"');
-    for (const char ch : utf8) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-        case '"': out->append("\\\""); break;
-        case '\\': out->append("\\\\"); break;
-        case '\b': out->append("\\b"); break;
-        case '\f': out->append("\\f"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
-        default:
-            if (c < 0x20) {
-                const char escape[] = {'\\', 'u', '0', '0', hexDigit(c >> 4), hexDigit(c)};
-                out->append(escape, sizeof escape);
-            } else {
-                out->append(ch);
-            }
-        }
+    // ASCII (names, ids, outcomes: nearly everything written here) goes from UTF-16 straight to
+    // bytes; anything else through UTF-8 first.
+    const auto *units = reinterpret_cast<const char16_t *>(text.utf16());
+    if (std::all_of(units, units + text.size(), [](char16_t u) { return u < 0x80; })) {
+        appendEscaped(out, units, text.size());
+        return;
     }
-    out->append('"');
+    const QByteArray utf8 = text.toUtf8();
+    appendEscaped(out, reinterpret_cast<const unsigned char *>(utf8.constData()), utf8.size());
 }
 
 void appendJsonNumber(QByteArray *out, qint64 value)

@@ -1,5 +1,7 @@
 #include "engine/ChatRequest.h"
 
+#include "providers/common/JsonWalk.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -164,20 +166,174 @@ int estimateTokens(qsizetype bytes)
     return static_cast<int>(qMin<qsizetype>(bytes / 4 + 1, 100'000'000));
 }
 
+// ---- The quick check: the same rules as above, on the bytes a JsonObjectScan accepted. It only
+// says yes or "not sure"; anything unusual (escapes where a name or role is read, repeated keys,
+// edge whitespace in the model) is left to the QJsonDocument path, so both paths answer alike.
+
+bool hasBackslash(QByteArrayView text) { return text.contains('\\'); }
+
+// A JSON string's contents when it has no escapes; std::nullopt otherwise.
+std::optional<QByteArrayView> plainString(QByteArrayView value)
+{
+    if (value.size() < 2 || value.front() != '"')
+        return std::nullopt;
+    const QByteArrayView contents = value.sliced(1, value.size() - 2);
+    if (hasBackslash(contents))
+        return std::nullopt;
+    return contents;
+}
+
+QByteArrayView memberValue(QByteArrayView json, const JsonObjectScan::Member &member)
+{
+    return json.sliced(member.valueBegin, member.valueEnd - member.valueBegin);
+}
+
+bool quickModel(QByteArrayView json, const JsonObjectScan &scan, QString *model)
+{
+    const JsonObjectScan::Member *member = scan.find("model");
+    if (!member)
+        return false;
+    const std::optional<QByteArrayView> name = plainString(memberValue(json, *member));
+    // Printable ASCII at both ends, so that trimming (which knows Unicode's spaces) has nothing to do.
+    const auto printable = [](char c) { return c > 0x20 && c < 0x7f; };
+    if (!name || name->isEmpty() || !printable(name->front()) || !printable(name->back()))
+        return false;
+    *model = QString::fromUtf8(*name);
+    return true;
+}
+
+bool quickMessage(QByteArrayView json, jsonwalk::Span message)
+{
+    if (json[message.begin] != '{')
+        return false;
+    static constexpr QByteArrayView roles[] = {"system", "developer", "user", "assistant", "tool", "function"};
+    int roleCount = 0, contentCount = 0;
+    bool roleOk = false, contentOk = false, hasCalls = false;
+    const bool walked = jsonwalk::forEachMember(json, message.begin, [&](QByteArrayView key, jsonwalk::Span value) {
+        if (hasBackslash(key))
+            return false;
+        const QByteArrayView text = json.sliced(value.begin, value.end - value.begin);
+        if (key == "role") {
+            const std::optional<QByteArrayView> role = plainString(text);
+            roleOk = role && std::find(std::begin(roles), std::end(roles), *role) != std::end(roles);
+            ++roleCount;
+        } else if (key == "content") {
+            contentOk = text.front() == '"' || text.front() == '[' || text.front() == 'n';
+            ++contentCount;
+        } else if (key == "tool_calls" || key == "function_call") {
+            hasCalls = true;
+        }
+        return true;
+    });
+    return walked && roleCount == 1 && roleOk && (contentCount == 1 ? contentOk : contentCount == 0 && hasCalls);
+}
+
+bool quickMessages(QByteArrayView json, const JsonObjectScan &scan)
+{
+    const JsonObjectScan::Member *member = scan.find("messages");
+    if (!member || json[member->valueBegin] != '[')
+        return false;
+    int count = 0;
+    const bool allOk = jsonwalk::forEachElement(json, member->valueBegin, [&](jsonwalk::Span message) {
+        ++count;
+        return quickMessage(json, message);
+    });
+    return allOk && count > 0;
+}
+
+bool quickOptionalTypes(QByteArrayView json, const JsonObjectScan &scan)
+{
+    enum Kind { Bool, Number, Array, Object, StringOrArray };
+    struct Expect { QByteArrayView name; Kind kind; };
+    static constexpr Expect expectations[] = {
+        {"stream", Bool}, {"temperature", Number}, {"top_p", Number}, {"max_tokens", Number},
+        {"max_completion_tokens", Number}, {"n", Number}, {"tools", Array}, {"stream_options", Object},
+        {"response_format", Object}, {"stop", StringOrArray},
+    };
+    for (const JsonObjectScan::Member &member : scan.members()) {
+        const auto e = std::find_if(std::begin(expectations), std::end(expectations),
+                                    [&member](const Expect &x) { return member.key == x.name; });
+        if (e == std::end(expectations))
+            continue;
+        const char first = json[member.valueBegin];
+        bool ok = first == 'n'; // null: as if absent
+        switch (e->kind) {
+        case Bool: ok = ok || first == 't' || first == 'f'; break;
+        case Number: ok = ok || first == '-' || (first >= '0' && first <= '9'); break;
+        case Array: ok = ok || first == '['; break;
+        case Object: ok = ok || first == '{'; break;
+        case StringOrArray: ok = ok || first == '"' || first == '['; break;
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+// stream_options.include_usage; std::nullopt when not sure (a repeated key).
+std::optional<bool> quickIncludeUsage(QByteArrayView json, const JsonObjectScan &scan)
+{
+    const JsonObjectScan::Member *options = scan.find("stream_options");
+    if (!options || json[options->valueBegin] != '{')
+        return false;
+    int seen = 0;
+    bool include = false;
+    const bool walked = jsonwalk::forEachMember(json, options->valueBegin, [&](QByteArrayView key, jsonwalk::Span value) {
+        if (hasBackslash(key))
+            return false;
+        if (key == "include_usage") {
+            ++seen;
+            include = json.sliced(value.begin, value.end - value.begin) == "true";
+        }
+        return true;
+    });
+    if (!walked || seen > 1)
+        return std::nullopt;
+    return include;
+}
+
+std::optional<ChatRequest> quickParse(const QByteArray &json)
+{
+    JsonObjectScan scan;
+    if (!scan.scan(json))
+        return std::nullopt;
+    ChatRequest request;
+    if (!quickModel(json, scan, &request.model) || !quickMessages(json, scan) || !quickOptionalTypes(json, scan))
+        return std::nullopt;
+    const std::optional<bool> includeUsage = quickIncludeUsage(json, scan);
+    if (!includeUsage)
+        return std::nullopt;
+    const JsonObjectScan::Member *stream = scan.find("stream");
+    request.stream = stream && memberValue(json, *stream) == "true";
+    request.includeUsage = *includeUsage;
+    request.estimatedPromptTokens = estimateTokens(json.size());
+    request.body = ClientBody(json, std::move(scan));
+    return request;
+}
+
 } // namespace
 
 std::optional<ChatRequest> ChatRequest::parse(const QByteArray &json, ApiError *error)
 {
+    if (std::optional<ChatRequest> request = quickParse(json))
+        return request;
+    return parseWithQt(json, error);
+}
+
+std::optional<ChatRequest> ChatRequest::parseWithQt(const QByteArray &json, ApiError *error)
+{
     ChatRequest request;
-    if (!parseObject(json, &request.body, error) || !requireModel(request.body, &request.model, error)
-        || !checkMessages(request.body, error) || !checkOptionalTypes(request.body, error))
+    QJsonObject body;
+    if (!parseObject(json, &body, error) || !requireModel(body, &request.model, error) || !checkMessages(body, error)
+        || !checkOptionalTypes(body, error))
         return std::nullopt;
-    request.stream = request.body.value(QStringLiteral("stream")).toBool(false);
-    request.includeUsage = request.body.value(QStringLiteral("stream_options"))
+    request.stream = body.value(QStringLiteral("stream")).toBool(false);
+    request.includeUsage = body.value(QStringLiteral("stream_options"))
                                .toObject()
                                .value(QStringLiteral("include_usage"))
                                .toBool(false);
     request.estimatedPromptTokens = estimateTokens(json.size());
+    request.body = ClientBody(std::move(body), json);
     return request;
 }
 

@@ -19,6 +19,16 @@ namespace sb {
 
 namespace {
 
+// Tier and attempt counts are a single digit nearly always: those come from literals, no allocation.
+QByteArray smallNumber(int n)
+{
+    static const QByteArray digits[] = {
+        QByteArrayLiteral("0"), QByteArrayLiteral("1"), QByteArrayLiteral("2"), QByteArrayLiteral("3"), QByteArrayLiteral("4"),
+        QByteArrayLiteral("5"), QByteArrayLiteral("6"), QByteArrayLiteral("7"), QByteArrayLiteral("8"), QByteArrayLiteral("9"),
+    };
+    return n >= 0 && n <= 9 ? digits[n] : QByteArray::number(n);
+}
+
 // Error bodies are read whole to classify them; anything longer than this is not an error message.
 constexpr qsizetype kMaxBufferedBody = 64 * 1024 * 1024;
 // Back-pressure for streams: pause the upstream above this much unsent data, resume below the other.
@@ -189,12 +199,12 @@ void ProxyCall::launch(RouteChoice choice)
         return;
     }
 
-    AdapterContext context{m_attempt->provider, channel, m_attempt->choice.key.secret, m_input.clientBody};
+    AdapterContext context{m_attempt->provider, channel, m_attempt->choice.key.secret, m_input.body.clientBytes()};
     std::optional<UpstreamRequest> request;
     if (m_input.kind == Kind::Chat) {
-        request = m_attempt->adapter->chatRequest(m_input.body, context);
+        request = m_attempt->adapter->chatRequestFor(m_input.body, context);
     } else {
-        request = m_attempt->adapter->embeddingsRequest(m_input.body, context);
+        request = m_attempt->adapter->embeddingsRequest(m_input.body.object(), context);
         if (!request) {
             attemptFailed(Outcome{OutcomeKind::NonRetryableParamError, OutcomeOrigin::Local, OutcomePhase::BeforeFirstByte, 400, {}, {},
                                   QStringLiteral("the %1 dialect has no embeddings endpoint").arg(m_attempt->provider->dialect)});
@@ -238,7 +248,7 @@ void ProxyCall::onUpstreamHeaders(int status, const HttpHeaders &headers)
     const bool eventStream = headers.value("content-type").toLower().contains("text/event-stream");
     if (status == 200 && m_input.stream && eventStream) {
         m_attempt->streaming = true;
-        m_attempt->translator = m_attempt->adapter->streamTranslator(m_input.body);
+        m_attempt->translator = m_attempt->adapter->streamTranslator(m_input.body.object());
         m_attempt->translator->setCreated(m_engine.clock().wallMillis() / 1000);
     }
 }
@@ -524,26 +534,27 @@ void ProxyCall::endAttempt()
 
 HttpHeaders ProxyCall::routingHeaders() const
 {
-    // Built fresh with distinct names: add(), not set(), which searches what is there each time.
+    // Built fresh with distinct names: add(), not set(), which searches what is there each time;
+    // names and fixed values are literals, which QByteArrayLiteral stores without an allocation.
     HttpHeaders headers;
-    headers.add("x-request-id", m_input.requestId.toUtf8());
+    headers.add(QByteArrayLiteral("x-request-id"), m_input.requestId.toUtf8());
     if (!m_attempt && !m_record.channelName.isEmpty()) // an error after the attempts: the last channel tried
-        headers.add("x-switchboard-channel", m_record.channelName.toUtf8());
+        headers.add(QByteArrayLiteral("x-switchboard-channel"), m_record.channelName.toUtf8());
     if (m_attempt) {
-        headers.add("x-switchboard-channel", m_attempt->choice.channelName.toUtf8());
-        headers.add("x-switchboard-tier", QByteArray::number(m_attempt->choice.tier));
+        headers.add(QByteArrayLiteral("x-switchboard-channel"), m_attempt->choice.channelName.toUtf8());
+        headers.add(QByteArrayLiteral("x-switchboard-tier"), smallNumber(m_attempt->choice.tier));
         if (m_attempt->choice.tier > 0)
-            headers.add("x-switchboard-model", m_attempt->choice.logicalModel.toUtf8());
+            headers.add(QByteArrayLiteral("x-switchboard-model"), m_attempt->choice.logicalModel.toUtf8());
         if (m_attempt->choice.panic)
-            headers.add("x-switchboard-panic", "true");
+            headers.add(QByteArrayLiteral("x-switchboard-panic"), QByteArrayLiteral("true"));
     }
     if (!m_input.autoTier.isEmpty()) // "x-switchboard-tier" is the fallback tier number; this is the task-based tier
-        headers.add("x-switchboard-auto-tier", m_input.autoTier.toUtf8());
+        headers.add(QByteArrayLiteral("x-switchboard-auto-tier"), m_input.autoTier.toUtf8());
     if (!m_input.cacheHeader.isEmpty()) // issue #8: miss or skip (hits never get here)
-        headers.add("x-switchboard-cache", m_input.cacheHeader);
-    headers.add("x-switchboard-attempts", QByteArray::number(m_retry.attempts()));
+        headers.add(QByteArrayLiteral("x-switchboard-cache"), m_input.cacheHeader);
+    headers.add(QByteArrayLiteral("x-switchboard-attempts"), smallNumber(m_retry.attempts()));
     const bool failover = m_attempt && m_attempt->choice.channelId != m_firstChannelId;
-    headers.add("x-switchboard-failover", failover ? "true" : "false");
+    headers.add(QByteArrayLiteral("x-switchboard-failover"), failover ? QByteArrayLiteral("true") : QByteArrayLiteral("false"));
     return headers;
 }
 

@@ -34,8 +34,7 @@ public:
     struct Input {
         Kind kind = Kind::Chat;
         QString requestId;
-        QJsonObject body;
-        QByteArray clientBody; // the bytes `body` was parsed from; cleared by whoever changes `body`
+        ClientBody body; // with the client's bytes until someone edits it
         QString model;
         bool stream = false;
         int estimatedTokens = 0;

@@ -132,8 +132,7 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
             return;
         }
         input.kind = ProxyCall::Kind::Embeddings;
-        input.body = std::move(parsed->body);
-        input.clientBody = request.body;
+        input.body = ClientBody(std::move(parsed->body), request.body);
         input.model = parsed->model;
         input.estimatedTokens = parsed->estimatedPromptTokens;
     } else {
@@ -144,7 +143,6 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
         }
         input.kind = ProxyCall::Kind::Chat;
         input.body = std::move(parsed->body);
-        input.clientBody = request.body;
         input.model = parsed->model;
         input.stream = parsed->stream;
         input.estimatedTokens = parsed->estimatedPromptTokens;
@@ -153,14 +151,14 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
         const ModelSelector selector(config->autoModel);
         if (selector.handles(input.model)) {
             QString why;
-            const auto tier = selector.choose(input.body, QString::fromUtf8(request.headers.value("x-switchboard-tier")), &why);
+            const auto tier = selector.choose(input.body.object(), QString::fromUtf8(request.headers.value("x-switchboard-tier")), &why);
             if (!tier) {
                 sendError(response, ApiError{400, why, QStringLiteral("invalid_request_error"), QStringLiteral("model"), QStringLiteral("unknown_tier")});
                 return;
             }
-            ModelSelector::removeHint(&input.body);
-            input.body.insert(QStringLiteral("model"), tier->model);
-            input.clientBody.clear(); // the body is no longer what the client sent
+            QJsonObject &body = input.body.edit(); // no longer what the client sent
+            ModelSelector::removeHint(&body);
+            body.insert(QStringLiteral("model"), tier->model);
             input.model = tier->model;
             input.autoTier = tier->tier;
             spdlog::debug("{}: {} → tier {} ({}) → {}", input.requestId.toStdString(), config->autoModel.modelName.toStdString(),

@@ -3,6 +3,7 @@
 #include "common/HttpHeaders.h"
 #include "model/EngineConfig.h"
 #include "model/Outcome.h"
+#include "providers/common/ClientBody.h"
 #include "providers/common/OpenAiAnswer.h"
 #include "stream/SseEvent.h"
 
@@ -87,6 +88,13 @@ public:
     // Translates an OpenAI chat.completions request body (already parsed and validated for shape)
     // into this dialect. `upstreamModel` replaces the caller's logical model name.
     virtual UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const = 0;
+    // What the proxy calls to build a chat attempt. The default parses the client's body (if no one
+    // has yet) and calls chatRequest(); a pass-through dialect overrides it and forwards the
+    // client's bytes without their ever being parsed into values (the proxy's hot path).
+    virtual UpstreamRequest chatRequestFor(const ClientBody &body, const AdapterContext &context) const
+    {
+        return chatRequest(body.object(), context);
+    }
     // OpenAI /v1/embeddings; std::nullopt when the dialect has no embeddings endpoint.
     virtual std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
                                                             const AdapterContext &context) const = 0;

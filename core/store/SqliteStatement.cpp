@@ -32,6 +32,9 @@ bool SqliteStatement::prepare(const QSqlDatabase &connection, const char *sql, Q
             *error = QStringLiteral("Cannot prepare a history statement: %1.").arg(QString::fromUtf8(sqlite3_errmsg(m_db)));
         return false;
     }
+    const int parameters = sqlite3_bind_parameter_count(m_statement);
+    m_kept.assign(std::size_t(parameters), QByteArray());
+    m_ascii.assign(std::size_t(parameters), std::string());
     return true;
 }
 
@@ -47,14 +50,27 @@ void SqliteStatement::bind(int index, double value)
 
 void SqliteStatement::bind(int index, const QString &text)
 {
-    bind(index, text.toUtf8());
+    // Names, ids, outcomes: nearly always ASCII, narrowed into this parameter's own buffer.
+    std::string &ascii = m_ascii.at(std::size_t(index));
+    ascii.resize(std::size_t(text.size()));
+    const QChar *units = text.constData();
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        if (units[i].unicode() >= 0x80) {
+            bind(index, text.toUtf8());
+            return;
+        }
+        ascii[std::size_t(i)] = char(units[i].unicode());
+    }
+    m_kept[std::size_t(index)] = QByteArray();
+    sqlite3_bind_text(m_statement, index + 1, ascii.data(), int(ascii.size()), SQLITE_STATIC);
 }
 
 void SqliteStatement::bind(int index, const QByteArray &utf8Text)
 {
+    m_kept.at(std::size_t(index)) = utf8Text; // shares the bytes: they live until the next bind here
     // Never a null pointer: SQLite would store NULL, and these columns want ''.
     sqlite3_bind_text(m_statement, index + 1, utf8Text.isNull() ? "" : utf8Text.constData(), int(utf8Text.size()),
-                      SQLITE_TRANSIENT);
+                      SQLITE_STATIC);
 }
 
 void SqliteStatement::bind(int index, const char *latin1)

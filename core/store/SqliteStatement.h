@@ -4,6 +4,9 @@
 #include <QSqlDatabase>
 #include <QString>
 
+#include <string>
+#include <vector>
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -13,6 +16,8 @@ namespace sb {
 // writer's inserts: QSqlQuery::bindValue wraps every value in a QVariant and hands every string to
 // SQLite as UTF-16, and at thousands of rows a second that cost more than the inserts themselves.
 // Strings are bound as UTF-8; a null QString binds as '' (the history's text columns are NOT NULL).
+// SQLite reads bound text in place (SQLITE_STATIC) rather than copying it: the statement keeps
+// each value's bytes until the next row, in buffers that ASCII strings reuse without allocating.
 // Indexes start at 0, as QSqlQuery's do. Lives on the connection's thread; not copyable.
 class SqliteStatement {
 public:
@@ -38,6 +43,9 @@ public:
 private:
     sqlite3 *m_db = nullptr;
     sqlite3_stmt *m_statement = nullptr;
+    // Per parameter: the bytes SQLite was given, alive until the parameter is bound again.
+    std::vector<QByteArray> m_kept;
+    std::vector<std::string> m_ascii; // QStrings that were ASCII, narrowed in reused capacity
 };
 
 } // namespace sb

@@ -15,6 +15,7 @@ public:
     QString defaultBaseUrl() const override;
 
     UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const override;
+    UpstreamRequest chatRequestFor(const ClientBody &body, const AdapterContext &context) const override;
     std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
                                                     const AdapterContext &context) const override;
     UpstreamRequest probeRequest(const AdapterContext &context) const override;

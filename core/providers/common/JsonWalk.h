@@ -1,0 +1,66 @@
+#pragma once
+
+#include <QByteArrayView>
+
+namespace sb::jsonwalk {
+
+// Walking JSON text that JsonObjectScan has already accepted, to look inside nested values (a
+// request's messages) without building them. Nothing is checked here: on text the scan has not
+// accepted the answers mean nothing, though every read stays inside `text`.
+
+// Where a value's bytes are in the text: [begin, end).
+struct Span {
+    qsizetype begin = 0;
+    qsizetype end = 0;
+};
+
+qsizetype skipSpace(QByteArrayView text, qsizetype at);
+
+// The end of the value that starts at `at`.
+qsizetype valueEnd(QByteArrayView text, qsizetype at);
+
+// Calls f(Span) for each element of the array that starts at `at`, until f returns false;
+// returns false when f did.
+template <typename F>
+bool forEachElement(QByteArrayView text, qsizetype at, F &&f)
+{
+    at = skipSpace(text, at + 1); // past '['
+    if (at < text.size() && text[at] == ']')
+        return true;
+    while (at < text.size()) {
+        const qsizetype end = valueEnd(text, at);
+        if (!f(Span{at, end}))
+            return false;
+        at = skipSpace(text, end);
+        if (at >= text.size() || text[at] != ',')
+            break;
+        at = skipSpace(text, at + 1);
+    }
+    return true;
+}
+
+// Calls f(key, Span) for each member of the object that starts at `at`, until f returns false;
+// returns false when f did. `key` is as written between its quotes, escapes and all.
+template <typename F>
+bool forEachMember(QByteArrayView text, qsizetype at, F &&f)
+{
+    at = skipSpace(text, at + 1); // past '{'
+    while (at < text.size() && text[at] == '"') {
+        const qsizetype keyEnd = valueEnd(text, at);
+        const QByteArrayView key = text.sliced(at + 1, keyEnd - at - 2);
+        at = skipSpace(text, keyEnd);
+        at = skipSpace(text, at + 1); // past ':'
+        if (at >= text.size())
+            break;
+        const qsizetype end = valueEnd(text, at);
+        if (!f(key, Span{at, end}))
+            return false;
+        at = skipSpace(text, end);
+        if (at >= text.size() || text[at] != ',')
+            break;
+        at = skipSpace(text, at + 1);
+    }
+    return true;
+}
+
+} // namespace sb::jsonwalk
