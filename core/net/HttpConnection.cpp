@@ -90,8 +90,6 @@ HttpConnection::HttpConnection(qintptr descriptor, quint64 id, int workerIndex, 
     m_parser.data = this;
     ++m_counters.connectionsOpen;
 
-    m_timer.setSingleShot(true);
-    connect(&m_timer, &QTimer::timeout, this, &HttpConnection::onTimeout);
 
     m_peer = m_socket->peerAddress();
     // The read buffer is bounded (kReadChunk): when we stop reading (pipelined queue full, error

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "net/DeadlineTimer.h"
 #include "net/HttpHandler.h"
 #include "net/HttpRequest.h"
 #include "net/HttpServerLimits.h"
@@ -9,7 +10,6 @@
 #include <QHostAddress>
 #include <QObject>
 #include <QString>
-#include <QTimer>
 
 #include <deque>
 #include <memory>
@@ -128,7 +128,7 @@ private:
     quint64 m_nextSequence = 0;
     std::weak_ptr<ResponseWriter> m_activeWriter;
 
-    QTimer m_timer;
+    DeadlineTimer m_timer{[this] { onTimeout(); }}; // the current phase's timeout
     Phase m_phase = Phase::None;
     bool m_draining = false;
     bool m_closing = false;
