@@ -7,6 +7,7 @@
 #include <QThread>
 
 #include <charconv>
+#include <cstring>
 
 namespace sb {
 
@@ -91,7 +92,7 @@ ResponseWriter::~ResponseWriter()
     }
 }
 
-QByteArray ResponseWriter::head(int status, const HttpHeaders &headers, const QByteArray &framing)
+QByteArray ResponseWriter::head(int status, const HttpHeaders &headers, QByteArrayView framing, QByteArrayView body)
 {
     char statusText[12];
     const char *statusEnd = std::to_chars(statusText, statusText + sizeof statusText, status).ptr;
@@ -109,7 +110,7 @@ QByteArray ResponseWriter::head(int status, const HttpHeaders &headers, const QB
         out << "Connection: close\r\n";
     else if (m_httpMinor == 0)
         out << "Connection: keep-alive\r\n";
-    out << "\r\n";
+    out << "\r\n" << body;
     return out.take();
 }
 
@@ -132,12 +133,13 @@ void ResponseWriter::send(int status, const HttpHeaders &headers, const QByteArr
     auto keepAlive = shared_from_this();
     m_status = status;
     const bool bodyless = status < 200 || status == 204 || status == 304;
-    QByteArray framing;
-    if (!bodyless)
-        framing = "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
-    QByteArray out = head(status, headers, framing);
-    if (!bodyless && !m_headRequest)
-        out += body;
+    char framing[48] = "Content-Length: ";
+    char *framingEnd = framing + std::strlen(framing);
+    framingEnd = std::to_chars(framingEnd, framing + sizeof framing - 2, body.size()).ptr;
+    *framingEnd++ = '\r';
+    *framingEnd++ = '\n';
+    const QByteArrayView framingView = bodyless ? QByteArrayView() : QByteArrayView(framing, framingEnd);
+    const QByteArray out = head(status, headers, framingView, !bodyless && !m_headRequest ? QByteArrayView(body) : QByteArrayView());
     m_state = State::Streaming; // until complete(): a close in between must still run onClosed
     push(out);
     complete();

@@ -59,7 +59,8 @@ private:
     enum class State { Pending, Streaming, Finished, Closed };
 
     ResponseWriter(HttpConnection *connection, quint64 sequence, bool headRequest, int httpMinor);
-    QByteArray head(int status, const HttpHeaders &headers, const QByteArray &framing);
+    // The status line and headers, and `body` after them in the same allocation.
+    QByteArray head(int status, const HttpHeaders &headers, QByteArrayView framing, QByteArrayView body = {});
     void push(const QByteArray &bytes);
     void complete();
     // From the connection: the client went away or the connection was cut.
