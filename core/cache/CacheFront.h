@@ -7,7 +7,6 @@
 #include "providers/common/ClientBody.h"
 #include "telemetry/HistoryRecords.h"
 
-#include <QJsonObject>
 #include <QString>
 
 #include <atomic>

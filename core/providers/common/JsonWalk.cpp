@@ -42,6 +42,14 @@ qsizetype skipSpace(QByteArrayView text, qsizetype at)
     return at;
 }
 
+qsizetype nextItem(QByteArrayView text, qsizetype end)
+{
+    const qsizetype at = skipSpace(text, end);
+    if (at >= text.size() || text[at] != ',')
+        return -1;
+    return skipSpace(text, at + 1);
+}
+
 qsizetype valueEnd(QByteArrayView text, qsizetype at)
 {
     if (at >= text.size())

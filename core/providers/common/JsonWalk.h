@@ -19,6 +19,10 @@ qsizetype skipSpace(QByteArrayView text, qsizetype at);
 // The end of the value that starts at `at`.
 qsizetype valueEnd(QByteArrayView text, qsizetype at);
 
+// After an item that ends at `end`: where the next item of its container starts, or -1 when the
+// container closes there.
+qsizetype nextItem(QByteArrayView text, qsizetype end);
+
 // Calls f(Span) for each element of the array that starts at `at`, until f returns false;
 // returns false when f did.
 template <typename F>
@@ -27,14 +31,11 @@ bool forEachElement(QByteArrayView text, qsizetype at, F &&f)
     at = skipSpace(text, at + 1); // past '['
     if (at < text.size() && text[at] == ']')
         return true;
-    while (at < text.size()) {
+    while (at >= 0 && at < text.size()) {
         const qsizetype end = valueEnd(text, at);
         if (!f(Span{at, end}))
             return false;
-        at = skipSpace(text, end);
-        if (at >= text.size() || text[at] != ',')
-            break;
-        at = skipSpace(text, at + 1);
+        at = nextItem(text, end);
     }
     return true;
 }
@@ -45,7 +46,7 @@ template <typename F>
 bool forEachMember(QByteArrayView text, qsizetype at, F &&f)
 {
     at = skipSpace(text, at + 1); // past '{'
-    while (at < text.size() && text[at] == '"') {
+    while (at >= 0 && at < text.size() && text[at] == '"') {
         const qsizetype keyEnd = valueEnd(text, at);
         const QByteArrayView key = text.sliced(at + 1, keyEnd - at - 2);
         at = skipSpace(text, keyEnd);
@@ -55,10 +56,7 @@ bool forEachMember(QByteArrayView text, qsizetype at, F &&f)
         const qsizetype end = valueEnd(text, at);
         if (!f(key, Span{at, end}))
             return false;
-        at = skipSpace(text, end);
-        if (at >= text.size() || text[at] != ',')
-            break;
-        at = skipSpace(text, at + 1);
+        at = nextItem(text, end);
     }
     return true;
 }

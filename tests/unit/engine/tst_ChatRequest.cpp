@@ -5,6 +5,8 @@
 
 #include "engine/ChatRequest.h"
 
+#include "JsonMutation.h"
+
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QTest>
@@ -159,19 +161,7 @@ private slots:
         int quick = 0, total = 0;
         for (const QByteArray &seed : {kPlain, kRich}) {
             for (int round = 0; round < 10000; ++round) {
-                QByteArray json = seed;
-                const int edits = 1 + int(random.bounded(3));
-                for (int e = 0; e < edits && !json.isEmpty(); ++e) {
-                    const qsizetype at = random.bounded(int(json.size()));
-                    static const char alphabet[] = "{}[]\":,\\ 0123456789-+.eEtrufalsn\x80\xC3\xA9\xED\xF0";
-                    const char byte = random.bounded(4) == 0 ? char(random.bounded(256))
-                                                              : alphabet[random.bounded(int(sizeof alphabet - 1))];
-                    switch (random.bounded(3)) {
-                    case 0: json[at] = byte; break;
-                    case 1: json.remove(at, 1 + random.bounded(3)); break;
-                    default: json.insert(at, byte); break;
-                    }
-                }
+                const QByteArray json = test::mutatedJson(seed, random);
                 ++total;
                 if (agree(json))
                     ++quick;

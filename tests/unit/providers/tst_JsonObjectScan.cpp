@@ -6,6 +6,8 @@
 #include "providers/common/JsonObjectScan.h"
 #include "providers/common/OpenAiAnswer.h"
 
+#include "JsonMutation.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRandomGenerator>
@@ -174,19 +176,7 @@ private slots:
         QRandomGenerator random(20261201);
         int accepted = 0;
         for (int round = 0; round < 20000; ++round) {
-            QByteArray json = kAnswer;
-            const int edits = 1 + int(random.bounded(3));
-            for (int e = 0; e < edits && !json.isEmpty(); ++e) {
-                const qsizetype at = random.bounded(int(json.size()));
-                static const char alphabet[] = "{}[]\":,\\ 0123456789-+.eEtrufalsn\x80\xC3\xA9\xED\xF0";
-                const char byte = random.bounded(4) == 0 ? char(random.bounded(256))
-                                                          : alphabet[random.bounded(int(sizeof alphabet - 1))];
-                switch (random.bounded(3)) {
-                case 0: json[at] = byte; break;
-                case 1: json.remove(at, 1 + random.bounded(3)); break;
-                default: json.insert(at, byte); break;
-                }
-            }
+            const QByteArray json = test::mutatedJson(kAnswer, random);
             JsonObjectScan scan;
             if (scan.scan(json))
                 ++accepted;
