@@ -97,13 +97,6 @@ ProxyCall::ProxyCall(EngineContext &engine, UpstreamClient &upstream, Input inpu
       m_retry(*m_policy, engine.clock(), engine.clock().now()),
       m_startedAt(engine.clock().now())
 {
-    m_attemptTimer.setSingleShot(true);
-    // A coarse timer may fire up to 5 % early; the attempt budget is often the deadline's remainder.
-    m_attemptTimer.setTimerType(Qt::PreciseTimer);
-    m_backoffTimer.setSingleShot(true);
-    connect(&m_attemptTimer, &QTimer::timeout, this, &ProxyCall::onAttemptTimeout);
-    connect(&m_backoffTimer, &QTimer::timeout, this, &ProxyCall::nextAttempt);
-
     m_record.requestId = m_input.requestId;
     m_record.timeMs = engine.clock().wallMillis();
     m_record.logicalModel = m_input.model;
@@ -223,7 +216,7 @@ void ProxyCall::launch(RouteChoice choice)
         // first event, the idle timeout the gaps between tokens.
         options.totalTimeout = std::chrono::milliseconds(0);
         options.idleTimeout = m_policy->config().streamIdleTimeout;
-        m_attemptTimer.start(std::max(1, millisOf(budget)));
+        attemptTimer().start(std::max(1, millisOf(budget)));
     } else {
         options.totalTimeout = std::max(std::chrono::milliseconds(1),
                                         std::chrono::duration_cast<std::chrono::milliseconds>(budget));
@@ -348,7 +341,8 @@ void ProxyCall::pauseIfClientIsSlow()
 
 void ProxyCall::startClientStream()
 {
-    m_attemptTimer.stop();
+    if (m_attemptTimer)
+        m_attemptTimer->stop();
     m_clientStreamStarted = true;
     m_clientTtft = m_engine.clock().now() - m_startedAt;
     HttpHeaders headers = routingHeaders(); // none of these names
@@ -444,7 +438,8 @@ void ProxyCall::onAttemptTimeout()
 
 void ProxyCall::attemptFailed(Outcome outcome)
 {
-    m_attemptTimer.stop();
+    if (m_attemptTimer)
+        m_attemptTimer->stop();
     if (m_attempt && m_attempt->transferId) {
         m_upstream.cancel(m_attempt->transferId);
         m_attempt->transferId = 0;
@@ -493,7 +488,7 @@ void ProxyCall::attemptFailed(Outcome outcome)
         nextAttempt();
         return;
     }
-    m_backoffTimer.start(std::max(1, millisOf(delay)));
+    backoffTimer().start(std::max(1, millisOf(delay)));
 }
 
 void ProxyCall::recordAttempt(const Outcome &outcome)
@@ -520,7 +515,8 @@ void ProxyCall::recordAttempt(const Outcome &outcome)
 
 void ProxyCall::endAttempt()
 {
-    m_attemptTimer.stop();
+    if (m_attemptTimer)
+        m_attemptTimer->stop();
     if (m_spendingRetryBudget) {
         m_engine.retryBudget().retryFinished();
         m_spendingRetryBudget = false;
@@ -530,6 +526,28 @@ void ProxyCall::endAttempt()
         m_record.channelName = m_attempt->choice.channelName;
     }
     m_attempt.reset();
+}
+
+QTimer &ProxyCall::attemptTimer()
+{
+    if (!m_attemptTimer) {
+        m_attemptTimer = std::make_unique<QTimer>();
+        m_attemptTimer->setSingleShot(true);
+        // A coarse timer may fire up to 5 % early; the attempt budget is often the deadline's remainder.
+        m_attemptTimer->setTimerType(Qt::PreciseTimer);
+        connect(m_attemptTimer.get(), &QTimer::timeout, this, &ProxyCall::onAttemptTimeout);
+    }
+    return *m_attemptTimer;
+}
+
+QTimer &ProxyCall::backoffTimer()
+{
+    if (!m_backoffTimer) {
+        m_backoffTimer = std::make_unique<QTimer>();
+        m_backoffTimer->setSingleShot(true);
+        connect(m_backoffTimer.get(), &QTimer::timeout, this, &ProxyCall::nextAttempt);
+    }
+    return *m_backoffTimer;
 }
 
 HttpHeaders ProxyCall::routingHeaders() const
@@ -666,7 +684,8 @@ void ProxyCall::onClientGone()
         m_attempt->recorded = true;
         endAttempt();
     }
-    m_backoffTimer.stop();
+    if (m_backoffTimer)
+        m_backoffTimer->stop();
     finish(RequestStatus::Cancelled, 499, QStringLiteral("the client closed the connection"));
 }
 
@@ -699,8 +718,10 @@ void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &erro
     if (m_finished)
         return;
     m_finished = true;
-    m_backoffTimer.stop();
-    m_attemptTimer.stop();
+    if (m_backoffTimer)
+        m_backoffTimer->stop();
+    if (m_attemptTimer)
+        m_attemptTimer->stop();
     auto &counters = m_engine.counters();
     counters.inFlight.fetch_sub(1, std::memory_order_relaxed);
     m_engine.retryBudget().requestFinished();

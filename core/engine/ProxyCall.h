@@ -103,8 +103,12 @@ private:
     Clock::TimePoint m_startedAt;
     std::optional<Clock::Duration> m_clientTtft;
     TokenUsage m_usage;
-    QTimer m_attemptTimer; // stream attempts: time to the first event
-    QTimer m_backoffTimer;
+    // Made when first started: most calls are a buffered answer on the first attempt and need
+    // neither, and two QTimers made and connected for every request were ~3,000 instructions.
+    QTimer &attemptTimer(); // stream attempts: time to the first event
+    QTimer &backoffTimer();
+    std::unique_ptr<QTimer> m_attemptTimer;
+    std::unique_ptr<QTimer> m_backoffTimer;
     RequestRecord m_record;
 };
 

@@ -33,10 +33,15 @@ bool environmentHasProxy()
     // request header). Whoever set one gets libcurl, which applies it and no_proxy exactly. Read
     // on every request (a test or an embedding application may set one at any time), in one pass
     // over the environment rather than a getenv() per name.
+    // An entry's first byte rules out nearly all of them, without measuring any (strlen over ~30
+    // entries was 1,500 instructions a request).
     for (char **entry = environ; *entry; ++entry) {
-        const std::string_view variable(*entry);
+        const char *variable = *entry;
+        if (variable[0] != 'h' && variable[0] != 'a' && variable[0] != 'A')
+            continue;
         for (std::string_view name : {"http_proxy=", "all_proxy=", "ALL_PROXY="}) {
-            if (variable.size() > name.size() && variable.starts_with(name))
+            // strncmp stops at the entry's terminating NUL, so a short entry is safe.
+            if (std::strncmp(variable, name.data(), name.size()) == 0 && variable[name.size()] != '\0')
                 return true;
         }
     }
