@@ -25,6 +25,39 @@ ApiError invalid(const QString &message, const QString &param, const QString &co
     return ApiError{400, message, QStringLiteral("invalid_request_error"), param, code};
 }
 
+// What both ways of checking a request read (the QJsonDocument path and the quick check below), so
+// that they cannot drift apart.
+constexpr QLatin1StringView kRoles[] = {QLatin1StringView("system"), QLatin1StringView("developer"),
+                                        QLatin1StringView("user"), QLatin1StringView("assistant"),
+                                        QLatin1StringView("tool"), QLatin1StringView("function")};
+
+enum class JsonKind { Bool, Number, Array, Object, StringOrArray };
+struct OptionalField {
+    const char *name;
+    JsonKind kind;
+    const char *what; // for the error: "'<name>' must be <what>."
+};
+constexpr OptionalField kOptionalFields[] = {
+    {"stream", JsonKind::Bool, "a boolean"},
+    {"temperature", JsonKind::Number, "a number"},
+    {"top_p", JsonKind::Number, "a number"},
+    {"max_tokens", JsonKind::Number, "an integer"},
+    {"max_completion_tokens", JsonKind::Number, "an integer"},
+    {"n", JsonKind::Number, "an integer"},
+    {"tools", JsonKind::Array, "an array"},
+    {"stream_options", JsonKind::Object, "an object"},
+    {"response_format", JsonKind::Object, "an object"},
+    {"stop", JsonKind::StringOrArray, "a string or an array of strings"},
+};
+
+template <typename Key>
+const OptionalField *optionalField(const Key &key)
+{
+    const auto found = std::find_if(std::begin(kOptionalFields), std::end(kOptionalFields),
+                                    [&key](const OptionalField &f) { return key == QLatin1StringView(f.name); });
+    return found == std::end(kOptionalFields) ? nullptr : found;
+}
+
 // Parses a JSON object body; fills *error and returns false when it is not one.
 bool parseObject(const QByteArray &json, QJsonObject *out, ApiError *error)
 {
@@ -90,8 +123,6 @@ bool checkMessages(const QJsonObject &body, ApiError *error)
         return false;
     }
     const QJsonArray list = messages.toArray();
-    static const QStringList roles{QStringLiteral("system"), QStringLiteral("developer"), QStringLiteral("user"),
-                                   QStringLiteral("assistant"), QStringLiteral("tool"), QStringLiteral("function")};
     for (qsizetype i = 0; i < list.size(); ++i) {
         // Only an error names the message: formatting its path for every message cost more than checking it.
         const auto where = [i] { return QStringLiteral("messages[%1]").arg(i); };
@@ -103,7 +134,11 @@ bool checkMessages(const QJsonObject &body, ApiError *error)
         }
         const QJsonObject message = item.toObject();
         const QJsonValue role = message.value(QLatin1String("role"));
-        if (!role.isString() || !roles.contains(role.toString())) {
+        const QString roleName = role.toString();
+        if (!role.isString() || std::find(std::begin(kRoles), std::end(kRoles), roleName) == std::end(kRoles)) {
+            QStringList roles;
+            for (const QLatin1StringView name : kRoles)
+                roles.append(name);
             *error = invalid(QStringLiteral("'%1.role' must be one of %2.").arg(where(), roles.join(QStringLiteral(", "))),
                              where() + QStringLiteral(".role"));
             return false;
@@ -121,40 +156,28 @@ bool checkMessages(const QJsonObject &body, ApiError *error)
     return true;
 }
 
+bool hasKind(const QJsonValue &value, JsonKind kind)
+{
+    switch (kind) {
+    case JsonKind::Bool: return value.isBool();
+    case JsonKind::Number: return value.isDouble();
+    case JsonKind::Array: return value.isArray();
+    case JsonKind::Object: return value.isObject();
+    case JsonKind::StringOrArray: return value.isString() || value.isArray();
+    }
+    return false;
+}
+
 bool checkOptionalTypes(const QJsonObject &body, ApiError *error)
 {
-    struct Expect { const char *name; bool (QJsonValue::*is)() const; const char *what; };
-    static const Expect expectations[] = {
-        {"stream", &QJsonValue::isBool, "a boolean"},
-        {"temperature", &QJsonValue::isDouble, "a number"},
-        {"top_p", &QJsonValue::isDouble, "a number"},
-        {"max_tokens", &QJsonValue::isDouble, "an integer"},
-        {"max_completion_tokens", &QJsonValue::isDouble, "an integer"},
-        {"n", &QJsonValue::isDouble, "an integer"},
-        {"tools", &QJsonValue::isArray, "an array"},
-        {"stream_options", &QJsonValue::isObject, "an object"},
-        {"response_format", &QJsonValue::isObject, "an object"},
-    };
     // One pass over the members the client sent (usually a handful), not a lookup per name.
     for (auto member = body.constBegin(); member != body.constEnd(); ++member) {
-        const QString key = member.key();
-        const auto e = std::find_if(std::begin(expectations), std::end(expectations),
-                                    [&key](const Expect &x) { return key == QLatin1String(x.name); });
-        if (e == std::end(expectations))
-            continue;
+        const OptionalField *field = optionalField(member.key());
         const QJsonValue value = member.value();
-        if (value.isNull())
+        if (!field || value.isNull() || hasKind(value, field->kind))
             continue;
-        if (!(value.*(e->is))()) {
-            *error = invalid(QStringLiteral("'%1' must be %2.").arg(QLatin1String(e->name), QLatin1String(e->what)),
-                             QLatin1String(e->name), QStringLiteral("invalid_type"));
-            return false;
-        }
-    }
-    const QJsonValue stop = body.value(QStringLiteral("stop"));
-    if (!stop.isUndefined() && !stop.isNull() && !stop.isString() && !stop.isArray()) {
-        *error = invalid(QStringLiteral("'stop' must be a string or an array of strings."), QStringLiteral("stop"),
-                         QStringLiteral("invalid_type"));
+        *error = invalid(QStringLiteral("'%1' must be %2.").arg(QLatin1String(field->name), QLatin1String(field->what)),
+                         QLatin1String(field->name), QStringLiteral("invalid_type"));
         return false;
     }
     return true;
@@ -183,17 +206,12 @@ std::optional<QByteArrayView> plainString(QByteArrayView value)
     return contents;
 }
 
-QByteArrayView memberValue(QByteArrayView json, const JsonObjectScan::Member &member)
-{
-    return json.sliced(member.valueBegin, member.valueEnd - member.valueBegin);
-}
-
 bool quickModel(QByteArrayView json, const JsonObjectScan &scan, QString *model)
 {
     const JsonObjectScan::Member *member = scan.find("model");
     if (!member)
         return false;
-    const std::optional<QByteArrayView> name = plainString(memberValue(json, *member));
+    const std::optional<QByteArrayView> name = plainString(member->valueIn(json));
     // Printable ASCII at both ends, so that trimming (which knows Unicode's spaces) has nothing to do.
     const auto printable = [](char c) { return c > 0x20 && c < 0x7f; };
     if (!name || name->isEmpty() || !printable(name->front()) || !printable(name->back()))
@@ -206,16 +224,15 @@ bool quickMessage(QByteArrayView json, jsonwalk::Span message)
 {
     if (json[message.begin] != '{')
         return false;
-    static constexpr QByteArrayView roles[] = {"system", "developer", "user", "assistant", "tool", "function"};
     int roleCount = 0, contentCount = 0;
     bool roleOk = false, contentOk = false, hasCalls = false;
     const bool walked = jsonwalk::forEachMember(json, message.begin, [&](QByteArrayView key, jsonwalk::Span value) {
         if (hasBackslash(key))
             return false;
-        const QByteArrayView text = json.sliced(value.begin, value.end - value.begin);
+        const QByteArrayView text = value.in(json);
         if (key == "role") {
             const std::optional<QByteArrayView> role = plainString(text);
-            roleOk = role && std::find(std::begin(roles), std::end(roles), *role) != std::end(roles);
+            roleOk = role && std::find(std::begin(kRoles), std::end(kRoles), QLatin1StringView(*role)) != std::end(kRoles);
             ++roleCount;
         } else if (key == "content") {
             contentOk = text.front() == '"' || text.front() == '[' || text.front() == 'n';
@@ -243,26 +260,18 @@ bool quickMessages(QByteArrayView json, const JsonObjectScan &scan)
 
 bool quickOptionalTypes(QByteArrayView json, const JsonObjectScan &scan)
 {
-    enum Kind { Bool, Number, Array, Object, StringOrArray };
-    struct Expect { QByteArrayView name; Kind kind; };
-    static constexpr Expect expectations[] = {
-        {"stream", Bool}, {"temperature", Number}, {"top_p", Number}, {"max_tokens", Number},
-        {"max_completion_tokens", Number}, {"n", Number}, {"tools", Array}, {"stream_options", Object},
-        {"response_format", Object}, {"stop", StringOrArray},
-    };
     for (const JsonObjectScan::Member &member : scan.members()) {
-        const auto e = std::find_if(std::begin(expectations), std::end(expectations),
-                                    [&member](const Expect &x) { return member.key == x.name; });
-        if (e == std::end(expectations))
+        const OptionalField *field = optionalField(QLatin1StringView(member.key));
+        if (!field)
             continue;
         const char first = json[member.valueBegin];
         bool ok = first == 'n'; // null: as if absent
-        switch (e->kind) {
-        case Bool: ok = ok || first == 't' || first == 'f'; break;
-        case Number: ok = ok || first == '-' || (first >= '0' && first <= '9'); break;
-        case Array: ok = ok || first == '['; break;
-        case Object: ok = ok || first == '{'; break;
-        case StringOrArray: ok = ok || first == '"' || first == '['; break;
+        switch (field->kind) {
+        case JsonKind::Bool: ok = ok || first == 't' || first == 'f'; break;
+        case JsonKind::Number: ok = ok || first == '-' || (first >= '0' && first <= '9'); break;
+        case JsonKind::Array: ok = ok || first == '['; break;
+        case JsonKind::Object: ok = ok || first == '{'; break;
+        case JsonKind::StringOrArray: ok = ok || first == '"' || first == '['; break;
         }
         if (!ok)
             return false;
@@ -283,7 +292,7 @@ std::optional<bool> quickIncludeUsage(QByteArrayView json, const JsonObjectScan 
             return false;
         if (key == "include_usage") {
             ++seen;
-            include = json.sliced(value.begin, value.end - value.begin) == "true";
+            include = value.in(json) == "true";
         }
         return true;
     });
@@ -304,7 +313,7 @@ std::optional<ChatRequest> quickParse(const QByteArray &json)
     if (!includeUsage)
         return std::nullopt;
     const JsonObjectScan::Member *stream = scan.find("stream");
-    request.stream = stream && memberValue(json, *stream) == "true";
+    request.stream = stream && stream->valueIn(json) == "true";
     request.includeUsage = *includeUsage;
     request.estimatedPromptTokens = estimateTokens(json.size());
     request.body = ClientBody(json, std::move(scan));

@@ -216,7 +216,7 @@ void ProxyCall::launch(RouteChoice choice)
         // first event, the idle timeout the gaps between tokens.
         options.totalTimeout = std::chrono::milliseconds(0);
         options.idleTimeout = m_policy->config().streamIdleTimeout;
-        attemptTimer().start(std::max(1, millisOf(budget)));
+        m_attemptTimer.start(std::chrono::milliseconds(std::max(1, millisOf(budget))));
     } else {
         options.totalTimeout = std::max(std::chrono::milliseconds(1),
                                         std::chrono::duration_cast<std::chrono::milliseconds>(budget));
@@ -341,8 +341,7 @@ void ProxyCall::pauseIfClientIsSlow()
 
 void ProxyCall::startClientStream()
 {
-    if (m_attemptTimer)
-        m_attemptTimer->stop();
+    m_attemptTimer.stop();
     m_clientStreamStarted = true;
     m_clientTtft = m_engine.clock().now() - m_startedAt;
     HttpHeaders headers = routingHeaders(); // none of these names
@@ -438,8 +437,7 @@ void ProxyCall::onAttemptTimeout()
 
 void ProxyCall::attemptFailed(Outcome outcome)
 {
-    if (m_attemptTimer)
-        m_attemptTimer->stop();
+    m_attemptTimer.stop();
     if (m_attempt && m_attempt->transferId) {
         m_upstream.cancel(m_attempt->transferId);
         m_attempt->transferId = 0;
@@ -488,7 +486,7 @@ void ProxyCall::attemptFailed(Outcome outcome)
         nextAttempt();
         return;
     }
-    backoffTimer().start(std::max(1, millisOf(delay)));
+    m_backoffTimer.start(std::chrono::milliseconds(std::max(1, millisOf(delay))));
 }
 
 void ProxyCall::recordAttempt(const Outcome &outcome)
@@ -515,8 +513,7 @@ void ProxyCall::recordAttempt(const Outcome &outcome)
 
 void ProxyCall::endAttempt()
 {
-    if (m_attemptTimer)
-        m_attemptTimer->stop();
+    m_attemptTimer.stop();
     if (m_spendingRetryBudget) {
         m_engine.retryBudget().retryFinished();
         m_spendingRetryBudget = false;
@@ -526,28 +523,6 @@ void ProxyCall::endAttempt()
         m_record.channelName = m_attempt->choice.channelName;
     }
     m_attempt.reset();
-}
-
-QTimer &ProxyCall::attemptTimer()
-{
-    if (!m_attemptTimer) {
-        m_attemptTimer = std::make_unique<QTimer>();
-        m_attemptTimer->setSingleShot(true);
-        // A coarse timer may fire up to 5 % early; the attempt budget is often the deadline's remainder.
-        m_attemptTimer->setTimerType(Qt::PreciseTimer);
-        connect(m_attemptTimer.get(), &QTimer::timeout, this, &ProxyCall::onAttemptTimeout);
-    }
-    return *m_attemptTimer;
-}
-
-QTimer &ProxyCall::backoffTimer()
-{
-    if (!m_backoffTimer) {
-        m_backoffTimer = std::make_unique<QTimer>();
-        m_backoffTimer->setSingleShot(true);
-        connect(m_backoffTimer.get(), &QTimer::timeout, this, &ProxyCall::nextAttempt);
-    }
-    return *m_backoffTimer;
 }
 
 HttpHeaders ProxyCall::routingHeaders() const
@@ -684,8 +659,7 @@ void ProxyCall::onClientGone()
         m_attempt->recorded = true;
         endAttempt();
     }
-    if (m_backoffTimer)
-        m_backoffTimer->stop();
+    m_backoffTimer.stop();
     finish(RequestStatus::Cancelled, 499, QStringLiteral("the client closed the connection"));
 }
 
@@ -718,10 +692,8 @@ void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &erro
     if (m_finished)
         return;
     m_finished = true;
-    if (m_backoffTimer)
-        m_backoffTimer->stop();
-    if (m_attemptTimer)
-        m_attemptTimer->stop();
+    m_backoffTimer.stop();
+    m_attemptTimer.stop();
     auto &counters = m_engine.counters();
     counters.inFlight.fetch_sub(1, std::memory_order_relaxed);
     m_engine.retryBudget().requestFinished();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/ChatRequest.h"
+#include "net/DeadlineTimer.h"
 #include "net/UpstreamTransfer.h"
 #include "providers/ProviderAdapter.h"
 #include "routing/RetryState.h"
@@ -9,7 +10,6 @@
 #include "telemetry/HistoryRecords.h"
 
 #include <QObject>
-#include <QTimer>
 
 #include <functional>
 #include <memory>
@@ -103,12 +103,10 @@ private:
     Clock::TimePoint m_startedAt;
     std::optional<Clock::Duration> m_clientTtft;
     TokenUsage m_usage;
-    // Made when first started: most calls are a buffered answer on the first attempt and need
-    // neither, and two QTimers made and connected for every request were ~3,000 instructions.
-    QTimer &attemptTimer(); // stream attempts: time to the first event
-    QTimer &backoffTimer();
-    std::unique_ptr<QTimer> m_attemptTimer;
-    std::unique_ptr<QTimer> m_backoffTimer;
+    // Most calls are a buffered answer on the first attempt and start neither; a DeadlineTimer makes
+    // its QTimer only when started (two QTimers made and connected a request were ~3,000 instructions).
+    DeadlineTimer m_attemptTimer{[this] { onAttemptTimeout(); }}; // stream attempts: time to the first event
+    DeadlineTimer m_backoffTimer{[this] { nextAttempt(); }};
     RequestRecord m_record;
 };
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 
 namespace sb {
 
@@ -11,7 +12,8 @@ namespace sb {
 // set anew at each phase of every request. Restarting a QTimer each time cost ~700 instructions
 // (a timer id, the dispatcher's bookkeeping, and as much again to stop it), four times a request.
 // This one restarts its QTimer only when the deadline moves earlier; when the QTimer fires before
-// the deadline it waits out the rest, and after stop() it finds nothing to do.
+// the deadline it waits out the rest, and after stop() it finds nothing to do. The QTimer itself is
+// made on the first start(): a call's retry timers are made for every request and seldom started.
 class DeadlineTimer {
 public:
     explicit DeadlineTimer(std::function<void()> onExpired);
@@ -30,7 +32,7 @@ private:
     void arm(TimePoint now);
     void onFired();
 
-    QTimer m_timer;
+    std::unique_ptr<QTimer> m_timer; // made on the first start()
     std::function<void()> m_onExpired;
     TimePoint m_deadline;   // none while stopped
     TimePoint m_timerFires; // when the running QTimer is due

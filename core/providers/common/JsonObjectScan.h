@@ -21,6 +21,8 @@ public:
         QByteArrayView key;   // as written between its quotes (it has no escapes)
         qsizetype valueBegin; // [valueBegin, valueEnd): the value's bytes in the scanned text
         qsizetype valueEnd;
+        // The value's bytes in `json`, the text that was scanned.
+        QByteArrayView valueIn(QByteArrayView json) const { return json.sliced(valueBegin, valueEnd - valueBegin); }
     };
 
     static constexpr int kMaxDepth = 64;

@@ -12,6 +12,7 @@ namespace sb::jsonwalk {
 struct Span {
     qsizetype begin = 0;
     qsizetype end = 0;
+    QByteArrayView in(QByteArrayView text) const { return text.sliced(begin, end - begin); }
 };
 
 qsizetype skipSpace(QByteArrayView text, qsizetype at);

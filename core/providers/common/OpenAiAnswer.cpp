@@ -37,7 +37,7 @@ std::optional<OpenAiAnswer> OpenAiAnswer::passThrough(const QByteArray &body, co
     answer.m_body = body;
     answer.m_scan = scan;
     if (const JsonObjectScan::Member *created = scan.find("created")) {
-        const QByteArrayView raw = QByteArrayView(body).sliced(created->valueBegin, created->valueEnd - created->valueBegin);
+        const QByteArrayView raw = created->valueIn(body);
         if (!isPlainPositiveInteger(raw))
             return std::nullopt;
     } else {

@@ -89,7 +89,7 @@ TokenUsage usageFromOpenAiJson(QByteArrayView usage)
         const auto read = [&](QByteArrayView key, int *field) {
             if (const JsonObjectScan::Member *member = scan.find(key)) {
                 bool ok = false;
-                const int value = usage.sliced(member->valueBegin, member->valueEnd - member->valueBegin).toInt(&ok);
+                const int value = member->valueIn(usage).toInt(&ok);
                 if (ok)
                     *field = value;
                 else

@@ -88,8 +88,7 @@ UpstreamRequest OpenAiCompatAdapter::chatRequestFor(const ClientBody &body, cons
     if (const JsonObjectScan *scan = body.scan()) {
         const QByteArray &bytes = body.clientBytes();
         const JsonObjectScan::Member *streamMember = scan->find("stream");
-        const bool stream = streamMember
-            && QByteArrayView(bytes).sliced(streamMember->valueBegin, streamMember->valueEnd - streamMember->valueBegin) == "true";
+        const bool stream = streamMember && streamMember->valueIn(bytes) == "true";
         if (!stream || !scan->find("stream_options")) {
             UpstreamRequest request = chatRequestHead(context, defaultBaseUrl(), stream);
             request.body = forwardedBytes(bytes, *scan, context, stream);
@@ -169,7 +168,7 @@ Outcome OpenAiCompatAdapter::classifyAnswer(int httpStatus, const HttpHeaders &h
         if (std::optional<OpenAiAnswer> passed = OpenAiAnswer::passThrough(body, scan)) {
             if (usage) {
                 const JsonObjectScan::Member *member = scan.find("usage");
-                *usage = member ? usageFromOpenAiJson(QByteArrayView(body).sliced(member->valueBegin, member->valueEnd - member->valueBegin))
+                *usage = member ? usageFromOpenAiJson(member->valueIn(body))
                                 : usageFromOpenAi(QJsonObject());
             }
             *answer = std::move(*passed);

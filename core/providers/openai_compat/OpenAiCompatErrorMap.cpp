@@ -151,7 +151,7 @@ bool OpenAiCompatErrorMap::isCleanAnswer(int httpStatus, const HttpHeaders &head
     if (scan->find("error"))
         return false;
     if (const JsonObjectScan::Member *object = scan->find("object")) {
-        const QByteArrayView raw = QByteArrayView(body).sliced(object->valueBegin, object->valueEnd - object->valueBegin);
+        const QByteArrayView raw = object->valueIn(body);
         if (raw == "\"error\"" || raw.contains('\\'))
             return false;
     }
