@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Release .deb, installs it on this machine and checks the installed binaries
-# (issue 9, §5): `switchboard --version`, then a headless smoke request through the installed
+# (what a user gets is what was tested): `switchboard --version`, then a headless smoke request through the installed
 # proxy on the demo configuration. Needs root (or sudo) for apt-get; CI runs it after the tests.
 # Usage: packaging/test-deb.sh [--keep]   (--keep leaves the package installed)
 set -euo pipefail

@@ -18,7 +18,7 @@ enum class ChannelState : std::uint8_t { Closed, Degraded, HalfOpen, Open, Eject
 
 ChannelState channelState(const ChannelSnapshot &channel);
 QString stateText(ChannelState state);     // "closed", "half-open", … (the badge and band text)
-QColor stateColor(ChannelState state);     // UI.md visual conventions
+QColor stateColor(ChannelState state);     // ARCHITECTURE.md, "Console conventions"
 int stateSeverity(ChannelState state);     // sort order: healthy first
 // True for states a person should look at now (the status bar's "open incidents").
 bool isIncident(ChannelState state);
@@ -26,7 +26,7 @@ bool isIncident(ChannelState state);
 // One stable colour per channel (Okabe–Ito, colour-blind safe), derived from the channel id.
 QColor channelColor(int channelId);
 
-// Number conventions from UI.md: "99.98 %", "312 ms" below 10 s, thousands separated.
+// Number conventions (ARCHITECTURE.md, "Console conventions"): "99.98 %", "312 ms" below 10 s, thousands separated.
 QString formatPercent(double ratio, int decimals = 2);
 QString formatMs(double ms);
 QString formatRate(double perSecond);

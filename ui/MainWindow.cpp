@@ -10,7 +10,7 @@
 #include "drills/DrillOffer.h"
 #include "drills/DrillsPage.h"
 #include "engine/EngineHost.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 #include "history/HistoryService.h"
 #include "incidents/IncidentsPage.h"
 #include "pages/ChannelsPage.h"
@@ -35,7 +35,7 @@
 #include <QVBoxLayout>
 
 namespace {
-// The sidebar's order (UI.md).
+// The sidebar's order (ARCHITECTURE.md, "Console conventions").
 constexpr int kIncidentsPage = 2;
 constexpr int kRequestsPage = 3;
 constexpr int kProvidersPage = 4;

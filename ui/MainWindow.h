@@ -1,7 +1,7 @@
 #pragma once
 
-#include "engine/MetricsSnapshot.h"
-#include "engine/RemoteGateway.h"
+#include "control/MetricsSnapshot.h"
+#include "remote/RemoteGateway.h"
 #include "health/HealthEvent.h"
 
 #include <QHash>
@@ -37,7 +37,7 @@ class UnavailableNotice;
 // address. Pages read engine snapshots delivered by queued signals; the window never waits on the
 // engine: drain and re-admit are the Router's thread-safe calls, everything else is a snapshot.
 // The pages show one source at a time — the embedded engine, or an instance attached through its
-// admin API (issue #9, point 4) — and the strip at the top always says which.
+// admin API — and the strip at the top always says which.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:

@@ -11,7 +11,7 @@ namespace sb {
 // The console's light and dark palettes, and "system" (whatever the desktop gave the application
 // at start-up — Qt 6.4 cannot ask the desktop for its colour scheme). The choice is a per-user,
 // per-desktop preference, not engine configuration, so it lives in QSettings ("appearance/theme")
-// rather than in the database a headless service shares. State colours (UI.md) are not part of the
+// rather than in the database a headless service shares. State colours (ARCHITECTURE.md, "Console conventions") are not part of the
 // palette and stay the same in every theme.
 class ThemeManager : public QObject {
     Q_OBJECT

@@ -4,7 +4,7 @@
 #include "cache/SemanticCache.h"
 #include "common/HttpHeaders.h"
 #include "model/EngineConfig.h"
-#include "providers/common/ClientBody.h"
+#include "common/json/ClientBody.h"
 #include "telemetry/HistoryRecords.h"
 
 #include <QString>
@@ -19,7 +19,7 @@ class ResponseWriter;
 class StreamTee;
 class UpstreamClient;
 
-// Step 2 of "One request, end to end" (ARCHITECTURE.md): the exact cache, then the semantic one,
+// The cache step of ARCHITECTURE.md, "The life of a request": the exact cache, then the semantic one,
 // in front of the router. One per engine, shared by every worker. A hit is answered here at once
 // (a stream request gets SSE ending in [DONE]); a miss goes on to the router with a StreamTee
 // that saves the answer only once it has completed successfully and reached the client.

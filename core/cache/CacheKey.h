@@ -6,7 +6,7 @@
 
 namespace sb {
 
-// What makes two chat requests "the same question" for the caches (issue #8).
+// What makes two chat requests "the same question" for the caches.
 namespace CacheKey {
 
 // The request without the fields that do not change the answer: `stream`, `stream_options` (how it

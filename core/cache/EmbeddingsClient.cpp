@@ -1,12 +1,12 @@
 #include "cache/EmbeddingsClient.h"
 
+#include "common/EventLoop.h"
 #include "net/UpstreamClient.h"
 #include "providers/ProviderRegistry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QTimer>
 
 #include <memory>
 
@@ -16,7 +16,7 @@ namespace {
 
 void later(EmbeddingsClient::Done done, const QString &error)
 {
-    QTimer::singleShot(0, [done = std::move(done), error] { done(std::nullopt, error); });
+    runSoon([done = std::move(done), error] { done(std::nullopt, error); });
 }
 
 } // namespace

@@ -16,7 +16,7 @@
 
 namespace sb {
 
-// Answers by meaning (issue #8, point 2): an entry is an embedding of the question, the scope it
+// Answers by meaning (a reworded question gets the answer already paid for): an entry is an embedding of the question, the scope it
 // was asked in (CacheKey::semanticScope) and the answer. A lookup returns the most similar entry of
 // the same scope when its cosine similarity reaches the threshold (the route's preset). Kept in
 // SQLite when a database is given, so it survives restarts; expiry uses the wall clock for that

@@ -1,6 +1,6 @@
 #include "engine/EngineHost.h"
 
-#include "engine/HealthEventRecord.h"
+#include "control/HealthEventRecord.h"
 #include "model/ConfigJson.h"
 #include "net/ListenAddress.h"
 #include "store/ConfigRepository.h"

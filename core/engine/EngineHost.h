@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 
 #include <QObject>
 #include <QString>
@@ -26,7 +26,7 @@ public:
         QString dbPath;     // empty: QStandardPaths::AppDataLocation/switchboard.db
         QString configPath; // a JSON configuration that replaces the stored one for this run
         QString listen;     // HOST:PORT overriding the configured address
-        bool seedDemo = true; // an empty database gets the demo configuration (issue 6, §7)
+        bool seedDemo = true; // an empty database gets the demo configuration
         bool keyringAllowed = true;
     };
 

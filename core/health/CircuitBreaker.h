@@ -25,7 +25,7 @@ struct BreakerTransition {
 // (the channel itself is fine), so they neither trip it nor count toward closing it.
 enum class BreakerResult : std::uint8_t { Success, Failure, Neutral };
 
-// One channel's circuit breaker (MISSION.md §3 and §4).
+// One channel's circuit breaker (its presets and their reasons: ARCHITECTURE.md, "Defaults and why").
 //   CLOSED → OPEN when either trigger fires: `consecutiveFailures` failures in a row, or more than
 //            `failureRateThreshold` of the calls in the last `rateWindow` failed, with at least
 //            `minCallsInWindow` calls (counted only since the breaker last closed, so failures from

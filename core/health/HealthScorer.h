@@ -15,7 +15,7 @@ struct HealthScore {
     double baselineP95Ms = 0.0;    // the channel's own latency baseline (0 = not learned yet)
 };
 
-// Health score of one channel, 0–100 (MISSION.md §1). The formula, exactly:
+// Health score of one channel, 0–100 (ARCHITECTURE.md, "Defaults and why"). The formula, exactly:
 //
 //   E = failures_5min / max(calls_5min, minVolume)                 (minVolume = HealthConfig::minVolume, 10)
 //   L = clamp((P95_5min / baseline − 1) / 2, 0, 1) × min(1, latencySamples_5min / minVolume)

@@ -22,7 +22,7 @@ public:
     virtual void startProbe(int channelId, Clock::Duration timeout, Done done) = 0;
 };
 
-// Heartbeats (MISSION.md §3: every 10 s): probes channels that are ejected or whose breaker is OPEN —
+// Heartbeats (every 10 s by default): probes channels that are ejected or whose breaker is OPEN —
 // the probes are how an ejected channel earns its way back (ProbeConfig::successesToReadmit in a row)
 // — and, with probeIdle, channels that carried no call in the last interval, so an idle channel's
 // score rests on evidence rather than on one stray error. One probe per channel at a time; a probe

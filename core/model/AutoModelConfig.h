@@ -7,7 +7,7 @@
 
 namespace sb {
 
-// Task-based model choice (issue #8, point 5): a logical model (default "auto") whose requests are
+// Task-based model choice (simple work to a small model, cutting cost and rate-limit pressure): a logical model (default "auto") whose requests are
 // classified by ordered rules into a tier, and each tier names the route that serves it.
 
 // One tier: its name (what the hint and the x-switchboard-auto-tier header say) and the route.

@@ -9,8 +9,7 @@
 namespace sb {
 
 // Budgets run over calendar periods in UTC, so "today" and "this month" mean the same on every
-// machine and a restart in the middle of a period picks up where it left off (MISSION.md: "cost per
-// task is tracked and held under a budget").
+// machine and a restart in the middle of a period picks up where it left off.
 enum class BudgetPeriod { Day, Month };
 
 const char *toString(BudgetPeriod period); // "day", "month"

@@ -16,7 +16,7 @@ bool semanticPresetFromString(QStringView text, SemanticPreset *out);
 // strict 0.97 (paraphrases only), balanced 0.93, loose 0.88 (same topic, may change the answer).
 double similarityThreshold(SemanticPreset preset);
 
-// A route's cache settings (issue #8). Both caches are opt-in per route: an answer is only reused
+// A route's cache settings. Both caches are opt-in per route: an answer is only reused
 // for callers who asked for it. RouteConfig::cacheEnabled switches the exact cache.
 struct RouteCacheConfig {
     std::chrono::seconds ttl{3600};  // an hour: long enough for retries and repeated CI runs, short enough for changing data

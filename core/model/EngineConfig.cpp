@@ -16,7 +16,7 @@ BreakerConfig BreakerConfig::launchDay()
     c.preset = QStringLiteral("launch-day");
     c.failureRateThreshold = 0.20;
     c.rateWindow = 5s;
-    c.minCallsInWindow = 10; // §4's 4 requests/s fill the 5 s window with 20 calls; half of them is evidence
+    c.minCallsInWindow = 10; // the launch-day drill's 4 requests/s fill the 5 s window with 20 calls; half of them is evidence
     c.openDuration = 120s;
     c.halfOpenMode = HalfOpenMode::TrafficShare;
     c.halfOpenTrafficShare = 0.05;

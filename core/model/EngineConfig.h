@@ -16,19 +16,19 @@ namespace sb {
 
 using namespace std::chrono_literals;
 
-// Every threshold below is a default from ../shared/MISSION.md (section named in the comment),
+// Every threshold below is a default (the reasons: ARCHITECTURE.md, "Defaults and why"),
 // editable in the console and stored in SQLite. Configs are immutable once built: the running
 // engine holds a std::shared_ptr<const EngineConfig> and a save swaps in a new one.
 
 struct HealthConfig {
-    std::chrono::seconds window = 300s;    // §1: error rate over the last 5 minutes
-    std::chrono::seconds fastWindow = 30s; // §1: fast signal, recent errors over 30 s
-    double errorWeight = 0.70;             // §1: error rate weighs 70 %
-    double latencyWeight = 0.30;           // §1: P95 deviation from baseline weighs 30 %
+    std::chrono::seconds window = 300s;    // error rate over the last 5 minutes
+    std::chrono::seconds fastWindow = 30s; // fast signal: a 5-minute window reacts too slowly to a sudden outage
+    double errorWeight = 0.70;             // error rate weighs 70 %
+    double latencyWeight = 0.30;           // P95 deviation from baseline weighs 30 %
     int minVolume = 10;                    // below this many calls the evidence is blended toward "healthy"
-    double degradeBelow = 50.0;            // §1: score < 50 → routing weight reduced
-    double ejectBelow = 30.0;              // §1: score < 30 …
-    std::chrono::seconds ejectAfter = 180s; // §1: … for 3 minutes in a row → leaves the pool
+    double degradeBelow = 50.0;            // score < 50 → routing weight reduced
+    double ejectBelow = 30.0;              // score < 30 …
+    std::chrono::seconds ejectAfter = 180s; // … for 3 minutes in a row → leaves the pool
     double degradedWeightFactor = 0.25;    // how much a degraded channel's weight is cut
 };
 
@@ -36,29 +36,29 @@ enum class HalfOpenMode { TrialCalls, TrafficShare };
 
 struct BreakerConfig {
     QString preset = QStringLiteral("relay");
-    int consecutiveFailures = 5;            // §3: 5 failures open the circuit
-    double failureRateThreshold = 0.20;     // §4: > 20 % errors …
-    std::chrono::seconds rateWindow = 5s;   // §4: … over a 5-second sliding window
+    int consecutiveFailures = 5;            // 5 failures in a row open the circuit
+    double failureRateThreshold = 0.20;     // > 20 % errors …
+    std::chrono::seconds rateWindow = 5s;   // … over a 5-second sliding window
     // The rate rule needs this many calls in the window: at 5 the 30-minute soak saw circuits open for
     // 60 s on 2 failures in 9 calls (27 of 49 openings). Hard outages trip the consecutive rule anyway.
     int minCallsInWindow = 20;
-    std::chrono::seconds openDuration = 60s; // §3: 60 s recovery timeout (§4: 2 minutes)
+    std::chrono::seconds openDuration = 60s; // 60 s recovery timeout (launch-day: 2 minutes)
     double openGrowthFactor = 1.0;          // 1 = fixed; > 1 lengthens repeated trips
     std::chrono::seconds maxOpenDuration = 600s;
     HalfOpenMode halfOpenMode = HalfOpenMode::TrialCalls;
-    int halfOpenMaxTrials = 3;              // §3: at most 3 trial calls
-    double halfOpenTrafficShare = 0.05;     // §4: 5 % of traffic to the primary
-    int successesToClose = 3;               // §3/§4: 3 consecutive successes close it
+    int halfOpenMaxTrials = 3;              // at most 3 trial calls
+    double halfOpenTrafficShare = 0.05;     // launch-day: 5 % of traffic to the primary
+    int successesToClose = 3;               // 3 consecutive successes close it
 
-    static BreakerConfig relay();      // §3: 5 failures / 60 s / 3 trials
-    static BreakerConfig launchDay();  // §4: > 20 % over 5 s / 2 min / 5 % share / 3 successes
+    static BreakerConfig relay();      // 5 failures / 60 s / 3 trials
+    static BreakerConfig launchDay();  // > 20 % over 5 s / 2 min / 5 % share / 3 successes
     static bool fromPreset(QStringView name, BreakerConfig *out);
 };
 
 struct ProbeConfig {
-    std::chrono::seconds interval = 10s;       // §3: heartbeat every 10 s
+    std::chrono::seconds interval = 10s;       // heartbeat every 10 s
     std::chrono::seconds timeout = 5s;
-    int successesToReadmit = 2;                // §3: "recovery needs successes again"
+    int successesToReadmit = 2;                // one lucky probe is not a recovery
 };
 
 struct PoolConfig {
@@ -66,12 +66,12 @@ struct PoolConfig {
 };
 
 struct RetryConfig {
-    std::chrono::milliseconds baseDelay = 100ms; // §4: delay = min(t_max, t_base·2^n) + random(0, jitter)
+    std::chrono::milliseconds baseDelay = 100ms; // delay = min(t_max, t_base·2^n) + random(0, jitter)
     std::chrono::milliseconds maxDelay = 2s;
     std::chrono::milliseconds jitter = 100ms;
     int maxAttempts = 4;                         // first try + 3 more, across channels and tiers
     double budgetRatio = 0.20;                   // retries in flight ≤ 20 % of requests in flight …
-    int budgetMinimum = 3;                       // … but at least 3 (ARCHITECTURE.md, step 7)
+    int budgetMinimum = 3;                       // … but at least 3, so a quiet engine can still retry
     std::chrono::milliseconds overallDeadline = 60s;
     std::chrono::milliseconds streamIdleTimeout = 30s; // inter-token idle timeout
     // How long a key (or a keyless provider) rests after a 429 without Retry-After; doubled for each
@@ -89,7 +89,7 @@ struct ProxyConfig {
     std::chrono::seconds drainTimeout = 10s; // graceful shutdown: in-flight streams get this long
 };
 
-// What a model costs, for the cost column of the history and the budget (MISSION.md §4).
+// What a model costs, for the cost column of the history and the budget.
 struct ModelPrice {
     QString model;             // upstream model name as a channel names it, e.g. "gpt-4o-mini"
     double inputUsdPerM = 0.0;  // USD per 1M input (prompt) tokens
@@ -109,8 +109,8 @@ struct EngineConfig {
     std::vector<ChannelConfig> channels;
     std::vector<RouteConfig> routes;
     std::vector<ModelPrice> prices;
-    std::vector<BudgetConfig> budgets; // per route (issue #8, point 4)
-    AutoModelConfig autoModel;         // the task-based model, "auto" (issue #8, point 5)
+    std::vector<BudgetConfig> budgets; // per route
+    AutoModelConfig autoModel;         // the task-based model, "auto"
     bool demo = false; // the seeded demo configuration (points at the simulator); the console labels it
 
     const ProviderConfig *provider(int id) const;

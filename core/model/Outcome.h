@@ -10,7 +10,7 @@ namespace sb {
 
 // What one upstream attempt came to. Every dialect's ErrorMap reduces status + headers + body (or
 // the first SSE events) to one of these, so the engine reasons about four provider states
-// (MISSION.md §2) plus key-level and local-origin failures, never about wire details.
+// (ARCHITECTURE.md, "Errors and outcomes") plus key-level and local-origin failures, never about wire details.
 enum class OutcomeKind : std::uint8_t {
     Success,
     RetryableRateLimit,     // 429, or a rate limit buried in a 200 body: cool the key, try elsewhere

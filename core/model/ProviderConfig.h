@@ -9,7 +9,7 @@ namespace sb {
 
 using namespace std::chrono_literals;
 
-// Labels of the failure domains a channel lives in (MISSION.md §1, "isolation beyond one provider"):
+// Labels of the failure domains a channel lives in (isolation beyond one provider: egress, account, region):
 // failover prefers a channel that shares none of them with the one that just failed.
 struct FailureDomain {
     QString account;     // billing account / organisation
@@ -34,12 +34,12 @@ struct ProviderConfig {
     QString baseUrl; // e.g. "https://api.openai.com/v1"
     bool enabled = true;
 
-    // Split budgets (MISSION.md §1): equal 30 s budgets doubled the wait during incidents.
+    // Split budgets: equal 30 s budgets doubled the wait during incidents.
     std::chrono::milliseconds connectTimeout = 5s;
     std::chrono::milliseconds primaryTimeout = 30s;
     std::chrono::milliseconds fallbackTimeout = 20s;
 
-    // Token bucket per provider (MISSION.md §2, second tier of defence). 0 = unlimited.
+    // Token bucket per provider (second tier of defence: one provider's overflow stays its own). 0 = unlimited.
     int requestsPerMinute = 0;
     int tokensPerMinute = 0;
     int burst = 0; // extra requests allowed at once above the steady rate; 0 = rpm/6

@@ -24,7 +24,7 @@ struct ChannelConfig {
 };
 
 enum class RoutingStrategy {
-    Health,     // default: higher health score first (the dual-channel design, MISSION.md §1)
+    Health,     // default: higher health score first (the dual-channel design)
     Weighted,   // static weight × health
     Latency,    // power-of-two choices on an EWMA of latency
     Priority,   // listed order
@@ -36,14 +36,14 @@ bool routingStrategyFromString(QStringView text, RoutingStrategy *out);
 
 // A logical model name (what the caller puts in "model") → tiers of channels. Tier 0 is the
 // model's own channels (the A/B pair or more); each fallback model by priority adds its own
-// tier 0 as a further tier (degradation, MISSION.md §2, third tier of defence).
+// tier 0 as a further tier (degradation, the third tier of defence after keys and buckets).
 struct RouteConfig {
     int id = 0;
     QString logicalModel; // e.g. "gpt-4o"
     RoutingStrategy strategy = RoutingStrategy::Health;
     std::vector<int> channelIds; // tier 0, in priority order
     QStringList fallbackModels;  // other logical models, by priority
-    bool cacheEnabled = false;   // the exact cache (issue #8)
+    bool cacheEnabled = false;   // the exact cache
     RouteCacheConfig cache;      // TTL and the semantic cache
 };
 

@@ -2,31 +2,31 @@
 
 namespace sb {
 
-DeadlineTimer::DeadlineTimer(std::function<void()> onExpired) : m_onExpired(std::move(onExpired)) {}
+DeadlineTimer::DeadlineTimer(const Clock &clock, std::function<void()> onExpired)
+    : m_clock(clock), m_onExpired(std::move(onExpired))
+{
+}
 
 void DeadlineTimer::start(std::chrono::milliseconds timeout)
 {
-    const TimePoint now = Clock::now();
+    const Clock::TimePoint now = m_clock.now();
     m_deadline = now + timeout;
-    if (!m_timer) {
-        m_timer = std::make_unique<QTimer>();
-        m_timer->setSingleShot(true);
-        m_timer->setTimerType(Qt::PreciseTimer); // fires at or after its time, so only a moved deadline re-arms
-        QObject::connect(m_timer.get(), &QTimer::timeout, [this] { onFired(); });
-    }
+    if (!m_timer)
+        m_timer = m_clock.createTimer([this] { onFired(); });
+    // A one-shot clock timer fires at or after its time, so only a deadline moved earlier re-arms.
     if (!m_timer->isActive() || m_timerFires > m_deadline)
         arm(now);
 }
 
 void DeadlineTimer::stop()
 {
-    m_deadline = TimePoint();
+    m_deadline = Clock::TimePoint();
 }
 
-void DeadlineTimer::arm(TimePoint now)
+void DeadlineTimer::arm(Clock::TimePoint now)
 {
-    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(m_deadline - now);
-    m_timer->start(std::max(wait, std::chrono::milliseconds(0)));
+    const auto wait = std::max(m_deadline - now, Clock::Duration::zero());
+    m_timer->start(wait);
     m_timerFires = now + wait;
 }
 
@@ -34,13 +34,15 @@ void DeadlineTimer::onFired()
 {
     if (!isActive())
         return;
-    const TimePoint now = Clock::now();
+    const Clock::TimePoint now = m_clock.now();
     if (now < m_deadline) {
         arm(now);
         return;
     }
-    m_deadline = TimePoint();
-    m_onExpired();
+    m_deadline = Clock::TimePoint();
+    // A copy: the callback may destroy this timer (a transfer that ends on its own timeout).
+    const std::function<void()> onExpired = m_onExpired;
+    onExpired();
 }
 
 } // namespace sb

@@ -76,8 +76,9 @@ const llhttp_settings_t &HttpConnection::parserSettings()
     return settings;
 }
 
-HttpConnection::HttpConnection(qintptr descriptor, quint64 id, int workerIndex, const HttpServerLimits &limits,
-                               HttpHandler *handler, ServerCounters &counters, QObject *parent)
+HttpConnection::HttpConnection(const Clock &clock, qintptr descriptor, quint64 id, int workerIndex,
+                               const HttpServerLimits &limits, HttpHandler *handler, ServerCounters &counters,
+                               QObject *parent)
     : QObject(parent)
     , m_socket(new TcpStream(static_cast<int>(descriptor), kReadChunk, this))
     , m_id(id)
@@ -85,6 +86,7 @@ HttpConnection::HttpConnection(qintptr descriptor, quint64 id, int workerIndex, 
     , m_limits(limits)
     , m_handler(handler)
     , m_counters(counters)
+    , m_timer(clock, [this] { onTimeout(); })
 {
     llhttp_init(&m_parser, HTTP_REQUEST, &parserSettings());
     m_parser.data = this;

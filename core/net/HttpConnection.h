@@ -27,7 +27,7 @@ struct ServerCounters;
 class HttpConnection : public QObject {
     Q_OBJECT
 public:
-    HttpConnection(qintptr descriptor, quint64 id, int workerIndex, const HttpServerLimits &limits,
+    HttpConnection(const Clock &clock, qintptr descriptor, quint64 id, int workerIndex, const HttpServerLimits &limits,
                    HttpHandler *handler, ServerCounters &counters, QObject *parent = nullptr);
     ~HttpConnection() override;
 
@@ -128,7 +128,7 @@ private:
     quint64 m_nextSequence = 0;
     std::weak_ptr<ResponseWriter> m_activeWriter;
 
-    DeadlineTimer m_timer{[this] { onTimeout(); }}; // the current phase's timeout
+    DeadlineTimer m_timer; // the current phase's timeout
     Phase m_phase = Phase::None;
     bool m_draining = false;
     bool m_closing = false;

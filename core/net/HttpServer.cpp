@@ -26,8 +26,8 @@ private:
     HttpServer *m_server;
 };
 
-HttpServer::HttpServer(const HttpServerLimits &limits, HttpHandlerFactory handlerFactory, int workerCount,
-                       QObject *parent)
+HttpServer::HttpServer(const Clock &clock, const HttpServerLimits &limits, HttpHandlerFactory handlerFactory,
+                       int workerCount, QObject *parent)
     : QObject(parent)
     , m_limits(limits)
     , m_counters(std::make_shared<ServerCounters>())
@@ -47,7 +47,7 @@ HttpServer::HttpServer(const HttpServerLimits &limits, HttpHandlerFactory handle
         // loop, for comparison or should the epoll loop ever misbehave.
         if (epollLoop)
             thread->setEventDispatcher(new EpollEventDispatcher);
-        auto *worker = new ServerWorker(i, m_limits, m_counters);
+        auto *worker = new ServerWorker(clock, i, m_limits, m_counters);
         worker->moveToThread(thread);
         thread->start();
         QMetaObject::invokeMethod(worker, [worker, &handlerFactory] { worker->start(handlerFactory); },

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/Clock.h"
 #include "net/HttpHandler.h"
 #include "net/HttpServerLimits.h"
 
@@ -46,10 +47,16 @@ public:
         std::uint64_t bytesOut = 0;
     };
 
-    // workerCount <= 0: max(2, cores), as ARCHITECTURE.md asks. The factory runs once on each
+    // workerCount <= 0: max(2, cores) (ARCHITECTURE.md, "Threads"). The factory runs once on each
     // worker thread, before this constructor returns.
+    HttpServer(const Clock &clock, const HttpServerLimits &limits, HttpHandlerFactory handlerFactory,
+               int workerCount = 0, QObject *parent = nullptr);
+    // A server whose timeouts run on the real clock.
     HttpServer(const HttpServerLimits &limits, HttpHandlerFactory handlerFactory, int workerCount = 0,
-               QObject *parent = nullptr);
+               QObject *parent = nullptr)
+        : HttpServer(SystemClock::instance(), limits, std::move(handlerFactory), workerCount, parent)
+    {
+    }
     ~HttpServer() override;
 
     // Port 0 picks a free port (serverPort() tells which).

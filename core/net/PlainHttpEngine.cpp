@@ -151,8 +151,8 @@ struct PlainHttpEngine::Exchange final : HttpResponseParser::Sink {
     std::size_t nextAddress = 0;
     bool mayRetry = false; // on a kept-alive connection and nothing answered yet
     int connectionsOpened = 0;
-    Clock::time_point connectBy = Clock::time_point::max();
-    Clock::time_point finishBy = Clock::time_point::max();
+    Clock::TimePoint connectBy = Clock::TimePoint::max();
+    Clock::TimePoint finishBy = Clock::TimePoint::max();
     Deadlines::iterator deadline;
     bool hasDeadline = false;
 
@@ -160,15 +160,13 @@ struct PlainHttpEngine::Exchange final : HttpResponseParser::Sink {
     bool responseBody(QByteArrayView piece) override { return transfer->recordBody(piece); }
 };
 
-PlainHttpEngine::PlainHttpEngine(QObject *parent)
-    : QObject(parent), m_deadlineTimer(this), m_endLater(this), m_readBuffer(new char[kReadBufferSize])
+PlainHttpEngine::PlainHttpEngine(const Clock &clock, QObject *parent)
+    : QObject(parent)
+    , m_clock(clock)
+    , m_deadlineTimer(clock.createTimer([this] { onDeadline(); }))
+    , m_endLater(clock.createTimer([this] { runAfterEvents(); }))
+    , m_readBuffer(new char[kReadBufferSize])
 {
-    m_deadlineTimer.setSingleShot(true);
-    m_deadlineTimer.setTimerType(Qt::PreciseTimer);
-    connect(&m_deadlineTimer, &QTimer::timeout, this, &PlainHttpEngine::onDeadline);
-    m_endLater.setSingleShot(true);
-    m_endLater.setInterval(0);
-    connect(&m_endLater, &QTimer::timeout, this, &PlainHttpEngine::runAfterEvents);
 }
 
 PlainHttpEngine::~PlainHttpEngine()
@@ -203,7 +201,7 @@ void PlainHttpEngine::start(UpstreamTransfer &transfer, std::shared_ptr<const Pl
     exchange.target = std::move(target);
     exchange.toHead = transfer.request().method.compare("HEAD", Qt::CaseInsensitive) == 0;
     if (transfer.options().totalTimeout.count() > 0)
-        exchange.finishBy = Clock::now() + transfer.options().totalTimeout;
+        exchange.finishBy = m_clock.now() + transfer.options().totalTimeout;
     m_exchanges.emplace(exchange.id, std::move(owned));
 
     QString error;
@@ -218,8 +216,8 @@ void PlainHttpEngine::start(UpstreamTransfer &transfer, std::shared_ptr<const Pl
     } else {
         connectNext(exchange, {});
     }
-    if (!m_ended.empty() && !m_endLater.isActive())
-        m_endLater.start();
+    if (!m_ended.empty() && !m_endLater->isActive())
+        m_endLater->start(Clock::Duration::zero());
 }
 
 void PlainHttpEngine::connectNext(Exchange &exchange, const QString &previousError)
@@ -232,8 +230,8 @@ void PlainHttpEngine::connectNext(Exchange &exchange, const QString &previousErr
             connection->transferId = exchange.id;
             exchange.connection = std::move(connection);
             ++exchange.connectionsOpened;
-            if (exchange.connectBy == Clock::time_point::max())
-                exchange.connectBy = Clock::now() + exchange.transfer->options().connectTimeout;
+            if (exchange.connectBy == Clock::TimePoint::max())
+                exchange.connectBy = m_clock.now() + exchange.transfer->options().connectTimeout;
             scheduleDeadline(exchange);
             return;
         }
@@ -440,22 +438,21 @@ void PlainHttpEngine::scheduleDeadline(Exchange &exchange)
         exchange.hasDeadline = false;
     }
     const bool connecting = exchange.connection && exchange.connection->isConnecting();
-    const Clock::time_point due = std::min(connecting ? exchange.connectBy : Clock::time_point::max(), exchange.finishBy);
-    if (due == Clock::time_point::max())
+    const Clock::TimePoint due = std::min(connecting ? exchange.connectBy : Clock::TimePoint::max(), exchange.finishBy);
+    if (due == Clock::TimePoint::max())
         return;
     exchange.deadline = m_deadlines.emplace(due, exchange.id);
     exchange.hasDeadline = true;
     // One timer for all: re-armed only when this deadline comes before the one it waits for.
-    if (!m_deadlineTimer.isActive() || due < m_deadlineArmedFor) {
-        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(due - Clock::now());
-        m_deadlineTimer.start(std::max(wait, std::chrono::milliseconds(0)));
+    if (!m_deadlineTimer->isActive() || due < m_deadlineArmedFor) {
+        m_deadlineTimer->start(due - m_clock.now());
         m_deadlineArmedFor = due;
     }
 }
 
 void PlainHttpEngine::onDeadline()
 {
-    const Clock::time_point now = Clock::now();
+    const Clock::TimePoint now = m_clock.now();
     while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
         const quint64 id = m_deadlines.begin()->second;
         m_deadlines.erase(m_deadlines.begin());
@@ -477,8 +474,8 @@ void PlainHttpEngine::onDeadline()
         }
     }
     if (!m_deadlines.empty()) {
-        const Clock::time_point due = m_deadlines.begin()->first;
-        m_deadlineTimer.start(std::max(std::chrono::ceil<std::chrono::milliseconds>(due - now), std::chrono::milliseconds(0)));
+        const Clock::TimePoint due = m_deadlines.begin()->first;
+        m_deadlineTimer->start(due - now);
         m_deadlineArmedFor = due;
     }
     runAfterEvents();

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "common/Clock.h"
 #include "net/PlainHttpConnection.h"
 #include "net/UpstreamTransfer.h"
 
 #include <QObject>
-#include <QTimer>
 
 #include <chrono>
 #include <functional>
@@ -47,7 +47,7 @@ public:
         int connectionsOpened = 0; // 0: it ran on a kept-alive connection
     };
 
-    explicit PlainHttpEngine(QObject *parent = nullptr);
+    explicit PlainHttpEngine(const Clock &clock, QObject *parent = nullptr);
     ~PlainHttpEngine() override;
 
     // The target when this engine can carry the request: http to an IP literal or localhost, no
@@ -76,8 +76,7 @@ public:
     std::size_t idleConnections() const { return m_idleCount; }
 
 private:
-    using Clock = std::chrono::steady_clock;
-    using Deadlines = std::multimap<Clock::time_point, quint64>;
+    using Deadlines = std::multimap<Clock::TimePoint, quint64>;
     struct Exchange;
     using ConnectionPtr = std::shared_ptr<PlainHttpConnection>;
 
@@ -106,9 +105,10 @@ private:
     std::unordered_map<QByteArray, std::vector<ConnectionPtr>> m_idle;
     std::size_t m_idleCount = 0;
     Deadlines m_deadlines;
-    QTimer m_deadlineTimer;
-    Clock::time_point m_deadlineArmedFor{};
-    QTimer m_endLater; // 0 ms: reports ends that start() found, from the event loop
+    const Clock &m_clock;
+    std::unique_ptr<Timer> m_deadlineTimer;
+    Clock::TimePoint m_deadlineArmedFor{};
+    std::unique_ptr<Timer> m_endLater; // 0 ms: reports ends that start() found, from the event loop
     std::vector<Ended> m_ended;
     std::function<void()> m_afterEvents;
     std::unique_ptr<char[]> m_readBuffer;

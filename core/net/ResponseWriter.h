@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/HttpHeaders.h"
+#include "net/ClientResponse.h"
 
 #include <QByteArray>
 #include <QPointer>
@@ -16,20 +17,20 @@ class HttpConnection;
 // The answer to one request. Created by the connection; the handler may keep the shared_ptr and
 // answer later, but only ever on the connection's worker thread. Either send() once, or
 // startStream(), any number of write()s and finish().
-class ResponseWriter : public std::enable_shared_from_this<ResponseWriter> {
+class ResponseWriter final : public ClientResponse, public std::enable_shared_from_this<ResponseWriter> {
 public:
-    ~ResponseWriter();
+    ~ResponseWriter() override;
     ResponseWriter(const ResponseWriter &) = delete;
     ResponseWriter &operator=(const ResponseWriter &) = delete;
 
     // A complete response; Content-Length is set here (Content-Length, Transfer-Encoding and
     // Connection given by the handler are ignored: the server owns the framing).
-    void send(int status, const HttpHeaders &headers, const QByteArray &body);
+    void send(int status, const HttpHeaders &headers, const QByteArray &body) override;
     // Starts a streamed response (chunked transfer encoding; close-delimited for HTTP/1.0 clients).
-    void startStream(int status, const HttpHeaders &headers);
+    void startStream(int status, const HttpHeaders &headers) override;
     // One piece of the stream, handed to the socket at once (TCP_NODELAY is set on every connection).
-    void write(const QByteArray &bytes);
-    void finish();
+    void write(const QByteArray &bytes) override;
+    void finish() override;
     // Resets the connection (TCP RST) instead of closing it cleanly: the client sees a broken
     // connection, not a truncated answer it might take for a complete one. For "reset" faults (the
     // simulator) and for a handler that must not let a half-written answer look finished. The
@@ -38,19 +39,19 @@ public:
 
     // False once the client went away, the connection was cut (slow reader, shutdown deadline) or
     // the response is complete.
-    bool isOpen() const;
+    bool isOpen() const override;
     bool isStarted() const { return m_state != State::Pending; }
     bool isFinished() const { return m_state == State::Finished; }
     // Called once if the connection closes before finish(): the handler cancels its upstream work.
     // Registered after the close, it runs at once.
-    void onClosed(std::function<void()> callback);
+    void onClosed(std::function<void()> callback) override;
     // Bytes of this response handed to the socket (status line, headers and chunk framing included).
     qint64 bytesSent() const { return m_bytesSent; }
     // Bytes of this connection written but not yet taken by the client. A streaming handler pauses
     // its upstream when this grows; past HttpServerLimits::maxBufferedResponseBytes the connection is cut.
-    qint64 bufferedBytes() const;
+    qint64 bufferedBytes() const override;
     // Called whenever the client has taken bytes and fewer than `lowWatermark` remain buffered.
-    void onDrained(qint64 lowWatermark, std::function<void()> callback);
+    void onDrained(qint64 lowWatermark, std::function<void()> callback) override;
 
     int status() const { return m_status; }
 

@@ -11,8 +11,9 @@
 
 namespace sb {
 
-ServerWorker::ServerWorker(int index, const HttpServerLimits &limits, std::shared_ptr<ServerCounters> counters)
-    : m_index(index)
+ServerWorker::ServerWorker(const Clock &clock, int index, const HttpServerLimits &limits, std::shared_ptr<ServerCounters> counters)
+    : m_clock(clock)
+    , m_index(index)
     , m_limits(limits)
     , m_counters(std::move(counters))
 {
@@ -32,7 +33,7 @@ void ServerWorker::adoptDescriptor(qintptr descriptor)
         return;
     }
     const quint64 id = ++m_counters->nextConnectionId;
-    auto *connection = new HttpConnection(descriptor, id, m_index, m_limits, m_handler.get(), *m_counters, this);
+    auto *connection = new HttpConnection(m_clock, descriptor, id, m_index, m_limits, m_handler.get(), *m_counters, this);
     m_connections.insert(connection);
     connect(connection, &HttpConnection::closed, this, &ServerWorker::connectionClosed);
 }
@@ -48,9 +49,7 @@ void ServerWorker::beginDrain(std::chrono::milliseconds deadline, std::function<
 {
     m_draining = true;
     m_drainDone = std::move(done);
-    m_drainTimer = new QTimer(this);
-    m_drainTimer->setSingleShot(true);
-    connect(m_drainTimer, &QTimer::timeout, this, [this] {
+    m_drainTimer = m_clock.createTimer([this] {
         const std::vector<HttpConnection *> left(m_connections.begin(), m_connections.end());
         for (HttpConnection *connection : left)
             connection->abort();
@@ -79,8 +78,7 @@ void ServerWorker::stop()
     m_draining = true;
     if (m_drainTimer) {
         m_drainTimer->stop();
-        delete m_drainTimer;
-        m_drainTimer = nullptr;
+        m_drainTimer.reset();
     }
     const std::vector<HttpConnection *> left(m_connections.begin(), m_connections.end());
     for (HttpConnection *connection : left)

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "common/Clock.h"
 #include "net/HttpHandler.h"
 #include "net/HttpServerLimits.h"
 
 #include <QObject>
-#include <QTimer>
 
 #include <chrono>
 #include <functional>
@@ -21,7 +21,7 @@ struct ServerCounters;
 class ServerWorker : public QObject {
     Q_OBJECT
 public:
-    ServerWorker(int index, const HttpServerLimits &limits, std::shared_ptr<ServerCounters> counters);
+    ServerWorker(const Clock &clock, int index, const HttpServerLimits &limits, std::shared_ptr<ServerCounters> counters);
     ~ServerWorker() override;
 
     void start(const HttpHandlerFactory &factory);
@@ -39,13 +39,14 @@ private:
     void connectionClosed(HttpConnection *connection);
     void finishDrain();
 
+    const Clock &m_clock;
     const int m_index;
     const HttpServerLimits m_limits;
     std::shared_ptr<ServerCounters> m_counters;
     std::unique_ptr<HttpHandler> m_handler;
     std::unordered_set<HttpConnection *> m_connections;
     bool m_draining = false;
-    QTimer *m_drainTimer = nullptr;
+    std::unique_ptr<Timer> m_drainTimer;
     std::function<void()> m_drainDone;
 };
 

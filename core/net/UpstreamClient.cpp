@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 #include <QSocketNotifier>
-#include <QTimerEvent>
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -70,29 +69,22 @@ struct UpstreamSocketHooks {
     }
 };
 
-UpstreamClient::UpstreamClient(QObject *parent) : QObject(parent), m_curlTimer(new QTimer(this))
-{
-    m_curlTimer->setSingleShot(true);
-    m_curlTimer->setTimerType(Qt::PreciseTimer);
-    connect(m_curlTimer, &QTimer::timeout, this, [this] { socketAction(CURL_SOCKET_TIMEOUT, 0); });
-
-    m_deliveryTimer = new QTimer(this);
-    m_deliveryTimer->setSingleShot(true);
-    m_deliveryTimer->setInterval(0);
-    connect(m_deliveryTimer, &QTimer::timeout, this, [this] {
+UpstreamClient::UpstreamClient(const Clock &clock, QObject *parent)
+    : QObject(parent)
+    , m_clock(clock)
+    , m_curlTimer(clock.createTimer([this] { socketAction(CURL_SOCKET_TIMEOUT, 0); }))
+    , m_deliveryTimer(clock.createTimer([this] {
         deliverPending();
         if (m_multi)
             collectFinished();
-    });
-
+    }))
     // A steady tick rather than a timer restarted around every transfer (two timer registrations
     // per request): connections close between one and two lifetimes after the last transfer.
-    m_idleSweep = new QTimer(this);
-    m_idleSweep->setInterval(std::chrono::seconds(60));
-    connect(m_idleSweep, &QTimer::timeout, this, &UpstreamClient::onIdleSweepTick);
-    m_idleSweep->start();
+    , m_idleSweep(clock.createTimer([this] { onIdleSweepTick(); }, TimerKind::Repeating))
+{
+    m_idleSweep->start(m_idleLifetime);
 
-    m_plain = new PlainHttpEngine(this);
+    m_plain = new PlainHttpEngine(clock, this);
     m_plain->setAfterEvents([this] { onPlainHttpEvents(); });
     // An operator's way back to libcurl for every request, should the engine ever misbehave with
     // some local server, without a rebuild.
@@ -124,7 +116,8 @@ bool UpstreamClient::createMulti()
 
 void UpstreamClient::setIdleConnectionLifetime(std::chrono::milliseconds lifetime)
 {
-    m_idleSweep->setInterval(lifetime);
+    m_idleLifetime = lifetime;
+    m_idleSweep->start(lifetime);
 }
 
 void UpstreamClient::onIdleSweepTick()
@@ -163,9 +156,6 @@ void UpstreamClient::closeIdleConnections()
 UpstreamClient::~UpstreamClient()
 {
     m_curlTimer->stop();
-    for (const auto &[timerId, transferId] : m_idleTimers)
-        killTimer(timerId);
-    m_idleTimers.clear();
     for (auto &[id, transfer] : m_transfers) {
         transfer->retired = true;
         if (transfer->plainHttp)
@@ -261,11 +251,8 @@ void UpstreamClient::pause(quint64 transferId)
         return;
     UpstreamTransfer &transfer = *it->second;
     transfer.paused = true;
-    if (transfer.idleTimerId) {
-        killTimer(transfer.idleTimerId);
-        m_idleTimers.erase(transfer.idleTimerId);
-        transfer.idleTimerId = 0;
-    }
+    if (transfer.idleTimer)
+        transfer.idleTimer->stop();
     if (transfer.plainHttp)
         m_plain->pause(transferId);
     else
@@ -302,7 +289,7 @@ void UpstreamClient::scheduleDelivery()
     // timer, not a queued call: it fires in the turn that set it, and costs no eventfd wake-up
     // under Qt's glib loop either.
     if (!m_deliveryTimer->isActive())
-        m_deliveryTimer->start();
+        m_deliveryTimer->start(Clock::Duration::zero());
 }
 
 int UpstreamClient::socketCallback(CURL *, int socket, int what, void *self, void *)
@@ -315,11 +302,11 @@ int UpstreamClient::timerCallback(CURLM *, long timeoutMs, void *self)
 {
     // libcurl forbids calling curl_multi_socket_action from here; a 0 ms timeout runs it from the
     // event loop right after.
-    QTimer *timer = static_cast<UpstreamClient *>(self)->m_curlTimer;
+    Timer &timer = *static_cast<UpstreamClient *>(self)->m_curlTimer;
     if (timeoutMs < 0)
-        timer->stop();
+        timer.stop();
     else
-        timer->start(static_cast<int>(std::min<long>(timeoutMs, std::numeric_limits<int>::max())));
+        timer.start(std::chrono::milliseconds(timeoutMs));
     return 0;
 }
 
@@ -514,11 +501,8 @@ void UpstreamClient::retire(UpstreamTransfer &transfer)
     if (transfer.retired)
         return;
     transfer.retired = true;
-    if (transfer.idleTimerId) {
-        killTimer(transfer.idleTimerId);
-        m_idleTimers.erase(transfer.idleTimerId);
-        transfer.idleTimerId = 0;
-    }
+    if (transfer.idleTimer)
+        transfer.idleTimer->stop();
     // Removing a transfer mid-response closes its HTTP/1.1 connection (it cannot be reused) and
     // resets an HTTP/2 stream; the upstream sees the abort at once.
     if (transfer.plainHttp)
@@ -536,27 +520,18 @@ void UpstreamClient::armIdleTimer(UpstreamTransfer &transfer)
     const auto timeout = transfer.options().idleTimeout;
     if (timeout.count() <= 0 || transfer.retired || transfer.paused)
         return;
-    if (transfer.idleTimerId) {
-        killTimer(transfer.idleTimerId);
-        m_idleTimers.erase(transfer.idleTimerId);
+    if (!transfer.idleTimer) {
+        transfer.idleTimer = std::make_unique<DeadlineTimer>(m_clock, [this, id = transfer.id()] {
+            const auto it = m_transfers.find(id);
+            if (it == m_transfers.end())
+                return;
+            const auto idle = it->second->options().idleTimeout.count();
+            finish(it->second, TransferError::Timeout,
+                   QStringLiteral("The upstream sent nothing for %1 ms in the middle of the response").arg(idle));
+        });
     }
-    transfer.idleTimerId = startTimer(timeout, Qt::PreciseTimer);
-    m_idleTimers.emplace(transfer.idleTimerId, transfer.id());
-}
-
-void UpstreamClient::timerEvent(QTimerEvent *event)
-{
-    const auto timer = m_idleTimers.find(event->timerId());
-    if (timer == m_idleTimers.end()) {
-        QObject::timerEvent(event);
-        return;
-    }
-    const auto it = m_transfers.find(timer->second);
-    if (it == m_transfers.end())
-        return;
-    const auto idle = it->second->options().idleTimeout.count();
-    finish(it->second, TransferError::Timeout,
-           QStringLiteral("The upstream sent nothing for %1 ms in the middle of the response").arg(idle));
+    // Moved later by every chunk, which costs a DeadlineTimer nothing.
+    transfer.idleTimer->start(timeout);
 }
 
 } // namespace sb

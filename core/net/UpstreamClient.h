@@ -1,10 +1,11 @@
 #pragma once
 
+#include "common/Clock.h"
 #include "net/EasyHandlePool.h"
 #include "net/UpstreamTransfer.h"
+#include "net/UpstreamTransport.h"
 
 #include <QObject>
-#include <QTimer>
 
 #include <memory>
 #include <unordered_map>
@@ -19,7 +20,7 @@ class PlainHttpEngine;
 
 // HTTP client for upstream providers: one libcurl multi handle driven by the owning worker
 // thread's Qt event loop (CURLMOPT_SOCKETFUNCTION → QSocketNotifier, CURLMOPT_TIMERFUNCTION →
-// QTimer), never blocking. The multi handle keeps the connection cache, so consecutive requests to
+// a timer of the client's Clock), never blocking. The multi handle keeps the connection cache, so consecutive requests to
 // one provider reuse connections, and HTTP/2 servers multiplex. Unlike QNetworkAccessManager there
 // is no 6-connections-per-host cap.
 //
@@ -30,7 +31,7 @@ class PlainHttpEngine;
 // One per worker thread; it lives on that thread and is not thread-safe. Callbacks run on that
 // thread from the event loop, never from inside libcurl, so they may call start() and cancel()
 // (even on their own transfer). Do not delete the client from inside one of its callbacks.
-class UpstreamClient : public QObject {
+class UpstreamClient : public QObject, public UpstreamTransport {
     Q_OBJECT
     friend struct UpstreamSocketHooks; // libcurl's open/close socket callbacks (UpstreamClient.cpp)
 public:
@@ -48,21 +49,23 @@ public:
         quint64 plainHttpTransfers = 0; // finished transfers the PlainHttpEngine carried
     };
 
-    explicit UpstreamClient(QObject *parent = nullptr);
+    explicit UpstreamClient(const Clock &clock, QObject *parent = nullptr);
+    // A client whose timeouts run on the real clock.
+    explicit UpstreamClient(QObject *parent = nullptr) : UpstreamClient(SystemClock::instance(), parent) {}
     ~UpstreamClient() override; // aborts what is still running, without callbacks
 
     // Starts a transfer and returns its id (never 0). Every outcome, even an invalid URL, arrives
     // later through onComplete, never from inside start().
-    quint64 start(const UpstreamRequest &request, const TransferOptions &options, TransferCallbacks callbacks);
+    quint64 start(const UpstreamRequest &request, const TransferOptions &options, TransferCallbacks callbacks) override;
     // Aborts at once: the easy handle is freed, an HTTP/1.1 connection is closed (an h2 stream is
     // reset) and no callback follows. Unknown or finished ids are ignored.
-    void cancel(quint64 transferId);
+    void cancel(quint64 transferId) override;
 
     // Backpressure for a slow downstream: stop reading this transfer's response (TCP flow control,
     // or the HTTP/2 stream window, then holds the upstream back) until resume(). No onData arrives
     // while paused, and the idle timeout does not run. The total timeout still does.
-    void pause(quint64 transferId);
-    void resume(quint64 transferId);
+    void pause(quint64 transferId) override;
+    void resume(quint64 transferId) override;
 
     Stats stats() const { return m_stats; }
 
@@ -81,9 +84,6 @@ public:
     // looks at a cached connection only when the next transfer starts, so an idle proxy otherwise holds
     // every upstream socket of its last busy moment (the soak found 50+ kept after traffic stopped).
     void setIdleConnectionLifetime(std::chrono::milliseconds lifetime);
-
-protected:
-    void timerEvent(QTimerEvent *event) override;
 
 private:
     struct SocketWatch;
@@ -108,18 +108,19 @@ private:
     void closeIdleConnections();
 
     CURLM *m_multi = nullptr;
-    QTimer *m_curlTimer = nullptr; // a child, so it follows the client to its worker thread
-    QTimer *m_deliveryTimer = nullptr; // 0 ms: hands over what arrived outside socketAction()
-    QTimer *m_idleSweep = nullptr;     // ticks every idle-connection lifetime
+    const Clock &m_clock;
+    std::unique_ptr<Timer> m_curlTimer;
+    std::unique_ptr<Timer> m_deliveryTimer; // 0 ms: hands over what arrived outside socketAction()
+    std::unique_ptr<Timer> m_idleSweep;     // ticks every idle-connection lifetime
+    std::chrono::milliseconds m_idleLifetime{60'000};
     bool m_activeSinceTick = false;    // a transfer ran since the last tick
     bool m_usedSinceSweep = false;     // connections may be cached
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
     std::unordered_set<int> m_connectionSockets; // libcurl connections, open (UpstreamSocketHooks)
-    PlainHttpEngine *m_plain = nullptr; // a child, like the timers
+    PlainHttpEngine *m_plain = nullptr; // a child, so it follows the client to its thread
     bool m_plainHttpEnabled = true;
     std::shared_ptr<EasyHandlePool> m_easyHandles = std::make_shared<EasyHandlePool>();
     std::unordered_map<quint64, TransferPtr> m_transfers;
-    std::unordered_map<int, quint64> m_idleTimers; // Qt timer id → transfer id
     std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data
     quint64 m_nextId = 1;
     Stats m_stats;

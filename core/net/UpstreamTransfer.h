@@ -1,7 +1,8 @@
 #pragma once
 
 #include "common/HttpHeaders.h"
-#include "providers/ProviderAdapter.h"
+#include "net/DeadlineTimer.h"
+#include "net/UpstreamRequest.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -25,7 +26,7 @@ class EasyHandlePool;
 // attempt's share of the request deadline.
 struct TransferOptions {
     std::chrono::milliseconds connectTimeout{5000}; // TCP + TLS (+ proxy) handshake; libcurl's own default is 300 s
-    std::chrono::milliseconds totalTimeout{30000};  // the primary channel's attempt budget (MISSION §1); 0 = none
+    std::chrono::milliseconds totalTimeout{30000};  // the primary channel's attempt budget (split budgets: fallbacks get less); 0 = none
     // Inter-token idle timeout: armed when the response headers arrive and re-armed by every body
     // chunk; time to the first byte is the totalTimeout's business. 0 = off.
     std::chrono::milliseconds idleTimeout{0};
@@ -112,7 +113,7 @@ public:
     // Bookkeeping owned by UpstreamClient.
     bool dirty = false;
     bool retired = false; // removed from the multi handle; nothing may be delivered any more
-    int idleTimerId = 0;
+    std::unique_ptr<DeadlineTimer> idleTimer; // the inter-token idle timeout, made when first armed
     bool paused = false;
     bool plainHttp = false; // carried by the PlainHttpEngine, not libcurl
 

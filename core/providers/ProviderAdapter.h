@@ -3,7 +3,8 @@
 #include "common/HttpHeaders.h"
 #include "model/EngineConfig.h"
 #include "model/Outcome.h"
-#include "providers/common/ClientBody.h"
+#include "common/json/ClientBody.h"
+#include "net/UpstreamRequest.h"
 #include "providers/common/OpenAiAnswer.h"
 #include "stream/SseEvent.h"
 
@@ -34,15 +35,6 @@ struct AdapterContext {
     // The client's bytes the OpenAI body was parsed from, while the body is still exactly what they
     // say (empty otherwise): a pass-through dialect may forward them instead of serialising again.
     QByteArray clientBody = {}; // (a default, so that contexts built without it draw no warning)
-};
-
-// A fully formed upstream HTTP request, ready for the upstream client.
-struct UpstreamRequest {
-    QByteArray method = "POST";
-    QUrl url;
-    HttpHeaders headers; // includes the provider's auth header and Content-Type
-    QByteArray body;
-    bool stream = false; // the response is an SSE stream
 };
 
 // What translating one upstream stream event produced.

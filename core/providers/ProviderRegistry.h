@@ -9,7 +9,7 @@
 
 namespace sb {
 
-// The one place that lists the provider dialects (ARCHITECTURE.md, house style 6). Adapters are
+// The one place that lists the provider dialects (ARCHITECTURE.md, "House style"). Adapters are
 // stateless and const, so one instance of each serves every worker thread.
 class ProviderRegistry {
 public:

@@ -27,7 +27,7 @@ struct RequestCost {
 };
 
 // Cost per request from token usage × the price table, and each route's running spend against its
-// budget (issue #8, point 4). Spend is added when a request finishes, so requests already in flight
+// budget. Spend is added when a request finishes, so requests already in flight
 // when a hard stop is reached still finish and may overshoot it by their own cost. Thread-safe:
 // every worker records into the one meter.
 class CostMeter {

@@ -14,7 +14,7 @@
 
 namespace sb {
 
-// A provider's API keys, rotated on rate limits (MISSION.md §2, first tier of defence). A 429 cools the
+// A provider's API keys, rotated on rate limits (the first tier of defence). A 429 cools the
 // key that got it (for the Retry-After when the provider sent one) and the next lease takes another key;
 // an auth error disables the key until the user edits the provider (which builds a new KeyRing).
 // Thread-safe. Secrets leave this class only inside a Lease; status() and logs carry the masked form.

@@ -24,7 +24,7 @@ struct TierChoice {
     QString reason; // "hint" or "rule 2", for the log
 };
 
-// Task-based model choice (ARCHITECTURE.md, request flow step 3: `auto` → ModelSelector): classifies
+// Task-based model choice (ARCHITECTURE.md, "The life of a request": `auto` → ModelSelector): classifies
 // a request for the configured task-based model by ordered rules into a tier and names the route of
 // that tier. An explicit hint (request header x-switchboard-tier, or metadata.tier in the body) wins
 // over the rules. Stateless: build one per request over the config the request started with.

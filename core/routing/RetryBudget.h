@@ -5,8 +5,8 @@
 
 namespace sb {
 
-// Global retry budget: retries in flight ≤ max(minimum, ratio × requests in flight) (ARCHITECTURE.md
-// step 7), so a flapping provider cannot turn every caller's failure into a storm on the fallback.
+// Global retry budget: retries in flight ≤ max(minimum, ratio × requests in flight) (ARCHITECTURE.md,
+// "Defaults and why"), so a flapping provider cannot turn every caller's failure into a storm on the fallback.
 // A "retry" here is an attempt on a channel the request already tried, after the immediate first
 // failover; failovers to untried channels are free (RetryState::nextAttemptSpendsBudget()).
 // Lock-free: both counters live in one atomic word, so a grant is decided on a consistent pair.

@@ -6,7 +6,7 @@
 
 namespace sb {
 
-// The retry rules (MISSION.md §4, ARCHITECTURE.md step 7), immutable and shared by every request.
+// The retry rules (ARCHITECTURE.md, "The life of a request"), immutable and shared by every request.
 // Per-request progress lives in RetryState: policy and state are separate types.
 class RetryPolicy {
 public:

@@ -45,7 +45,7 @@ int RetryState::distinctChannelsTried() const
 Clock::Duration RetryState::delayBeforeNext(const Outcome &lastOutcome, bool sameProvider, bool untriedChannelLeft,
                                             Random &random) const
 {
-    // A failover goes to another channel at once (MISSION.md §1: most callers never notice); only
+    // A failover goes to another channel at once (so most callers never notice); only
     // retries of a channel already tried back off, numbered from 0 after the failovers (and after the
     // first attempt's immediate second try on a one-channel route).
     const bool failover = attempts() <= 1 || untriedChannelLeft;
@@ -58,7 +58,7 @@ Clock::Duration RetryState::delayBeforeNext(const Outcome &lastOutcome, bool sam
 
 Clock::Duration RetryState::attemptTimeout(const ProviderConfig &provider) const
 {
-    // Split budgets (MISSION.md §1): equal 30 s budgets doubled the wait during incidents.
+    // Split budgets: equal 30 s budgets doubled the wait during incidents.
     const Clock::Duration budget = attempts() <= 1 ? Clock::Duration(provider.primaryTimeout)
                                                    : Clock::Duration(provider.fallbackTimeout);
     return std::min(budget, remaining());

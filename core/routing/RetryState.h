@@ -40,9 +40,9 @@ public:
     // first attempt, its fallback budget afterwards, never past the overall deadline (zero once passed).
     Clock::Duration attemptTimeout(const ProviderConfig &provider) const;
     // Whether the next attempt must first win RetryBudget::tryStartRetry(): the first failover and any
-    // failover to an untried channel do not (ARCHITECTURE.md step 7: fail over at once; retries spend
-    // the budget). The 30-minute soak saw 132 requests refused by the budget with a healthy channel of
-    // their model never tried.
+    // failover to an untried channel do not (fail over at once; only retries spend the budget). The
+    // 30-minute soak saw 132 requests refused by the budget with a healthy channel of their model
+    // never tried.
     bool nextAttemptSpendsBudget(bool untriedChannelLeft) const;
     Clock::TimePoint deadline() const { return m_deadline; }
     Clock::Duration remaining() const; // until the deadline, zero once passed

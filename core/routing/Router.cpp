@@ -206,8 +206,8 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
     }
 
     if (!result.choice && m_pool.panicModeEnabled()) {
-        // No channel could take it the normal way: the least bad one beats a certain error (MISSION.md §3
-        // asks for a clear error only when the pool is truly empty). That includes a route whose only
+        // No channel could take it the normal way: the least bad one beats a certain error (a clear
+        // "no provider available" is for a pool that is truly empty). That includes a route whose only
         // routable channels have their keys cooling while another is OPEN: the soak's 30 minutes refused
         // 11,715 requests that way. Drained channels stay out: a person said so. take() still refuses
         // a cooling key or a full token bucket, so panic never spends a provider's rate limit.

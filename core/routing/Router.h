@@ -61,7 +61,7 @@ struct RouteResult {
     explicit operator bool() const { return choice.has_value(); }
 };
 
-// Chooses the channel for each attempt of a request (ARCHITECTURE.md step 4) and takes each attempt's
+// Chooses the channel for each attempt of a request (ARCHITECTURE.md, "The life of a request") and takes each attempt's
 // outcome back. A route's tiers are tried in order (tier 0, then fallback models by priority); inside a
 // tier the route's strategy orders the routable channels (in the pool, breaker not OPEN):
 //   Health     higher score first (the dual-channel design; a degraded channel has score < 50 anyway)

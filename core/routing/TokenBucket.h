@@ -7,7 +7,7 @@
 
 namespace sb {
 
-// A classic token bucket (MISSION.md §2, second tier of defence): `ratePerSecond` refill, `capacity`
+// A classic token bucket (the second tier of defence): `ratePerSecond` refill, `capacity`
 // burst. It never waits: a refusal sends the request on to the next channel instead of queueing it
 // without bound, which is how one provider's overflow used to cascade into the others.
 // Thread-safe: every worker of the engine shares one bucket per provider.

@@ -41,8 +41,9 @@ public:
 
     // True until a configuration has ever been saved or seeded in this database.
     bool isEmpty() const;
-    // On first start with an empty database: store DemoConfig (issue 6, §7). Returns true when it
-    // seeded; false when there already was a configuration (or on error, with *error set).
+    // On first start with an empty database: store DemoConfig, so the console works with no API key.
+    // Returns true when it seeded; false when there already was a configuration (or on error, with
+    // *error set).
     bool seedDemoIfEmpty(QString *error = nullptr);
 
     // The stored configuration with its secrets; null (and *error) when it cannot be read.
@@ -55,7 +56,7 @@ public:
 
     std::vector<KeyPreview> keyPreviews() const;
 
-    // History retention in days (issue 6, §3; default 30), kept beside the configuration.
+    // History retention in days (default 30), kept beside the configuration.
     int historyRetentionDays() const;
     bool setHistoryRetentionDays(int days, QString *error = nullptr);
 

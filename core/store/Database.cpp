@@ -84,7 +84,7 @@ QStringList schemaV1()
     };
 }
 
-// Issue #8: a route's cache settings beside the route (the exact cache's switch stays in
+// Caching: a route's cache settings beside the route (the exact cache's switch stays in
 // routes.cache_enabled), and the semantic cache's entries so they survive a restart. The scope is
 // the route and a digest of the system prompt and parameters; the embedding is float32, normalised.
 QStringList schemaCache()
@@ -101,7 +101,7 @@ QStringList schemaCache()
     };
 }
 
-// Cost tracking, budgets and task-based model choice (issue #8, points 4 and 5).
+// Cost tracking, budgets and task-based model choice.
 QStringList schemaV2()
 {
     return {

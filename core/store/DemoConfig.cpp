@@ -6,7 +6,7 @@ EngineConfig DemoConfig::build()
 {
     EngineConfig c;
     c.demo = true;
-    // The launch-day drill (MISSION.md §4) is what the simulator plays, so its breaker preset fits.
+    // The launch-day drill is what the simulator plays, so its breaker preset fits.
     c.breaker = BreakerConfig::launchDay();
 
     ProviderConfig primary;

@@ -4,7 +4,7 @@
 
 namespace sb {
 
-// The configuration seeded into an empty database on first start (issue 6, §7): two providers on
+// The configuration seeded into an empty database on first start: two providers on
 // the built-in simulator's launch-day ports, so the console works with no API keys at all. It is
 // marked demo = true and the console labels it as such.
 class DemoConfig {

@@ -1,6 +1,6 @@
 #include "store/HistoryCodec.h"
 
-#include "common/JsonText.h"
+#include "common/json/JsonText.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

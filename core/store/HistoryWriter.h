@@ -16,7 +16,7 @@ namespace sb {
 
 class Clock;
 
-// The only writer of history rows (ARCHITECTURE.md, "Store thread"). Any thread enqueues; the
+// The only writer of history rows (ARCHITECTURE.md, "Threads"). Any thread enqueues; the
 // writer's own thread writes batches in one transaction each with prepared statements, every
 // flushInterval or as soon as flushRows rows are waiting. The queue is bounded: when it is full the
 // oldest health samples go first (the next second brings a fresh one); request and event rows are
@@ -26,13 +26,13 @@ class Clock;
 class HistoryWriter {
 public:
     struct Options {
-        int flushRows = 500;                                // issue 6: "every 250 ms or 500 rows"
+        int flushRows = 500;                                // written as soon as this many wait, else every flushInterval
         std::chrono::milliseconds flushInterval{250};
         std::size_t capacity = 100'000;                     // rows waiting, all kinds together
         int maxBatchRows = 100;                             // per transaction: under 1 ms of CPU, short for readers
                                                             // and for a request thread sharing the core
-        int retentionDays = 30;                             // issue 6, §3: default 30 days
-        std::chrono::hours rollupAfter{24};                 // issue 6, §3: per-minute after 24 h
+        int retentionDays = 30;                             // a month of incidents to look back on
+        std::chrono::hours rollupAfter{24};                 // per-minute after 24 h: a day at full detail
         std::chrono::minutes maintenanceEvery{10};          // rollup + retention, by the Clock
     };
 

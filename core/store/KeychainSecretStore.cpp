@@ -1,8 +1,9 @@
 #include "store/KeychainSecretStore.h"
 
+#include "common/Clock.h"
+
 #include <QCoreApplication>
 #include <QEventLoop>
-#include <QTimer>
 
 #if defined(SB_HAVE_QTKEYCHAIN)
 #include <qt6keychain/keychain.h>
@@ -38,7 +39,9 @@ JobResult runJob(QKeychain::Job *job, std::chrono::milliseconds timeout)
     });
     job->setAutoDelete(true);
     job->setInsecureFallback(false); // never a plaintext file behind the user's back
-    QTimer::singleShot(timeout, &loop, &QEventLoop::quit);
+    // The real clock, always: this waits on a service outside the process, in real time.
+    const auto giveUp = SystemClock::instance().createTimer([&loop] { loop.quit(); });
+    giveUp->start(timeout);
     job->start();
     if (!result->finished)
         loop.exec();

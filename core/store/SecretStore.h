@@ -6,7 +6,7 @@
 
 namespace sb {
 
-// Where API keys live (issue 6, §5). A seam with two implementations: the desktop keyring
+// Where API keys live. A seam with two implementations: the desktop keyring
 // (KeychainSecretStore) when one answers, else the database file at mode 0600
 // (DatabaseSecretStore). Key ids are opaque strings such as "api-key/7". Implementations never log
 // a secret; error sentences name the key id only.

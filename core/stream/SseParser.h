@@ -14,7 +14,7 @@ namespace sb {
 // Incremental Server-Sent Events parser (WHATWG HTML "event stream interpretation"). Upstreams cut
 // their streams anywhere — inside a field name, between CR and LF, inside a multi-byte character —
 // so all state lives across feed() calls and an event is returned the moment its blank line arrives,
-// never later (MISSION.md §2: no buffering past a whole event).
+// never later (no buffering past a whole event: every held byte is latency the client feels).
 //
 // Bytes are treated as opaque: line ends are ASCII, so a UTF-8 character is never split by the
 // parser itself; an event's data is exactly the bytes the upstream sent.

@@ -1,6 +1,8 @@
 #include "stream/StreamTee.h"
 
-#include <QTimer>
+#include "common/EventLoop.h"
+
+#include <memory>
 
 namespace sb {
 
@@ -53,9 +55,9 @@ void StreamTee::deliverLater(Result &&result)
 {
     if (!m_sink)
         return;
-    // A zero timer runs after the event loop has flushed the client's socket: saving (hashing,
+    // After this event-loop turn, once the client's last bytes are on their way: saving (hashing,
     // copying, queueing a database row) never sits between the last token and the client.
-    QTimer::singleShot(0, [sink = m_sink, result = std::move(result)]() mutable { sink(std::move(result)); });
+    runSoon([sink = m_sink, result = std::make_shared<Result>(std::move(result))] { sink(std::move(*result)); });
 }
 
 } // namespace sb

@@ -7,7 +7,7 @@
 
 namespace sb {
 
-// The cache-through tee (MISSION.md §4: collecting a streamed answer before replying turned a
+// The cache-through tee (a cache that collected a streamed answer before replying turned a
 // 280 ms TTFT into 3.8 s). The caller writes every event to the client first and only then hands
 // it here, so this branch can never hold the client back; the accumulated answer reaches the sink
 // only when the stream completed successfully, and only from a later turn of the event loop, after

@@ -7,7 +7,7 @@
 
 namespace sb {
 
-// Re-assembles UTF-8 across chunk boundaries (MISSION.md §2): providers cut streams by bytes, and a
+// Re-assembles UTF-8 across chunk boundaries: providers cut streams by bytes, and a
 // CJK or Vietnamese character split over two chunks, forwarded as is, stalls or corrupts the
 // client's decoder. feed() returns the longest prefix that ends on a whole character and carries
 // the rest (at most 3 bytes) to the next call; nothing else is held back.

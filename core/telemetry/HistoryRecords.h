@@ -11,7 +11,7 @@
 
 namespace sb {
 
-// The rows the console shows after a restart (issue 6, "History"). The engine fills them and hands
+// The rows the console shows after a restart, so what broke can be looked up later. The engine fills them and hands
 // them to the HistoryWriter; the HistoryReader gives them back. Times are wall-clock milliseconds
 // since the Unix epoch (Clock::wallMillis()), durations are milliseconds, -1 means "not measured".
 
@@ -91,7 +91,7 @@ struct EventRecord {
     QString message;     // a sentence for the console, never containing a key
 };
 
-// One channel's health at one second (issue 6: "health samples per channel every second").
+// One channel's health at one second: what the history charts redraw after a restart.
 struct HealthSample {
     qint64 timeMs = 0;
     int channelId = 0;

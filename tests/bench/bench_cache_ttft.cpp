@@ -1,4 +1,4 @@
-// Issue #8, point 3: time to first token with the cache off, on a miss and on a hit, side by side in
+// Time to first token with the cache off, on a miss and on a hit, side by side in
 // one run, through a real Gateway against a fake streaming provider (switchboard-sim). Requests go
 // one at a time and the rows alternate, so every row sees the same machine load. Also: the same for
 // the semantic cache with a local fake embeddings endpoint (its call is the price of a lookup), and

@@ -1,4 +1,4 @@
-// How many request rows per second the HistoryWriter sustains (issue 6: >= 5,000/s), and whether a
+// How many request rows per second the HistoryWriter sustains (the aim: >= 5,000/s), and whether a
 // console reading at the same time stays responsive. Prints figures; asserts nothing.
 //
 //   bench_history_writer [--rows N] [--rate R] [--seconds S] [--db PATH]

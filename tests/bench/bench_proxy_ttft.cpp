@@ -1,4 +1,4 @@
-// What the proxy adds to time-to-first-token (issue 4): the same streamed completion asked of a
+// What the proxy adds to time-to-first-token: the same streamed completion asked of a
 // fake provider directly and through the Gateway, alternating one request each way so that both
 // see the same machine load, then the percentiles side by side. A benchmark prints; it never asserts.
 //

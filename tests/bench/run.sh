@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The peer comparison (issue 10): builds Release with the benchmarks, then measures, side by side in
+# The peer comparison: builds Release with the benchmarks, then measures, side by side in
 # one run on this machine, what each proxy adds over talking to the fake upstream directly:
 #   direct (the limit) · nginx as a plain reverse proxy (C baseline) · Portkey's open-source gateway ·
 #   Switchboard
@@ -69,11 +69,11 @@ for conf in upstream-nginx proxy-nginx; do
   nginx -c "$work/$conf.conf" -p "$work" -g 'daemon on;' 2>"$work/$conf.start.log" \
     || { cat "$work/$conf.start.log"; exit 1; }
 done
-"$bench_dir/tests/sim/switchboard-sim" serve "$peers/stream-upstream.json" >"$work/sim.log" 2>&1 &
+"$bench_dir/bin/switchboard-sim" serve "$peers/stream-upstream.json" >"$work/sim.log" 2>&1 &
 pids+=($!)
 
 start_switchboard() {
-  HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/app/switchboard" --headless \
+  HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/bin/switchboard" --headless \
     --db "$work/switchboard-$1.db" --config "$peers/switchboard-bench.json" --log-level warn \
     >"$work/switchboard-$1.log" 2>&1 &
   switchboard_pid=$!
@@ -234,10 +234,10 @@ done
 if [ $with_drill = 1 ]; then
   printf '\nFull-length launch-day drill (5 minutes):\n'
   kill "$switchboard_pid"; wait "$switchboard_pid" 2>/dev/null || true
-  HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/app/switchboard" --headless --db "$work/drill.db" \
+  HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/bin/switchboard" --headless --db "$work/drill.db" \
     --config tests/sim/launch-day-proxy.json --listen 127.0.0.1:8400 --log-level warn >"$work/drill-proxy.log" 2>&1 &
   pids+=($!)
   wait_for http://127.0.0.1:8400/healthz
-  SIM="$bench_dir/tests/sim/switchboard-sim" sh tests/sim/run-drill.sh resources/drills/launch-day.json \
+  SIM="$bench_dir/bin/switchboard-sim" sh tests/sim/run-drill.sh resources/drills/launch-day.json \
     http://127.0.0.1:8400/v1 2>&1 | tail -25
 fi

@@ -1,11 +1,11 @@
 // The task-based model end to end: a request for `auto` through a real Gateway is classified by
 // the rules and served by the small or the large route (two fake providers behind them), and the
 // x-switchboard-auto-tier header and the request record say which tier.
-#include "FakeProvider.h"
+#include "sim/FakeProvider.h"
 #include "FakeProviderSpecs.h"
 #include "ProxyClient.h"
 #include "ProxyConfigs.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 
 #include <QtTest>
 #include <QJsonArray>

@@ -313,7 +313,7 @@ private slots:
         QTest::addColumn<QByteArray>("target");
         QTest::addColumn<int>("status");
         QTest::addColumn<QString>("code");
-        // The admin API checks the token before it looks at the path (core/engine/AdminApi.md), so
+        // The admin API checks the token before it looks at the path (core/control/AdminApi.md), so
         // traversal under /admin/ learns nothing without it; outside /admin/ the path is unknown.
         QTest::newRow("admin root") << QByteArray("/admin/") << 401 << "invalid_api_key";
         QTest::newRow("admin traversal") << QByteArray("/admin/../v1/models") << 401 << "invalid_api_key";

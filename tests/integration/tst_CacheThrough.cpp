@@ -1,4 +1,4 @@
-// The caches through a real Gateway (issue #8): a real loopback proxy port, switchboard-sim's fake
+// The caches through a real Gateway: a real loopback proxy port, switchboard-sim's fake
 // providers behind it, a small fake embeddings server for the semantic cache, and a real HTTP
 // client in front. Miss then hit in both forms, SSE with [DONE] on a hit, bypass headers, per-route
 // opt-in, nothing saved from errors or cut streams, the history's cache-hit flag, and semantic

@@ -1,10 +1,10 @@
 // "Test connection" against real sockets on loopback: the simulator's fake providers for every
 // dialect's success and outage, and a tiny canned-response server for the answers the simulator's
 // probe endpoint does not give (401 that echoes the key, 429, a server that never answers).
-#include "FakeProvider.h"
+#include "sim/FakeProvider.h"
 #include "FakeProviderSpecs.h"
 #include "common/SecretMask.h"
-#include "engine/ConnectionTest.h"
+#include "control/ConnectionTest.h"
 
 #include <QtTest>
 #include <QSignalSpy>

@@ -1,7 +1,7 @@
 // Spend survives a restart: an EngineHost on a real SQLite file serves priced requests, stops, and a
 // second EngineHost on the same file starts with the same spend — so a spent hard budget still
 // refuses after the restart instead of granting a fresh allowance.
-#include "FakeProvider.h"
+#include "sim/FakeProvider.h"
 #include "FakeProviderSpecs.h"
 #include "HeadlessHost.h"
 #include "ProxyClient.h"

@@ -2,10 +2,10 @@
 // request to the simulator's provider of that dialect. A healthy provider must pass its heartbeat;
 // one in an outage must fail it. (DashScope's probe lists models, which its chat ErrorMap took for
 // a broken answer, so its ejected channels could never be re-admitted.)
-#include "FakeProvider.h"
+#include "sim/FakeProvider.h"
 #include "FakeProviderSpecs.h"
 #include "ProxyConfigs.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 
 #include <QtTest>
 

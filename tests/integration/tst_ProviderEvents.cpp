@@ -1,8 +1,7 @@
-// Provider-level events reach the history (issue 6, §3: "key cool-downs and disables, bucket
-// refusals"): an EngineHost on a real SQLite file, the simulator's providers behind it. A key that
-// gets a 429 is recorded cooling down (named by label and masked form, never the secret); a key the
+// Provider-level events (key cool-downs and disables, bucket refusals) reach the history: an
+// EngineHost on a real SQLite file, the simulator's providers behind it. A key that gets a 429 is recorded cooling down (named by label and masked form, never the secret); a key the
 // provider rejects is recorded disabled; a provider's own rate limit records its first refusal, once.
-#include "FakeProvider.h"
+#include "sim/FakeProvider.h"
 #include "FakeProviderSpecs.h"
 #include "HeadlessHost.h"
 #include "ProxyClient.h"

@@ -1,4 +1,4 @@
-// Backpressure end to end (issue #4): a client that does not read must not make the proxy buffer the
+// Backpressure end to end: a client that does not read must not make the proxy buffer the
 // upstream's answer. A fast fake upstream (sb::HttpServer on loopback) streams 48 MB of OpenAI chunks
 // as fast as the proxy takes them; the client (a plain socket with a small receive buffer) first
 // reads nothing, then reads everything.

@@ -1,4 +1,4 @@
-// The request deadline end to end (issue #4): when the overall deadline (retry.overall_deadline)
+// The request deadline end to end: when the overall deadline (retry.overall_deadline)
 // passes before any channel answered, the client gets 504 in OpenAI's error format — for plain and
 // streamed requests, with one hanging channel and across a failover — and nothing after it.
 #include "FakeProviderSpecs.h"

@@ -1,4 +1,4 @@
-// Tools / function calls through the proxy end to end (issue #4): an OpenAI request with tools and a
+// Tools / function calls through the proxy end to end: an OpenAI request with tools and a
 // tool-call round trip goes through a real Gateway to a small fake upstream (sb::HttpServer on
 // loopback) that records what it received and answers with the recorded wire fixtures. For
 // openai_compat and anthropic it checks what the upstream saw (tools translated into the dialect)

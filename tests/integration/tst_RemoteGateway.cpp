@@ -4,7 +4,7 @@
 #include "FakeProviderSpecs.h"
 #include "ProxyClient.h"
 #include "ProxyUnderTest.h"
-#include "engine/RemoteGateway.h"
+#include "remote/RemoteGateway.h"
 
 #include <QtTest>
 #include <QTcpServer>

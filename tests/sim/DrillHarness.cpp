@@ -1,6 +1,6 @@
 #include "DrillHarness.h"
 
-#include "DrillRunner.h"
+#include "sim/DrillRunner.h"
 #include "TestPaths.h"
 
 #include <QFile>

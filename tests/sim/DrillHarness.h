@@ -1,11 +1,11 @@
 #pragma once
 
-#include "DrillReport.h"
-#include "EmbeddedDrill.h"
-#include "FakeProvider.h"
+#include "sim/DrillReport.h"
+#include "sim/EmbeddedDrill.h"
+#include "sim/FakeProvider.h"
 
-#include "engine/Gateway.h"
-#include "engine/MetricsSnapshot.h"
+#include "control/Gateway.h"
+#include "control/MetricsSnapshot.h"
 
 #include <QMap>
 #include <QString>

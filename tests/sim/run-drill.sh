@@ -14,8 +14,8 @@ scenario=${1:-$here/resources/drills/launch-day.json}
 proxy=${2:-http://127.0.0.1:8400/v1}
 sim=${SIM:-}
 if [ -z "$sim" ]; then
-  for candidate in "$here/build/release/tests/sim/switchboard-sim" "$here/build/bench/tests/sim/switchboard-sim" \
-                   "$here/build/debug/tests/sim/switchboard-sim" "$(command -v switchboard-sim || true)"; do
+  for candidate in "$here/build/release/bin/switchboard-sim" "$here/build/bench/bin/switchboard-sim" \
+                   "$here/build/debug/bin/switchboard-sim" "$(command -v switchboard-sim || true)"; do
     if [ -n "$candidate" ] && [ -x "$candidate" ]; then sim=$candidate; break; fi
   done
 fi

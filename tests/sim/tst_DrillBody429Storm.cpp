@@ -1,4 +1,4 @@
-// Issue #5 point 6, body-429-storm (MISSION.md §2): six providers behind the real proxy; from scenario
+// The body-429-storm drill: six providers behind the real proxy; from scenario
 // second 60 to 150 Qwen (DashScope) answers 85 % of its requests with HTTP 200 whose body is a rate
 // limit. The proxy must read those as rate limits (cool the key, fail over to the route's fallback),
 // not as successes and not as provider failures, and must not retry into a storm; the five other

@@ -1,4 +1,4 @@
-// Issue #5 point 6, flapping-primary (MISSION.md §1, failover storms): the primary is down 10 s and
+// The flapping-primary drill (failover storms): the primary is down 10 s and
 // up 10 s from scenario second 30 to 210, through the real proxy at x10 (24 s). Callers must keep
 // getting answers without a failover storm: attempts stay close to requests, the retry budget holds
 // (few retries beyond the immediate failover), failovers stay a small share of

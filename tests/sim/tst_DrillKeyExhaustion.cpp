@@ -1,4 +1,4 @@
-// Issue #5 point 6, key-exhaustion (MISSION.md §2, first tier of defence): one provider with three
+// The key-exhaustion drill (the first tier of defence, key rotation): one provider with three
 // keys of 60 requests per minute each, under about 150 requests per minute, through the real proxy at
 // x10 (18 s). The proxy must rotate the keys so that all three carry traffic and the primary serves
 // nearly everything; what the keys cannot carry goes to the fallback, and the clients see answers.

@@ -1,16 +1,16 @@
-// Item 7 of the simulator's issue: the shipped launch-day drill at x10 speed through the real proxy
+// The shipped launch-day drill at x10 speed through the real proxy
 // (Gateway + Router + adapters + UpstreamClient + HttpServer), against its fake providers. The
-// engine's windows and timeouts are scaled by the same factor. Asserts MISSION.md §4's success target
+// engine's windows and timeouts are scaled by the same factor. Asserts the drill's success target
 // (>= 99.5 %) and that the breaker, not a per-request retry, carried the outage. TTFT is printed, not
 // asserted: at x10 a scenario millisecond is a tenth of a real one, so a busy shared machine's noise
 // shows ten times over (CI once saw p95 1,136 ms under parallel ctest). The full-length run at x1,
 // tests/sim/run-drill.sh, is the benchmark that measures the TTFT target.
 
-#include "DrillRunner.h"
-#include "EngineTimeScale.h"
+#include "sim/DrillRunner.h"
+#include "sim/EngineTimeScale.h"
 
 #include "TestPaths.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -108,7 +108,7 @@ private slots:
         QCOMPARE(report.requests, 1200);
         QCOMPARE(report.dropped, 0);
 
-        // MISSION.md §4's success target, as the client saw it.
+        // The drill's success target, as the client saw it.
         QVERIFY2(report.successRate >= 0.995, qPrintable(report.toText()));
         // The breaker took the primary out: of the ~480 requests inside the outage only the few that
         // filled its window paid a refused attempt first. Without it every one of them would have

@@ -1,4 +1,4 @@
-// Issue #5 point 6, slow-ttft (MISSION.md §4): the primary answers correctly but its first token
+// The slow-ttft drill: the primary answers correctly but its first token
 // takes 3.8 s; the fallback's takes 280 ms. Through the real proxy at x10 (18 s) with the scenario's
 // latency-aware route, traffic must move to the fast fallback. Its TTFT is printed, not asserted (a
 // scenario millisecond at x10 carries ten times the machine's noise); tests/sim/run-drill.sh at x1 is

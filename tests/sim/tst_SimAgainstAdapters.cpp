@@ -2,8 +2,8 @@
 // provider sends must be understood exactly as the real provider's would be, or a drill measures
 // the simulator instead of the proxy.
 
-#include "DialectWire.h"
-#include "SimText.h"
+#include "sim/DialectWire.h"
+#include "sim/SimText.h"
 
 #include "providers/ProviderRegistry.h"
 #include "stream/SseParser.h"
@@ -126,7 +126,7 @@ private slots:
         const Outcome limited = adapter->classify(retryAfter.status, retryAfter.headers, retryAfter.body);
         QCOMPARE(limited.kind, OutcomeKind::RetryableRateLimit);
         QCOMPARE(limited.retryAfter.value_or(std::chrono::milliseconds(0)), std::chrono::milliseconds(3000));
-        // The MISSION.md §2 failure: a rate limit inside a 200 body is a rate limit, not a success.
+        // The failure that once set off a retry storm: a rate limit inside a 200 body is a rate limit, not a success.
         QCOMPARE(kind(wire.bodyRateLimit()), OutcomeKind::RetryableRateLimit);
         QCOMPARE(kind(wire.keyRateLimited(2)), OutcomeKind::RetryableRateLimit);
         QCOMPARE(kind(wire.unknownKey()), OutcomeKind::AuthError);

@@ -1,5 +1,5 @@
-#include "FaultTimeline.h"
-#include "ScenarioClock.h"
+#include "sim/FaultTimeline.h"
+#include "sim/ScenarioClock.h"
 
 #include "FakeClock.h"
 #include "FakeRandom.h"

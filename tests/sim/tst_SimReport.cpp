@@ -1,6 +1,6 @@
-#include "DrillReport.h"
-#include "EngineTimeScale.h"
-#include "LoadSchedule.h"
+#include "sim/DrillReport.h"
+#include "sim/EngineTimeScale.h"
+#include "sim/LoadSchedule.h"
 
 #include "FakeRandom.h"
 

@@ -1,4 +1,4 @@
-#include "Scenario.h"
+#include "sim/Scenario.h"
 
 #include "FakeRandom.h"
 #include "TestPaths.h"

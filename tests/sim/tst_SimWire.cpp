@@ -1,6 +1,6 @@
-#include "ChunkSplitter.h"
-#include "DialectWire.h"
-#include "SimText.h"
+#include "sim/ChunkSplitter.h"
+#include "sim/DialectWire.h"
+#include "sim/SimText.h"
 
 #include "FakeRandom.h"
 

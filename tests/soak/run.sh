@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (issue #10, point 4), run by hand: N minutes (default 30) of mixed traffic with random
+# The soak, run by hand: N minutes (default 30) of mixed traffic with random
 # faults through a release build of the headless proxy, to show that it does not leak and that the
 # only errors a client sees are the ones the faults make unavoidable.
 #
@@ -42,8 +42,8 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 soak=$here/tests/soak
 build=${BUILD:-$here/build/release}
 port=${PORT:-18600}
-proxy_bin=$build/app/switchboard
-sim_bin=$build/tests/sim/switchboard-sim
+proxy_bin=$build/bin/switchboard
+sim_bin=$build/bin/switchboard-sim
 for bin in "$proxy_bin" "$sim_bin"; do
   if [ ! -x "$bin" ]; then
     echo "run.sh: $bin is missing; build it with" >&2

@@ -1,11 +1,11 @@
 #pragma once
 
-#include "FakeProvider.h"
+#include "sim/FakeProvider.h"
 #include "FakeProviderSpecs.h"
 #include "ProxyConfigs.h"
 #include "MainWindow.h"
 #include "attach/AttachDialog.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 #include "incidents/IncidentTableModel.h"
 #include "incidents/IncidentsPage.h"
 #include "models/ChannelTableModel.h"

@@ -4,7 +4,7 @@
 // scripted incident, so the UI can be driven without an engine. Deterministic: every value is a
 // function of the second.
 
-#include "engine/MetricsSnapshot.h"
+#include "control/MetricsSnapshot.h"
 #include "health/HealthEvent.h"
 #include "model/EngineConfig.h"
 

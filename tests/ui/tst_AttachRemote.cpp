@@ -1,4 +1,4 @@
-// Attach (issue #9, point 4): a console attached through the Attach dialog to a real Gateway on a
+// Attach: a console attached through the Attach dialog to a real Gateway on a
 // loopback port shows that instance on the same pages — its channels, its incidents, its figures —
 // sends the Channels page's eject to it, says which instance is shown (never the token), reports a
 // refused token and a vanished instance, and goes back to the embedded engine with nothing of the

@@ -1,4 +1,4 @@
-// Re-attach (issue #7's loose ends of #9's attach): a console attached to instance alpha, then
+// Re-attach: a console attached to instance alpha, then
 // straight to instance beta, back to the embedded engine and through the dialog to alpha again shows
 // each time only the source it now shows — channel names, incidents, the Overview's lines and
 // figures, the Settings notice — and keeps no connection open to an instance it left. A history

@@ -1,4 +1,4 @@
-// The tray while the console is attached (issue #7, point 9, with #9's attach): a circuit that opens
+// The tray while the console is attached: a circuit that opens
 // on the attached instance pops a notification just as one on the embedded engine does, named after
 // the instance; mute holds for it too; the recent events an attach brings as context are never
 // announced as news; and the embedded engine, still serving unseen, goes on alerting under its own

@@ -2,9 +2,9 @@
 // fake provider (which reports token usage), a route whose spend crosses its alert. The Budget event
 // reaches the tray notifier through the Gateway's signal, and the route's spend reaches the
 // Providers page through the engine's snapshots — the page never sums anything itself.
-#include "FakeProvider.h"
+#include "sim/FakeProvider.h"
 #include "TrayNotifier.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 #include "providers/ProvidersPage.h"
 #include "providers/RouteTableModel.h"
 #include "providers/UsdAmount.h"

@@ -1,4 +1,4 @@
-// The Drills page (issue #7 point 8) against a real Gateway: the shipped launch-day drill runs through
+// The Drills page against a real Gateway: the shipped launch-day drill runs through
 // the page at a high time scale, the report appears with its figures beside their targets, the
 // configuration that ran before is back afterwards, a cancelled drill restores it too, and the
 // first-start offer asks for launch-day. Saves SB_TEST_ARTIFACTS/drills-report.png.
@@ -6,7 +6,7 @@
 #include "TestPaths.h"
 #include "drills/DrillOffer.h"
 #include "drills/DrillsPage.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 
 #include <QComboBox>
 #include <QListWidget>

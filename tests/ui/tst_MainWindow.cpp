@@ -3,7 +3,7 @@
 #include "TestPaths.h"
 #include "common/Clock.h"
 #include "common/Random.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 #include "models/ChannelTableModel.h"
 #include "pages/ChannelsPage.h"
 #include "pages/OverviewPage.h"

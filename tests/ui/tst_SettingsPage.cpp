@@ -3,7 +3,7 @@
 #include "ThemeManager.h"
 #include "TrayNotifier.h"
 #include "attach/UnavailableNotice.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 #include "settings/SettingRow.h"
 #include "settings/SettingsPage.h"
 #include "settings/TokenEditor.h"

@@ -78,7 +78,7 @@ private slots:
         QVERIFY(contrast(p.color(QPalette::PlaceholderText), p.color(QPalette::Window)) >= 4.5);
         // A disabled Save button can still be read.
         QVERIFY(contrast(p.color(QPalette::Disabled, QPalette::ButtonText), p.color(QPalette::Disabled, QPalette::Button)) >= 3.0);
-        // The state colours of UI.md are not part of the palette and must stay legible on both
+        // The state colours (ARCHITECTURE.md, "Console conventions") are not part of the palette and must stay legible on both
         // backgrounds as badge fills, bands and error text.
         for (ChannelState s : {ChannelState::Closed, ChannelState::HalfOpen, ChannelState::Open, ChannelState::Ejected, ChannelState::Degraded}) {
             const double onDark = contrast(stateColor(s), p.color(QPalette::Base));

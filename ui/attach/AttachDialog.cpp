@@ -1,7 +1,7 @@
 #include "attach/AttachDialog.h"
 #include "ui_AttachDialog.h"
 
-#include "engine/RemoteAddress.h"
+#include "remote/RemoteAddress.h"
 #include "providers/InlineMessage.h"
 
 #include <QPushButton>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/RemoteGateway.h"
+#include "remote/RemoteGateway.h"
 
 #include <QDialog>
 

@@ -1,6 +1,6 @@
 #include "attach/EmbeddedChannelActions.h"
 
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 
 namespace sb {
 

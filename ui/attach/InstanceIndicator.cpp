@@ -8,7 +8,7 @@ namespace sb {
 
 namespace {
 
-// UI.md state colours: the same hues the channel badges use, so "red" means the same everywhere.
+// The state colours: the same hues the channel badges use, so "red" means the same everywhere.
 QColor stateBackground(RemoteGateway::State state)
 {
     switch (state) {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/RemoteGateway.h"
+#include "remote/RemoteGateway.h"
 
 #include <QFrame>
 
@@ -9,9 +9,9 @@ class QPushButton;
 
 namespace sb {
 
-// The strip across the top of the console that says which instance every page shows (issue #9,
-// point 4): the embedded engine and its proxy address, or an attached instance's address and
-// connection state. Attached, the whole strip takes the state's colour (UI.md: green connected,
+// The strip across the top of the console that says which instance every page shows: the
+// embedded engine and its proxy address, or an attached instance's address and
+// connection state. Attached, the whole strip takes the state's colour (green connected,
 // amber connecting, red unreachable or refused) and names the state in words too, so an operator
 // can never mistake a remote server for the local engine, nor a dead connection for a quiet one.
 // Its button attaches, or goes back to the embedded engine. It never shows a token.

@@ -1,6 +1,6 @@
 #include "attach/RemoteChannelActions.h"
 
-#include "engine/RemoteGateway.h"
+#include "remote/RemoteGateway.h"
 
 namespace sb {
 

@@ -7,7 +7,7 @@
 namespace sb {
 
 // Circuit state per channel as stacked bands on the Overview's time axis: one row per channel,
-// coloured by state (UI.md colours) and told apart by pattern and text too, never colour alone.
+// coloured by state (the console's state colours) and told apart by pattern and text too, never colour alone.
 class CircuitTimeline : public QWidget {
     Q_OBJECT
 public:

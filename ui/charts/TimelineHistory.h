@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ConsoleStyle.h"
-#include "engine/MetricsSnapshot.h"
+#include "control/MetricsSnapshot.h"
 #include "health/HealthEvent.h"
 
 #include <QString>

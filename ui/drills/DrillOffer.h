@@ -6,9 +6,9 @@ class QPushButton;
 
 namespace sb {
 
-// The first-start offer (issue #7 point 8): a banner for the Overview page when the demo configuration
+// The first-start offer: a banner for the Overview page when the demo configuration
 // runs, with one button that asks for the launch-day drill. It only emits; MainWindow switches to
-// the Drills page and starts the drill there. Dismissing hides it for this session.
+// the Drills page and starts the drill there. Dismissing hides it until the console restarts.
 class DrillOffer : public QFrame {
     Q_OBJECT
 public:

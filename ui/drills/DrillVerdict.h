@@ -1,7 +1,7 @@
 #pragma once
 
-#include "DrillReport.h"
-#include "Scenario.h"
+#include "sim/DrillReport.h"
+#include "sim/Scenario.h"
 #include "model/EngineConfig.h"
 
 #include <QString>
@@ -20,7 +20,7 @@ struct DrillFigure {
     std::optional<bool> pass;
 };
 
-// The report's figures against their targets (MISSION.md §4 and issue #5):
+// The report's figures against their targets (ARCHITECTURE.md, "Defaults and why", launch-day drill):
 //   success rate ≥ 99.5 %; TTFT p95 < 1 s (the SLA); failovers ≤ 10 % of requests (no storm);
 //   time to full failover ≤ 1 s after the outage began; time to recovery ≤ the breaker's open
 //   duration plus three heartbeat intervals after it ended (the primary is back once half-open trials

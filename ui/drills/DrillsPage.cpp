@@ -2,7 +2,7 @@
 
 #include "ConsoleStyle.h"
 #include "DrillCatalog.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 
 #include <QComboBox>
 #include <QCoreApplication>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "DrillReport.h"
-#include "EmbeddedDrill.h"
+#include "sim/DrillReport.h"
+#include "sim/EmbeddedDrill.h"
 #include "DrillVerdict.h"
-#include "Scenario.h"
+#include "sim/Scenario.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -22,7 +22,7 @@ namespace sb {
 
 class Gateway;
 
-// The Drills page (issue #7 point 8): the shipped scenarios, a time scale, Run / Cancel, progress
+// The Drills page: the shipped scenarios, a time scale, Run / Cancel, progress
 // while the drill runs and its report at the end, each figure beside its target. A drill runs
 // against the embedded engine through EmbeddedDrill on a thread of its own (the GUI thread only
 // receives queued progress): its fake providers on free loopback ports, a drill configuration

@@ -17,8 +17,9 @@ namespace sb {
 class HistoryQueryWorker;
 class HistoryReader;
 
-// The console's one way into the history database (issue 7, point 10: the GUI thread never waits on
-// SQLite). Jobs run one after another on a history thread with its own reader connection; each
+// The console's one way into the history database (the GUI thread never waits on SQLite, so a
+// slow query never freezes the console during an incident). Jobs run one after another on a
+// history thread with its own reader connection; each
 // answer comes back on the GUI thread, to a context object that may have been deleted meanwhile
 // (then the answer is dropped). A job submitted under a key supersedes the earlier ones with the
 // same key: those that have not started are skipped and late answers are dropped, so a user who

@@ -9,7 +9,7 @@
 
 namespace sb {
 
-// One stretch of trouble on one channel (issue 7, point 4): from its first bad transition (circuit
+// One stretch of trouble on one channel: from its first bad transition (circuit
 // open or half-open, ejected or drained, degraded) until it is healthy again (circuit closed and
 // back in the pool). A channel that recovers and fails again within the merge gap stays one
 // incident: flapping is one story, not ten.

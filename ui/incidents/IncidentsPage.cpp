@@ -1,7 +1,7 @@
 #include "incidents/IncidentsPage.h"
 
 #include "ConsoleStyle.h"
-#include "engine/HealthEventRecord.h"
+#include "control/HealthEventRecord.h"
 #include "history/HistoryService.h"
 #include "incidents/IncidentTableModel.h"
 #include "requests/RequestFormat.h"
@@ -314,7 +314,7 @@ void IncidentsPage::showBudgetAlerts(const std::vector<EventRecord> &alerts)
         m_budgetAlerts->clear();
         return;
     }
-    // Badges in UI.md's colours with their word in them (never colour alone): amber for an alert,
+    // Badges in the state colours with their word in them (never colour alone): amber for an alert,
     // red once the hard stop refuses requests.
     QString html = tr("<b>Budget alerts</b> · %n in this range (a route's spend, not a channel incident)", nullptr, int(alerts.size()));
     html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");

@@ -17,7 +17,7 @@ namespace sb {
 class HistoryService;
 class IncidentTableModel;
 
-// Issue 7, point 4: the history's events grouped into incidents, each with its duration, the
+// The history's events grouped into incidents, each with its duration, the
 // requests it touched and the failovers it caused; "Show requests" hands the channel and the time
 // range to the Requests page (MainWindow switches pages). Budget alerts are about a route's spend,
 // not a channel's health, so they are listed above the table on their own rather than as incidents.
@@ -32,7 +32,7 @@ public:
     // `history` may be null until the database is known (setHistory()).
     explicit IncidentsPage(HistoryService *history, QWidget *parent = nullptr);
     void setHistory(HistoryService *history);
-    // An attached instance (issue #9, point 4) has no database here: the page groups the events it
+    // An attached instance has no database here: the page groups the events it
     // sends instead (addEvent), newest incidents first, without the request counts the history
     // would give. setHistory() goes back to the database.
     void watchEvents();

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "charts/TimelineHistory.h"
-#include "engine/MetricsSnapshot.h"
+#include "control/MetricsSnapshot.h"
 #include "health/HealthEvent.h"
 
 #include <QHash>
@@ -63,7 +63,7 @@ public:
     QString kpiCaption(const QString &title) const;
 
     void setHistory(HistoryService *history);
-    // An attached instance (issue #9, point 4): no history database here, so history mode is off
+    // An attached instance: no history database here, so history mode is off
     // with `reason` as its tooltip, and today's cost comes from the instance's own snapshots.
     void setHistoryUnavailable(const QString &reason);
     // Drops every live line, marker and figure: the console is about to show another source, and

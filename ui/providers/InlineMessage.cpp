@@ -9,7 +9,7 @@ namespace {
 
 QColor colorFor(InlineMessage::Kind kind, bool dark)
 {
-    // UI.md colours on light backgrounds; lighter tints of the same hues on dark ones.
+    // The console's state colours on light backgrounds; lighter tints of the same hues on dark ones.
     switch (kind) {
     case InlineMessage::Kind::Error: return dark ? QColor(0xef, 0x9a, 0x9a) : QColor(0xc6, 0x28, 0x28);
     case InlineMessage::Kind::Warning: return dark ? QColor(0xff, 0xcc, 0x80) : QColor(0xb2, 0x4d, 0x00);

@@ -6,7 +6,7 @@ class QLabel;
 
 namespace sb {
 
-// The red line under a field (UI.md: validation is inline, Save disabled, never a modal error after
+// The red line under a field (ARCHITECTURE.md, "Console conventions": validation is inline, Save disabled, never a modal error after
 // the fact), and its quieter cousins. The colour follows the palette so it stays readable on dark
 // themes; an empty text hides the label so valid forms carry no gaps.
 class InlineMessage {

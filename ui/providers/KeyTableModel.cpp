@@ -79,7 +79,7 @@ QVariant KeyTableModel::data(const QModelIndex &index, int role) const
         }
     }
     if (role == Qt::ForegroundRole && index.column() == Status && !k.enabled)
-        return QColor(0x75, 0x75, 0x75); // UI.md grey: out of rotation
+        return QColor(0x75, 0x75, 0x75); // the ejected grey: out of rotation
     if (role == Qt::ToolTipRole && index.column() == Status && !k.enabled)
         return k.disabledReason;
     return {};

@@ -14,8 +14,8 @@ namespace sb {
 class ConfigStore;
 class PriceTableModel;
 
-// The Providers page's price table (issue #6: "prices per model, USD per 1M input / output
-// tokens"), edited in place: Add price, Remove, then Save prices, which goes through
+// The Providers page's price table (prices per model, USD per 1M input / output tokens),
+// edited in place: Add price, Remove, then Save prices, which goes through
 // ConfigStore::save like the dialogs do, so the running engine prices the next request with it.
 // Problems show under the table as they are typed and keep Save disabled; Revert drops the draft.
 class PriceEditor : public QWidget {

@@ -185,7 +185,7 @@ QVariant PriceTableModel::data(const QModelIndex &index, int role) const
             return tr("Channels whose model takes this price (its exact name, any case, or a dated version of it)");
     }
     if (role == Qt::BackgroundRole && !cellProblem(index.row(), column).isEmpty())
-        return QColor(0xc6, 0x28, 0x28, 60); // UI.md's error red, light enough to read the text through
+        return QColor(0xc6, 0x28, 0x28, 60); // the open-circuit red, light enough to read the text through
     if (role == Qt::TextAlignmentRole && (column == Input || column == Output))
         return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/ConnectionTest.h"
+#include "control/ConnectionTest.h"
 #include "model/ProviderConfig.h"
 
 #include <QDialog>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/MetricsSnapshot.h"
+#include "control/MetricsSnapshot.h"
 #include "model/EngineConfig.h"
 
 #include <QPointer>

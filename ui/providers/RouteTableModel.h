@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine/MetricsSnapshot.h"
+#include "control/MetricsSnapshot.h"
 #include "model/EngineConfig.h"
 
 #include <QAbstractTableModel>
@@ -20,7 +20,7 @@ public:
         BudgetLevelRole,    // int(BudgetLevel) of the Budget cell
         BudgetFractionRole, // spend / limit (may pass 1); -1 when there is no limit or no figure yet
     };
-    // UI.md state colours: within budget = closed green, at 80 % of the alert or past it = half-open
+    // The state colours: within budget = closed green, at 80 % of the alert or past it = half-open
     // amber (a warning), hard stop reached = open red (requests are being refused).
     enum class BudgetLevel { None, Within, Warning, Stopped };
     static constexpr double kNearAlert = 0.8;

@@ -15,7 +15,7 @@ namespace sb {
 
 class HistoryService;
 
-// The Requests table over the whole history (issue 7, point 5: a million rows scroll smoothly).
+// The Requests table over the whole history (a million rows must scroll smoothly).
 // Only the row count is known up front (one COUNT query); rows arrive in pages of kPageSize when
 // the view paints them, each page starting from the nearest row already loaded ((time, id) cursor
 // plus a short offset), and at most kMaxCachedRows stay in memory. The list is pinned to the

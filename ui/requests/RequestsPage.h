@@ -17,7 +17,7 @@ class HistoryService;
 class RequestInspector;
 class RequestTableModel;
 
-// Issue 7, point 5: every request in the history with filters (model, channel, outcome, time
+// Every request in the history with filters (model, channel, outcome, time
 // range), a live tail and an inspector. The tail only moves the list while the user is at its top;
 // scrolled away, new rows wait behind an "N new" button so the row under the cursor stays put.
 class RequestsPage : public QWidget {

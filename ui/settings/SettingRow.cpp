@@ -40,7 +40,7 @@ SettingRow::SettingRow(QWidget *editor, const QString &unit, const QString &defa
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("error"));
     m_error->setWordWrap(true);
-    // The open-circuit red of UI.md reads on both the light and the dark palette.
+    // The open-circuit red reads on both the light and the dark palette.
     m_error->setStyleSheet(QStringLiteral("color: %1;").arg(stateColor(ChannelState::Open).lighter(115).name()));
     m_error->hide();
     column->addWidget(m_error);

@@ -9,7 +9,7 @@ namespace sb {
 
 // One line of the Settings page: the editor, its unit, the default it would reset to, a reset
 // button, and under them the sentence that says what is wrong with the value (inline validation,
-// UI.md: red text under the field, never a modal error after the fact).
+// red text under the field, never a modal error after the fact).
 class SettingRow : public QWidget {
     Q_OBJECT
 public:

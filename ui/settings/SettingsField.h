@@ -18,7 +18,7 @@ QString groupTitle(SettingsGroup group);
 // One numeric engine threshold as the Settings page edits it: shown in a unit people think in
 // (seconds, %, KiB) and converted on the way in and out, so EngineConfig keeps its own units.
 // The default is what a default-constructed EngineConfig holds — the same values the engine's
-// comments trace to MISSION.md, so the page can never drift from the code.
+// comments explain (ARCHITECTURE.md, "Defaults and why"), so the page can never drift from the code.
 struct SettingsField {
     QString key;   // the settings-table name ("health.window_s"), also the widgets' object name
     SettingsGroup group;

@@ -5,7 +5,7 @@
 #include "TrayNotifier.h"
 #include "attach/UnavailableNotice.h"
 #include "engine/EngineHost.h"
-#include "engine/Gateway.h"
+#include "control/Gateway.h"
 #include "settings/SettingRow.h"
 #include "settings/TokenEditor.h"
 #include "store/ConfigRepository.h"

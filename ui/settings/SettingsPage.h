@@ -28,7 +28,7 @@ class TokenEditor;
 class TrayNotifier;
 class UnavailableNotice;
 
-// Settings (issue 7, point 7): listen address and port, local token, every engine threshold in
+// Settings: listen address and port, local token, every engine threshold in
 // groups with its unit and default and a reset, history retention, theme and tray mute.
 // Engine settings are edited as a draft and written by Save through the ConfigStore (which the
 // engine follows live) — never piecemeal; Revert drops the draft. Validation is inline: the

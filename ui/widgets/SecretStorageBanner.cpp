@@ -9,7 +9,7 @@ namespace sb {
 SecretStorageBanner::SecretStorageBanner(QWidget *parent) : QFrame(parent)
 {
     setObjectName(QStringLiteral("secretStorageBanner"));
-    // UI.md's half-open amber, as a light wash with a solid edge, and near-black text on it.
+    // The half-open amber, as a light wash with a solid edge, and near-black text on it.
     setStyleSheet(QStringLiteral("QFrame#secretStorageBanner { background: #fff4d6; border: 1px solid #f9a825;"
                                  " border-left: 5px solid #f9a825; }"
                                  "QFrame#secretStorageBanner QLabel { color: #3b2f00; background: transparent; border: none; }"));

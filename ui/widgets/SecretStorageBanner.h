@@ -7,7 +7,7 @@ class QLabel;
 namespace sb {
 
 // A warning strip across the top of the console when API keys (and the local token) live in the
-// database file instead of a keyring (issue 6, point 5): what is the case, where the file is, and
+// database file instead of a keyring: what is the case, where the file is, and
 // what to do about it. Hidden when there is nothing to warn about. Fixed amber colours, so it
 // reads the same on the light and the dark palette.
 class SecretStorageBanner : public QFrame {

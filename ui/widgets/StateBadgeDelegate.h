@@ -4,7 +4,7 @@
 
 namespace sb {
 
-// The State column: a rounded badge in the state's colour with the state's name in it (UI.md: never
+// The State column: a rounded badge in the state's colour with the state's name in it (never
 // colour alone). Reads ChannelTableModel::StateRole and the display text.
 class StateBadgeDelegate : public QStyledItemDelegate {
     Q_OBJECT

@@ -1,7 +1,7 @@
 #include "providers/common/OpenAiAnswer.h"
 
-#include "common/JsonText.h"
-#include "providers/common/JsonObjectEdit.h"
+#include "common/json/JsonText.h"
+#include "common/json/JsonObjectEdit.h"
 #include "providers/common/ProviderText.h"
 
 #include <QVarLengthArray>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "providers/common/JsonObjectScan.h"
+#include "common/json/JsonObjectScan.h"
 
 #include <QByteArray>
 #include <QJsonObject>

@@ -1,6 +1,6 @@
 #include "providers/common/ProviderText.h"
 
-#include "providers/common/JsonObjectScan.h"
+#include "common/json/JsonObjectScan.h"
 
 #include "common/SecretMask.h"
 #include "stream/Utf8Reassembler.h"

@@ -10,7 +10,8 @@ namespace sb {
 
 // DashScope (Qwen's native API) answers errors as {"code","message","request_id"}. The code string
 // is authoritative: the throttling codes also arrive inside HTTP 200 stream events (event:error),
-// which is exactly the case that once looked like an empty success (MISSION.md §2).
+// which is exactly the case that once looked like an empty success and set off a retry storm
+// across every provider (ARCHITECTURE.md, "Defaults and why").
 class DashScopeErrorMap {
 public:
     static Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body);

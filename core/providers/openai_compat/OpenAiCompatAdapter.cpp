@@ -1,8 +1,8 @@
 #include "providers/openai_compat/OpenAiCompatAdapter.h"
 
-#include "common/JsonText.h"
-#include "providers/common/JsonObjectEdit.h"
-#include "providers/common/JsonObjectScan.h"
+#include "common/json/JsonText.h"
+#include "common/json/JsonObjectEdit.h"
+#include "common/json/JsonObjectScan.h"
 #include "providers/common/ProviderText.h"
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 #include "providers/openai_compat/OpenAiCompatStreamTranslator.h"

@@ -1,6 +1,6 @@
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 
-#include "providers/common/JsonObjectScan.h"
+#include "common/json/JsonObjectScan.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 #include "stream/SseParser.h"

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "FakeProvider.h"
-#include "ScenarioClock.h"
-#include "engine/Gateway.h"
+#include "sim/FakeProvider.h"
+#include "sim/ScenarioClock.h"
+#include "control/Gateway.h"
 
 #include <QString>
 

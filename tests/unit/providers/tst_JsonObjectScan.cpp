@@ -2,8 +2,8 @@
 // writes to the client). The scan must never accept what Qt's parser refuses, nor report members
 // other than the ones Qt finds: both are checked against QJsonDocument, over hand-picked inputs and
 // over thousands of mutations of a real answer. (No raw string literals here: moc misreads them.)
-#include "common/JsonText.h"
-#include "providers/common/JsonObjectScan.h"
+#include "common/json/JsonText.h"
+#include "common/json/JsonObjectScan.h"
 #include "providers/common/OpenAiAnswer.h"
 
 #include "JsonMutation.h"

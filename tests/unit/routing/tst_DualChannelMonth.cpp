@@ -18,7 +18,7 @@ using sb::test::FakeRandom;
 namespace {
 // One channel's month: outages whose lengths follow a mix seen in provider status histories (60 %
 // a few minutes, 30 % up to an hour, 10 % one to three hours), adding up to `downShare` of the month
-// (MISSION.md §1: ~3 %, ~21 h), placed at independent random times.
+// (one channel's field figure: ~3 %, ~21 h), placed at independent random times.
 class OutageSchedule {
 public:
     OutageSchedule(Random &random, Clock::Duration month, double downShare)
@@ -98,8 +98,8 @@ private:
 class tst_DualChannelMonth : public QObject {
     Q_OBJECT
 private slots:
-    // MISSION.md §1: one channel ~97 % a month; two independent channels with health-scored routing and
-    // immediate failover 99.81 %. Runs the real Router, breakers, scorer, pool and prober on a FakeClock
+    // The field figures (ARCHITECTURE.md, "Defaults and why"): one channel ~97 % a month; two
+    // independent channels with health-scored routing and immediate failover 99.81 %. Runs the real Router, breakers, scorer, pool and prober on a FakeClock
     // at one request every 20 s (129,600 requests) with the control tick (and heartbeats) every 20 s.
     void routedAvailabilityOverAMonth()
     {

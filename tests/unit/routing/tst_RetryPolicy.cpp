@@ -41,7 +41,7 @@ private slots:
 
     void backoffBoundsOverTenThousandSeededDraws()
     {
-        // The MISSION.md §4 formula: delay = min(t_max, t_base·2^n) + random(0, jitter).
+        // The backoff formula: delay = min(t_max, t_base·2^n) + random(0, jitter).
         const RetryPolicy policy(config(100ms, 2s, 250ms));
         const std::array<Clock::Duration, 8> floors{100ms, 200ms, 400ms, 800ms, 1600ms, 2s, 2s, 2s};
         const Clock::Duration jitter = 250ms;

@@ -1,6 +1,6 @@
-// A flapping provider must not turn every caller's failure into a storm of retries (MISSION.md §1
-// "failover storms", §2 the retry storm that took the gateway from hundreds to ten thousand queued
-// requests). 1,000 requests fail at once; retries in flight must stay within the global budget.
+// A flapping provider must not turn every caller's failure into a storm of retries (failover storms,
+// and the retry storm that took a gateway from hundreds to ten thousand queued requests).
+// 1,000 requests fail at once; retries in flight must stay within the global budget.
 #include "FakeClock.h"
 #include "FakeRandom.h"
 
@@ -149,7 +149,7 @@ private slots:
               static_cast<unsigned long long>(r.refused), r.succeeded, r.failed);
         QCOMPARE(r.boundViolations, 0);
         QVERIFY(r.maxRetriesInFlight <= kRequests / 5);     // 20 % of the 1,000 in flight …
-        QVERIFY(r.maxRetriesInFlight <= kRequests / 5 + 3); // … the brief's bound, 20 % + 3
+        QVERIFY(r.maxRetriesInFlight <= kRequests / 5 + 3); // … the budget's bound, 20 % + 3
         QVERIFY(r.refused > 0);                             // the budget really had to say no
         QVERIFY(r.maxRetriesInFlight >= 100);               // and the storm really pressed against it
         QCOMPARE(r.succeeded + r.failed, kRequests);

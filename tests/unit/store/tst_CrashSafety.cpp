@@ -16,7 +16,7 @@
 
 using namespace sb;
 
-// Issue 6, §6: SIGKILL a process in the middle of heavy writes (history batches on the writer
+// Bad input never loses data, nor does a crash: SIGKILL a process in the middle of heavy writes (history batches on the writer
 // thread and configuration saves on the main thread, at once), 20 times; after each kill the
 // database opens, PRAGMA integrity_check says ok, and the configuration is one of the two that
 // were being saved, whole, with its secrets. The test re-launches its own executable as the child.

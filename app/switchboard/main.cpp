@@ -1,0 +1,174 @@
+#include "CommandLine.h"
+#include "DemoProviders.h"
+#include "MainWindow.h"
+#include "SignalWatcher.h"
+#include "ThemeManager.h"
+#include "TrayNotifier.h"
+
+#include "common/BuildInfo.h"
+#include "common/Logging.h"
+#include "engine/EngineHost.h"
+#include "remote/RemoteAddress.h"
+#include "settings/SettingsPage.h"
+
+#include <QApplication>
+#include <QCoreApplication>
+#include <QMessageBox>
+#include <QStandardPaths>
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+namespace {
+
+void configureApplication()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("Switchboard"));
+    QCoreApplication::setApplicationName(QStringLiteral("switchboard"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SB_VERSION));
+}
+
+void startLogging(const AppOptions &options)
+{
+    sb::LoggingOptions logging;
+    logging.toStderr = true;
+    logging.level = options.logLevel;
+    logging.directory = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    sb::setupLogging(logging);
+}
+
+sb::EngineHost::Options hostOptions(const AppOptions &options)
+{
+    sb::EngineHost::Options host;
+    host.dbPath = options.dbPath;
+    host.configPath = options.configPath;
+    host.listen = options.listen;
+    host.keyringAllowed = !options.headless; // a service has no desktop session to ask
+    return host;
+}
+
+// The demo configuration points at the built-in simulator; run it so the demo answers.
+std::unique_ptr<DemoProviders> startDemoIfNeeded(const sb::EngineHost &host)
+{
+    if (!host.gateway() || !host.gateway()->config()->demo)
+        return nullptr;
+    auto demo = std::make_unique<DemoProviders>();
+    QString error;
+    if (!demo->start(&error)) {
+        spdlog::warn("{}", error.toStdString());
+        return nullptr;
+    }
+    spdlog::info("demo configuration: the built-in simulator answers on 127.0.0.1:18401 and :18402");
+    return demo;
+}
+
+int runHeadless(int argc, char **argv, const AppOptions &options)
+{
+    QCoreApplication app(argc, argv);
+    configureApplication();
+    startLogging(options);
+    spdlog::info("Switchboard {} starting headless", SB_VERSION);
+
+    sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
+    QString error;
+    if (!host.start(hostOptions(options), &error)) {
+        spdlog::error("{}", error.toStdString());
+        return 1;
+    }
+    if (!host.secretStorageWarning().isEmpty())
+        spdlog::warn("{}", host.secretStorageWarning().toStdString());
+    auto demo = startDemoIfNeeded(host);
+
+    SignalWatcher termination;
+    QObject::connect(&termination, &SignalWatcher::terminationRequested, &app, [&](int number) {
+        spdlog::info("signal {}: draining in-flight requests, then exiting", number);
+        const auto drain = host.gateway()->config()->proxy.drainTimeout;
+        host.stop(std::chrono::duration_cast<std::chrono::milliseconds>(drain));
+        if (demo)
+            demo->stop();
+        app.quit();
+    });
+    const int code = app.exec();
+    spdlog::info("Switchboard stopped");
+    return code;
+}
+
+int runConsole(int argc, char **argv, const AppOptions &options)
+{
+    QApplication app(argc, argv);
+    configureApplication();
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/switchboard.svg")));
+    startLogging(options);
+    spdlog::info("Switchboard {} starting", SB_VERSION);
+
+    sb::ThemeManager themes;
+    themes.restore();
+    MainWindow window;
+    if (!options.screenshotDir.isEmpty()) {
+        window.resize(1400, 860);
+        return window.saveScreenshots(options.screenshotDir) ? 0 : 1;
+    }
+    sb::TrayNotifier tray(sb::SystemClock::instance());
+    tray.showTrayIcon();
+    QObject::connect(&tray, &sb::TrayNotifier::showConsoleRequested, &window, [&window] {
+        window.showNormal();
+        window.raise();
+        window.activateWindow();
+    });
+    window.settingsPage()->setThemeManager(&themes);
+    window.setTrayNotifier(&tray); // the embedded engine's alerts and an attached instance's
+
+    sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
+    QString error;
+    std::unique_ptr<DemoProviders> demo;
+    if (host.start(hostOptions(options), &error)) {
+        demo = startDemoIfNeeded(host);
+        window.attachHost(&host);
+        window.settingsPage()->setListenAppliesLive(options.listen.isEmpty()); // --listen pins the address
+    } else {
+        // The console still opens, so the user can read why and fix the configuration.
+        spdlog::error("{}", error.toStdString());
+        QMessageBox::warning(&window, QStringLiteral("Switchboard"),
+                             QStringLiteral("The proxy could not start:\n\n%1").arg(error));
+    }
+    window.show();
+    if (!options.attach.isEmpty()) {
+        // Checked by parseCommandLine; the token never travels on the command line (ps shows argv).
+        sb::RemoteGateway::Target target = *sb::RemoteAddress::parse(options.attach);
+        target.token = qEnvironmentVariable("SWITCHBOARD_TOKEN").trimmed();
+        if (target.token.isEmpty())
+            window.openAttachDialog(target); // it may have no token (loopback), or the user types it
+        else
+            window.attachTo(target);
+    }
+    const int code = app.exec();
+    window.detachHost();
+    host.stop(std::chrono::seconds(5));
+    if (demo)
+        demo->stop();
+    return code;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    // The resources live in a static library, so the linker needs to be told to keep them.
+    Q_INIT_RESOURCE(resources);
+
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+
+    AppOptions options;
+    int exitCode = 0;
+    {
+        // QCommandLineParser needs an application object for --help/--version text.
+        QCoreApplication parsingApp(argc, argv);
+        configureApplication();
+        if (!parseCommandLine(arguments, &options, &exitCode))
+            return exitCode;
+    }
+    return options.headless ? runHeadless(argc, argv, options) : runConsole(argc, argv, options);
+}

@@ -1,0 +1,85 @@
+#include "common/json/JsonText.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace sb {
+
+namespace {
+
+char hexDigit(unsigned value) { return "0123456789abcdef"[value & 0xF]; }
+
+// How many more bytes than one `c` takes in a JSON string.
+qsizetype escapeExtra(unsigned c)
+{
+    if (c == '"' || c == '\\')
+        return 1;
+    if (c >= 0x20)
+        return 0;
+    return c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t' ? 1 : 5;
+}
+
+// Writes `c` escaped as QJsonDocument would; returns the position after it. `c` is a byte of UTF-8
+// or an ASCII code unit.
+char *writeEscaped(char *at, unsigned c)
+{
+    if (escapeExtra(c) == 0) {
+        *at++ = char(c);
+        return at;
+    }
+    *at++ = '\\';
+    switch (c) {
+    case '"': *at++ = '"'; break;
+    case '\\': *at++ = '\\'; break;
+    case '\b': *at++ = 'b'; break;
+    case '\f': *at++ = 'f'; break;
+    case '\n': *at++ = 'n'; break;
+    case '\r': *at++ = 'r'; break;
+    case '\t': *at++ = 't'; break;
+    default:
+        for (const char ch : {'u', '0', '0', hexDigit(c >> 4), hexDigit(c)})
+            *at++ = ch;
+    }
+    return at;
+}
+
+// The string literal of `units` sized first and written once: appending byte by byte cost more
+// than the history's whole attempts column.
+template <typename Unit>
+void appendEscaped(QByteArray *out, const Unit *units, qsizetype count)
+{
+    qsizetype length = count + 2;
+    for (qsizetype i = 0; i < count; ++i)
+        length += escapeExtra(units[i]);
+    const qsizetype start = out->size();
+    out->resize(start + length);
+    char *at = out->data() + start;
+    *at++ = '"';
+    for (qsizetype i = 0; i < count; ++i)
+        at = writeEscaped(at, units[i]);
+    *at = '"';
+}
+
+} // namespace
+
+void appendJsonString(QByteArray *out, const QString &text)
+{
+    // ASCII (names, ids, outcomes: nearly everything written here) goes from UTF-16 straight to
+    // bytes; anything else through UTF-8 first.
+    const auto *units = reinterpret_cast<const char16_t *>(text.utf16());
+    if (std::all_of(units, units + text.size(), [](char16_t u) { return u < 0x80; })) {
+        appendEscaped(out, units, text.size());
+        return;
+    }
+    const QByteArray utf8 = text.toUtf8();
+    appendEscaped(out, reinterpret_cast<const unsigned char *>(utf8.constData()), utf8.size());
+}
+
+void appendJsonNumber(QByteArray *out, qint64 value)
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    out->append(digits, end - digits);
+}
+
+} // namespace sb

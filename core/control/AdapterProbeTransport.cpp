@@ -1,0 +1,68 @@
+#include "control/AdapterProbeTransport.h"
+
+#include "proxy/EngineContext.h"
+#include "net/UpstreamClient.h"
+#include "providers/ProviderRegistry.h"
+
+namespace sb {
+
+AdapterProbeTransport::AdapterProbeTransport(EngineContext &engine, QObject *parent)
+    : QObject(parent), m_engine(engine), m_upstream(std::make_unique<UpstreamClient>(engine.clock()))
+{
+}
+
+AdapterProbeTransport::~AdapterProbeTransport() = default;
+
+void AdapterProbeTransport::startProbe(int channelId, Clock::Duration timeout, Done done)
+{
+    const EngineConfigPtr config = m_engine.config();
+    const ChannelConfig *channel = config->channel(channelId);
+    const ProviderConfig *provider = channel ? config->provider(channel->providerId) : nullptr;
+    const ProviderAdapter *adapter = provider ? ProviderRegistry::find(provider->dialect) : nullptr;
+    if (!adapter) {
+        done(false, Clock::Duration::zero(), QStringLiteral("no provider dialect for this channel"));
+        return;
+    }
+    QString secret;
+    if (auto keys = m_engine.router().keyRing(provider->id)) {
+        if (auto lease = keys->next())
+            secret = lease->secret;
+    }
+    AdapterContext context{provider, channel, secret};
+    const UpstreamRequest request = adapter->probeRequest(context);
+
+    TransferOptions options;
+    options.connectTimeout = std::min(provider->connectTimeout, std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
+    options.totalTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
+    options.proxyUrl = config->domainOf(*channel).egressProxy;
+    options.maxResponseBytes = 4 * 1024 * 1024;
+
+    struct ProbeState {
+        int status = 0;
+        HttpHeaders headers;
+        QByteArray body;
+    };
+    auto state = std::make_shared<ProbeState>();
+    const Clock::TimePoint started = m_engine.clock().now();
+    TransferCallbacks callbacks;
+    callbacks.onHeaders = [state](int status, const HttpHeaders &headers) {
+        state->status = status;
+        state->headers = headers;
+    };
+    callbacks.onData = [state](QByteArrayView chunk) { state->body.append(chunk.data(), chunk.size()); };
+    callbacks.onComplete = [this, state, started, adapter, config, done](TransferError error, const QString &message) {
+        const Clock::Duration latency = m_engine.clock().now() - started;
+        if (error != TransferError::None) {
+            done(false, latency, message);
+            return;
+        }
+        const Outcome outcome = adapter->classifyProbe(state->status, state->headers, state->body);
+        // A rate-limited probe still proves the provider is up and answering.
+        const bool ok = outcome.isSuccess() || outcome.kind == OutcomeKind::RetryableRateLimit;
+        done(ok, latency, ok ? QStringLiteral("HTTP %1").arg(state->status)
+                             : QStringLiteral("HTTP %1: %2").arg(state->status).arg(outcome.message));
+    };
+    m_upstream->start(request, options, std::move(callbacks));
+}
+
+} // namespace sb

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "control/EventLog.h"
+#include "control/MetricsSnapshot.h"
+
+#include <QString>
+
+#include <functional>
+
+class QObject;
+
+namespace sb {
+
+// What the admin API needs of the engine beyond the shared routing state: the Gateway implements
+// it. Every member is thread-safe (the admin API runs on the workers).
+class AdminControls {
+public:
+    virtual ~AdminControls() = default;
+    virtual MetricsSnapshot snapshot() const = 0;
+    virtual const EventLog &eventLog() const = 0;
+    virtual QString baseUrl() const = 0;
+    // False when the channel is unknown, a manual probe of it is running, or the engine is stopped.
+    virtual bool probeNow(int channelId) = 0;
+    // Re-reads the stored configuration on the engine's thread, then calls `reply` on
+    // `replyContext`'s thread (not at all if that object is gone by then).
+    virtual void requestReload(QObject *replyContext, std::function<void(bool ok, const QString &message)> reply) = 0;
+};
+
+} // namespace sb

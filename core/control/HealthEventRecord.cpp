@@ -1,0 +1,49 @@
+#include "control/HealthEventRecord.h"
+
+namespace sb {
+
+EventRecord toEventRecord(const HealthEvent &event)
+{
+    EventRecord row;
+    row.timeMs = event.wallMillis;
+    row.channelId = event.channelId;
+    row.fromState = event.from;
+    row.toState = event.to;
+    switch (event.type) {
+    case HealthEvent::Type::Breaker:
+        row.kind = EventKind::CircuitTransition;
+        row.message = QStringLiteral("%1: circuit %2 → %3 (%4)").arg(event.channelName, event.from, event.to, event.reason);
+        break;
+    case HealthEvent::Type::Pool:
+        row.kind = event.to == QLatin1String("ejected") || event.to == QLatin1String("drained") ? EventKind::Ejection
+            : (event.from == QLatin1String("ejected") || event.from == QLatin1String("drained")) ? EventKind::Readmission
+                                                                                                 : EventKind::Other;
+        row.message = QStringLiteral("%1: %2 → %3 (%4)").arg(event.channelName, event.from, event.to, event.reason);
+        break;
+    case HealthEvent::Type::Failover:
+        row.kind = EventKind::Failover;
+        row.message = QStringLiteral("failover to %1 (%2)").arg(event.channelName, event.reason);
+        break;
+    case HealthEvent::Type::Panic:
+        row.kind = EventKind::Other;
+        row.message = QStringLiteral("panic: every channel was out, used %1 (%2)").arg(event.channelName, event.reason);
+        break;
+    case HealthEvent::Type::Budget:
+        row.kind = EventKind::Budget;
+        row.message = QStringLiteral("budget: %1").arg(event.reason);
+        break;
+    case HealthEvent::Type::Key:
+        row.kind = event.to == QLatin1String("disabled") ? EventKind::KeyDisabled : EventKind::KeyCooldown;
+        row.message = event.reason; // the key is named by label and masked form only
+        break;
+    case HealthEvent::Type::Bucket:
+        row.kind = EventKind::BucketRefusal;
+        row.message = event.reason;
+        break;
+    }
+    row.providerId = event.providerId;
+    row.keyId = event.keyId;
+    return row;
+}
+
+} // namespace sb

@@ -1,0 +1,670 @@
+#include "proxy/ProxyCall.h"
+
+#include "common/SecretMask.h"
+#include "net/ClientResponse.h"
+#include "net/UpstreamTransport.h"
+#include "proxy/ClientErrors.h"
+#include "proxy/EngineContext.h"
+#include "providers/ProviderRegistry.h"
+#include "routing/CostMeter.h"
+#include "stream/StreamTee.h"
+
+#include <QJsonDocument>
+#include <QPointer>
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+namespace sb {
+
+namespace {
+
+// Tier and attempt counts are a single digit nearly always: those come from literals, no allocation.
+QByteArray smallNumber(int n)
+{
+    static const QByteArray digits[] = {
+        QByteArrayLiteral("0"), QByteArrayLiteral("1"), QByteArrayLiteral("2"), QByteArrayLiteral("3"), QByteArrayLiteral("4"),
+        QByteArrayLiteral("5"), QByteArrayLiteral("6"), QByteArrayLiteral("7"), QByteArrayLiteral("8"), QByteArrayLiteral("9"),
+    };
+    return n >= 0 && n <= 9 ? digits[n] : QByteArray::number(n);
+}
+
+// Error bodies are read whole to classify them; anything longer than this is not an error message.
+constexpr qsizetype kMaxBufferedBody = 64 * 1024 * 1024;
+// Back-pressure for streams: pause the upstream above this much unsent data, resume below the other.
+constexpr qint64 kPauseAboveBytes = 256 * 1024;
+constexpr qint64 kResumeBelowBytes = 64 * 1024;
+
+Outcome outcomeFromTransfer(TransferError error, const QString &message)
+{
+    switch (error) {
+    case TransferError::ConnectFailed:
+        return Outcome::local(OutcomeKind::ConnectFailed, message);
+    case TransferError::Timeout:
+        return Outcome::local(OutcomeKind::Timeout, message);
+    case TransferError::Reset:
+    case TransferError::TooLarge:
+    case TransferError::Other:
+    case TransferError::Cancelled:
+    case TransferError::None:
+        break;
+    }
+    Outcome outcome = Outcome::local(OutcomeKind::ProviderDown, message);
+    return outcome;
+}
+
+int millisOf(Clock::Duration d)
+{
+    return static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+}
+
+} // namespace
+
+// Everything about the attempt in progress; replaced for each new attempt.
+struct ProxyCall::Attempt {
+    RouteChoice choice;
+    const ProviderAdapter *adapter = nullptr;
+    const ProviderConfig *provider = nullptr; // kept alive by `config`
+    EngineConfigPtr config;
+    quint64 transferId = 0;
+    Clock::TimePoint startedAt;
+    qint64 startedWallMs = 0;
+    int status = 0;
+    HttpHeaders headers;
+    QByteArray body; // error bodies and non-stream answers
+    bool streaming = false; // a 200 SSE answer is being translated
+    bool budgetIsDeadline = false; // the attempt's budget was the request deadline's remainder
+    SseParser parser;
+    std::unique_ptr<StreamTranslator> translator;
+    std::optional<Clock::Duration> ttft;
+    bool recorded = false;
+    bool upstreamPaused = false; // the client reads slower than the provider writes
+
+    // The running transfer's id, which is then no longer the attempt's (0 when none runs).
+    quint64 takeTransfer() { return std::exchange(transferId, 0); }
+};
+
+ProxyCall::RetrySlot::~RetrySlot()
+{
+    if (m_budget)
+        m_budget->retryFinished();
+}
+
+ProxyCall::ProxyCall(EngineContext &engine, UpstreamTransport &upstream, Input input,
+                     std::shared_ptr<ClientResponse> response, std::function<void(ProxyCall *)> onFinished)
+    : m_engine(engine),
+      m_upstream(upstream),
+      m_input(std::move(input)),
+      m_response(std::move(response)),
+      m_onFinished(std::move(onFinished)),
+      m_policy(engine.retryPolicy()),
+      m_retry(*m_policy, engine.clock(), engine.clock().now()),
+      m_startedAt(engine.clock().now()),
+      m_attemptTimer(engine.clock(), [this] { onAttemptTimeout(); }),
+      m_backoffTimer(engine.clock(), [this] { nextAttempt(); })
+{
+    m_record.requestId = m_input.requestId;
+    m_record.timeMs = engine.clock().wallMillis();
+    m_record.logicalModel = m_input.model;
+    m_record.streamed = m_input.stream;
+    m_record.autoTier = m_input.autoTier;
+}
+
+ProxyCall::~ProxyCall()
+{
+    cancelTransfer();
+}
+
+void ProxyCall::cancelTransfer()
+{
+    if (const quint64 transfer = m_attempt ? m_attempt->takeTransfer() : 0)
+        m_upstream.cancel(transfer);
+}
+
+void ProxyCall::start()
+{
+    m_engine.retryBudget().requestStarted();
+    m_engine.counters().requests.fetch_add(1, std::memory_order_relaxed);
+    m_engine.counters().inFlight.fetch_add(1, std::memory_order_relaxed);
+    QPointer<ProxyCall> self(this);
+    m_response->onClosed([self] {
+        if (self)
+            self->onClientGone();
+    });
+    // A route whose budget has a hard stop and is spent answers 429 until the period rolls over.
+    const auto config = m_engine.config();
+    if (const auto refusal = m_engine.costMeter().refusal(m_input.model, findBudget(config->budgets, m_input.model),
+                                                          m_engine.clock().wallMillis())) {
+        replyError(ApiError{429, refusal->message, QStringLiteral("insufficient_quota"), {}, QStringLiteral("insufficient_quota")},
+                   std::chrono::milliseconds(refusal->retryAfterMs));
+        return;
+    }
+    if (m_stage != Stage::Finished)
+        nextAttempt();
+}
+
+void ProxyCall::nextAttempt()
+{
+    if (m_stage == Stage::Finished)
+        return;
+    m_stage = Stage::Routing;
+    if (m_retry.attempts() > 0
+        && m_retry.nextAttemptSpendsBudget(m_engine.router().hasUntriedChannel(m_input.model, m_retry))) {
+        if (!m_engine.retryBudget().tryStartRetry()) {
+            m_engine.counters().retryBudgetRefusals.fetch_add(1, std::memory_order_relaxed);
+            replyFromLastOutcome(QStringLiteral("the retry budget is exhausted (too many retries in flight)"));
+            return;
+        }
+        m_retrySlot.emplace(m_engine.retryBudget());
+    }
+    RouteResult result = m_engine.router().choose(m_input.model, m_retry, m_lastFailedChannel, m_input.estimatedTokens);
+    if (!result) {
+        if (m_lastOutcome && result.refusal.httpStatus == 503) {
+            replyFromLastOutcome(result.refusal.message);
+            return;
+        }
+        replyError(clienterrors::refusal(result.refusal), result.refusal.retryAfter);
+        return;
+    }
+    launch(std::move(*result.choice));
+}
+
+void ProxyCall::launch(RouteChoice choice)
+{
+    auto attempt = std::make_unique<Attempt>();
+    attempt->config = m_engine.config();
+    attempt->provider = attempt->config->provider(choice.providerId);
+    const ChannelConfig *channel = attempt->config->channel(choice.channelId);
+    attempt->adapter = attempt->provider ? ProviderRegistry::find(attempt->provider->dialect) : nullptr;
+    attempt->choice = std::move(choice);
+    attempt->startedAt = m_engine.clock().now();
+    attempt->startedWallMs = m_engine.clock().wallMillis();
+    if (m_firstChannelId == 0)
+        m_firstChannelId = attempt->choice.channelId;
+    m_retry.attemptStarted(attempt->choice.channelId);
+    ++m_attemptSequence;
+    m_engine.counters().attempts.fetch_add(1, std::memory_order_relaxed);
+    m_attempt = std::move(attempt);
+    m_stage = Stage::Attempting;
+
+    if (!m_attempt->provider || !channel || !m_attempt->adapter) {
+        // The config changed under us between choose() and here, or names an unknown dialect.
+        attemptFailed(Outcome::local(OutcomeKind::ProviderDown,
+                                     QStringLiteral("channel %1 has no usable provider dialect").arg(m_attempt->choice.channelName)));
+        return;
+    }
+
+    AdapterContext context{m_attempt->provider, channel, m_attempt->choice.key.secret, m_input.body.clientBytes()};
+    std::optional<UpstreamRequest> request;
+    if (m_input.kind == Kind::Chat) {
+        request = m_attempt->adapter->chatRequestFor(m_input.body, context);
+    } else {
+        request = m_attempt->adapter->embeddingsRequest(m_input.body.object(), context);
+        if (!request) {
+            attemptFailed(Outcome{OutcomeKind::NonRetryableParamError, OutcomeOrigin::Local, OutcomePhase::BeforeFirstByte, 400, {}, {},
+                                  QStringLiteral("the %1 dialect has no embeddings endpoint").arg(m_attempt->provider->dialect)});
+            return;
+        }
+    }
+
+    const Clock::Duration remaining = m_retry.remaining();
+    const Clock::Duration budget = m_retry.attemptTimeout(*m_attempt->provider);
+    m_attempt->budgetIsDeadline = budget + std::chrono::milliseconds(1) >= remaining;
+    TransferOptions options;
+    options.connectTimeout = m_attempt->provider->connectTimeout;
+    options.proxyUrl = m_attempt->config->domainOf(*channel).egressProxy;
+    if (request->stream) {
+        // A stream may run far longer than the attempt budget; the budget bounds the wait for the
+        // first event, the idle timeout the gaps between tokens.
+        options.totalTimeout = std::chrono::milliseconds(0);
+        options.idleTimeout = m_policy->config().streamIdleTimeout;
+        m_attemptTimer.start(std::chrono::milliseconds(std::max(1, millisOf(budget))));
+    } else {
+        options.totalTimeout = std::max(std::chrono::milliseconds(1),
+                                        std::chrono::duration_cast<std::chrono::milliseconds>(budget));
+    }
+
+    TransferCallbacks callbacks;
+    callbacks.onHeaders = [this](int status, const HttpHeaders &headers) { onUpstreamHeaders(status, headers); };
+    callbacks.onData = [this](QByteArrayView chunk) { onUpstreamData(chunk); };
+    callbacks.onComplete = [this](TransferError error, const QString &message) { onUpstreamComplete(error, message); };
+    if (spdlog::should_log(spdlog::level::debug))
+        spdlog::debug("{} attempt {} → {} ({})", m_input.requestId.toStdString(), m_retry.attempts(),
+                      m_attempt->choice.channelName.toStdString(), maskSecret(m_attempt->choice.key.secret).toStdString());
+    m_attempt->transferId = m_upstream.start(*request, options, std::move(callbacks));
+}
+
+void ProxyCall::onUpstreamHeaders(int status, const HttpHeaders &headers)
+{
+    if (!m_attempt)
+        return;
+    m_attempt->status = status;
+    m_attempt->headers = headers;
+    const bool eventStream = headers.value("content-type").toLower().contains("text/event-stream");
+    if (status == 200 && m_input.stream && eventStream) {
+        m_attempt->streaming = true;
+        m_attempt->translator = m_attempt->adapter->streamTranslator(m_input.body.object());
+        m_attempt->translator->setCreated(m_engine.clock().wallMillis() / 1000);
+    }
+}
+
+void ProxyCall::onUpstreamData(QByteArrayView chunk)
+{
+    if (!m_attempt)
+        return;
+    if (!m_attempt->streaming) {
+        if (m_attempt->body.size() + chunk.size() > kMaxBufferedBody) {
+            cancelTransfer();
+            attemptFailed(Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("the upstream answer is larger than 64 MiB")));
+            return;
+        }
+        m_attempt->body.append(chunk.data(), chunk.size());
+        return;
+    }
+    const std::uint64_t current = m_attemptSequence;
+    handleStreamEvents(m_attempt->parser.feed(chunk));
+    if (m_stage != Stage::Finished && isCurrent(current) && m_attempt->parser.overflowed()) {
+        cancelTransfer();
+        Outcome outcome = Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("an upstream stream event exceeded 8 MiB"));
+        attemptFailed(outcome);
+    }
+}
+
+void ProxyCall::handleStreamEvents(std::vector<SseEvent> &&events)
+{
+    const std::uint64_t current = m_attemptSequence;
+    for (SseEvent &event : events) {
+        if (m_stage == Stage::Finished || !isCurrent(current))
+            return;
+        handleStreamStep(m_attempt->translator->onEvent(event));
+    }
+}
+
+void ProxyCall::handleStreamStep(StreamStep &&step)
+{
+    if (step.usage)
+        m_usage = *step.usage;
+    if (step.error) {
+        cancelTransfer();
+        Outcome outcome = *step.error;
+        outcome.phase = m_stage == Stage::Streaming ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
+        attemptFailed(outcome);
+        return;
+    }
+    if (!step.chunks.empty()) {
+        if (!m_attempt->ttft)
+            m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
+        if (m_stage != Stage::Streaming)
+            startClientStream();
+        QByteArray out;
+        for (const QByteArray &chunk : step.chunks) {
+            out.append("data: ");
+            out.append(chunk);
+            out.append("\n\n");
+        }
+        m_response->write(out);
+        if (m_input.cacheTee) // the cache's branch of the tee gets the events after the client
+            m_input.cacheTee->append(step.chunks);
+        pauseIfClientIsSlow();
+    }
+    if (step.finished) {
+        // The answer is complete; whatever the connection does next changes nothing.
+        cancelTransfer();
+        completeStream();
+    }
+}
+
+void ProxyCall::pauseIfClientIsSlow()
+{
+    // A client that reads slower than the provider writes must not make us buffer the whole
+    // answer: stop reading upstream until the client has caught up.
+    if (!m_attempt || !m_attempt->transferId || m_attempt->upstreamPaused || m_response->bufferedBytes() < kPauseAboveBytes)
+        return;
+    m_upstream.pause(m_attempt->transferId);
+    m_attempt->upstreamPaused = true;
+    QPointer<ProxyCall> self(this);
+    const quint64 transfer = m_attempt->transferId;
+    m_response->onDrained(kResumeBelowBytes, [self, transfer] {
+        if (!self || !self->m_attempt || self->m_attempt->transferId != transfer || !self->m_attempt->upstreamPaused)
+            return;
+        self->m_attempt->upstreamPaused = false;
+        self->m_upstream.resume(transfer);
+    });
+}
+
+void ProxyCall::startClientStream()
+{
+    m_attemptTimer.stop();
+    m_stage = Stage::Streaming;
+    m_clientTtft = m_engine.clock().now() - m_startedAt;
+    HttpHeaders headers = routingHeaders(); // none of these names
+    headers.add("Content-Type", "text/event-stream; charset=utf-8");
+    headers.add("Cache-Control", "no-cache");
+    headers.add("X-Accel-Buffering", "no");
+    m_response->startStream(200, headers);
+}
+
+void ProxyCall::completeStream()
+{
+    if (m_stage != Stage::Streaming)
+        startClientStream(); // an empty but complete answer is still an answer
+    m_response->write(QByteArrayLiteral("data: [DONE]\n\n"));
+    m_response->finish();
+    if (m_input.cacheTee) // only a complete stream is saved, after the client's last byte
+        m_input.cacheTee->completeStream();
+    recordAttempt(Outcome::success(200));
+    endAttempt();
+    finish(RequestStatus::Ok, 200);
+}
+
+void ProxyCall::onUpstreamComplete(TransferError error, const QString &message)
+{
+    if (!m_attempt)
+        return;
+    m_attempt->takeTransfer(); // it has ended
+    if (error != TransferError::None) {
+        Outcome outcome = outcomeFromTransfer(error, message);
+        outcome.httpStatus = m_attempt->status;
+        outcome.phase = m_stage == Stage::Streaming ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
+        attemptFailed(outcome);
+        return;
+    }
+    if (m_attempt->streaming) {
+        // Each step may end this attempt and start the next one; stop as soon as it is not ours.
+        const std::uint64_t current = m_attemptSequence;
+        handleStreamEvents(m_attempt->parser.finish());
+        if (m_stage == Stage::Finished || !isCurrent(current))
+            return;
+        handleStreamStep(m_attempt->translator->onEnd());
+        if (m_stage == Stage::Finished || !isCurrent(current))
+            return;
+        // A translator that neither finished nor failed at the end: a cut stream.
+        Outcome cut = Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("the upstream stream ended without its end marker"));
+        cut.phase = m_stage == Stage::Streaming ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
+        attemptFailed(cut);
+        return;
+    }
+    completeBufferedResponse();
+}
+
+void ProxyCall::completeBufferedResponse()
+{
+    OpenAiAnswer answer;
+    TokenUsage usage;
+    const Outcome outcome = m_attempt->adapter->classifyAnswer(m_attempt->status, m_attempt->headers, m_attempt->body,
+                                                               m_input.kind == Kind::Embeddings, &answer, &usage);
+    if (!outcome.isSuccess()) {
+        attemptFailed(outcome);
+        return;
+    }
+    if (m_input.stream) {
+        // The provider answered a stream request with a whole JSON body (some local servers do):
+        // serve it as a one-chunk stream would be a guess; treat it as a broken answer instead.
+        attemptFailed(Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("the upstream answered a stream request without an event stream")));
+        return;
+    }
+    m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
+    m_usage = usage;
+    HttpHeaders headers = routingHeaders(); // no Content-Type among them
+    headers.add("Content-Type", "application/json");
+    m_clientTtft = m_engine.clock().now() - m_startedAt;
+    const QByteArray json = answer.toJson(m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
+    m_response->send(200, headers, json);
+    if (m_input.cacheTee && m_input.kind == Kind::Chat) // saved only once it has been sent
+        m_input.cacheTee->completeWhole(json);
+    recordAttempt(outcome);
+    endAttempt();
+    finish(RequestStatus::Ok, 200);
+}
+
+void ProxyCall::onAttemptTimeout()
+{
+    if (!m_attempt || m_stage == Stage::Streaming)
+        return;
+    cancelTransfer();
+    attemptFailed(Outcome::local(OutcomeKind::Timeout, QStringLiteral("no answer within the attempt's time budget")));
+}
+
+void ProxyCall::attemptFailed(Outcome outcome)
+{
+    m_attemptTimer.stop();
+    cancelTransfer();
+    recordAttempt(outcome);
+    // A timeout whose budget was the deadline's remainder is the deadline itself, however early the
+    // timer that measured it fired: no further attempt (one was sometimes squeezed into the last ms).
+    const bool deadlineReached = outcome.kind == OutcomeKind::Timeout && m_attempt && m_attempt->budgetIsDeadline;
+    const int failedChannel = m_attempt ? m_attempt->choice.channelId : 0;
+    const int failedProvider = m_attempt ? m_attempt->choice.providerId : 0;
+    endAttempt();
+    m_lastOutcome = outcome;
+    m_lastFailedChannel = failedChannel;
+
+    if (m_stage == Stage::Streaming) {
+        writeStreamError(outcome);
+        finish(RequestStatus::MidStream, 200, outcome.message);
+        return;
+    }
+    if (deadlineReached) {
+        replyFromLastOutcome(QStringLiteral("the request's deadline passed"), true);
+        return;
+    }
+    if (!m_retry.shouldRetry(outcome)) {
+        replyFromLastOutcome(QString());
+        return;
+    }
+    // Whether the next channel is on the same provider is only known after choose(); a Retry-After
+    // from the provider is honoured when it would be asked again, which the router avoids while
+    // another provider is left, so pass the conservative answer only for single-provider routes.
+    const auto config = m_engine.config();
+    bool sameProvider = true;
+    if (const RouteConfig *route = config->route(m_input.model)) {
+        for (int id : route->channelIds)
+            if (const ChannelConfig *c = config->channel(id); c && c->providerId != failedProvider && !m_retry.triedChannel(id))
+                sameProvider = false;
+    }
+    const Clock::Duration delay = m_retry.delayBeforeNext(
+        outcome, sameProvider, m_engine.router().hasUntriedChannel(m_input.model, m_retry), m_engine.random());
+    if (delay >= m_retry.remaining()) {
+        replyFromLastOutcome(QStringLiteral("the request's deadline would pass before the next attempt"));
+        return;
+    }
+    if (delay <= Clock::Duration::zero()) {
+        nextAttempt();
+        return;
+    }
+    m_stage = Stage::Routing;
+    m_backoffTimer.start(std::chrono::milliseconds(std::max(1, millisOf(delay))));
+}
+
+void ProxyCall::recordAttempt(const Outcome &outcome)
+{
+    if (!m_attempt || m_attempt->recorded)
+        return;
+    m_attempt->recorded = true;
+    const Clock::Duration latency = m_engine.clock().now() - m_attempt->startedAt;
+    m_engine.router().record(m_attempt->choice, outcome, latency, m_attempt->ttft);
+
+    AttemptRecord row;
+    row.channelId = m_attempt->choice.channelId;
+    row.channelName = m_attempt->choice.channelName;
+    row.keyId = m_attempt->choice.key.keyId;
+    row.outcome = outcome.kind;
+    row.phase = outcome.phase;
+    row.httpStatus = outcome.httpStatus ? outcome.httpStatus : m_attempt->status;
+    row.startedMs = m_attempt->startedWallMs;
+    row.latencyMs = millisOf(latency);
+    row.ttftMs = m_attempt->ttft ? millisOf(*m_attempt->ttft) : -1;
+    row.message = outcome.message;
+    m_record.attempts.push_back(std::move(row));
+}
+
+void ProxyCall::endAttempt()
+{
+    m_attemptTimer.stop();
+    m_retrySlot.reset();
+    if (m_attempt) {
+        m_record.channelId = m_attempt->choice.channelId;
+        m_record.channelName = m_attempt->choice.channelName;
+    }
+    m_attempt.reset();
+}
+
+HttpHeaders ProxyCall::routingHeaders() const
+{
+    // Built fresh with distinct names: add(), not set(), which searches what is there each time;
+    // names and fixed values are literals, which QByteArrayLiteral stores without an allocation.
+    HttpHeaders headers;
+    headers.add(QByteArrayLiteral("x-request-id"), m_input.requestId.toUtf8());
+    if (!m_attempt && !m_record.channelName.isEmpty()) // an error after the attempts: the last channel tried
+        headers.add(QByteArrayLiteral("x-switchboard-channel"), m_record.channelName.toUtf8());
+    if (m_attempt) {
+        headers.add(QByteArrayLiteral("x-switchboard-channel"), m_attempt->choice.channelName.toUtf8());
+        headers.add(QByteArrayLiteral("x-switchboard-tier"), smallNumber(m_attempt->choice.tier));
+        if (m_attempt->choice.tier > 0)
+            headers.add(QByteArrayLiteral("x-switchboard-model"), m_attempt->choice.logicalModel.toUtf8());
+        if (m_attempt->choice.panic)
+            headers.add(QByteArrayLiteral("x-switchboard-panic"), QByteArrayLiteral("true"));
+    }
+    if (!m_input.autoTier.isEmpty()) // "x-switchboard-tier" is the fallback tier number; this is the task-based tier
+        headers.add(QByteArrayLiteral("x-switchboard-auto-tier"), m_input.autoTier.toUtf8());
+    if (!m_input.cacheHeader.isEmpty()) // miss or skip (hits never get here)
+        headers.add(QByteArrayLiteral("x-switchboard-cache"), m_input.cacheHeader);
+    headers.add(QByteArrayLiteral("x-switchboard-attempts"), smallNumber(m_retry.attempts()));
+    const bool failover = m_attempt && m_attempt->choice.channelId != m_firstChannelId;
+    headers.add(QByteArrayLiteral("x-switchboard-failover"), failover ? QByteArrayLiteral("true") : QByteArrayLiteral("false"));
+    return headers;
+}
+
+void ProxyCall::writeStreamError(const Outcome &outcome)
+{
+    if (m_response->isOpen()) {
+        m_response->write("data: " + clienterrors::midStream(outcome).toJson() + "\n\n");
+        m_response->finish();
+    }
+}
+
+void ProxyCall::replyFromLastOutcome(const QString &why, bool deadlineReached)
+{
+    if (!m_lastOutcome) {
+        replyError(clienterrors::noChannel(why));
+        return;
+    }
+    FailureSummary summary;
+    summary.model = m_input.model;
+    summary.attempts = m_retry.attempts();
+    summary.stoppedBecause = why;
+    if (clienterrors::namesUntriedChannels(*m_lastOutcome))
+        summary.untried = m_engine.router().untriedChannelReasons(m_input.model, m_retry, m_input.estimatedTokens);
+    // An attempt cut short by the deadline's remainder ends a hair before the clock reads the
+    // deadline (timer granularity), so a few milliseconds left count as none.
+    summary.deadlineReached = deadlineReached || m_retry.remaining() <= std::chrono::milliseconds(10);
+    std::optional<Clock::Duration> retryAfter;
+    const ApiError error = clienterrors::afterFailure(*m_lastOutcome, summary, &retryAfter);
+    replyError(error, retryAfter);
+}
+
+void ProxyCall::replyError(const ApiError &error, std::optional<Clock::Duration> retryAfter)
+{
+    HttpHeaders headers = routingHeaders();
+    headers.set("Content-Type", "application/json");
+    if (retryAfter)
+        headers.set("Retry-After", clienterrors::retryAfterSeconds(*retryAfter));
+    if (m_response->isOpen())
+        m_response->send(error.status, headers, error.toJson());
+    finish(RequestStatus::Error, error.status, error.message);
+}
+
+void ProxyCall::onClientGone()
+{
+    if (m_stage == Stage::Finished)
+        return;
+    if (m_attempt) {
+        cancelTransfer();
+        // The caller left; this says nothing about the channel, so it is not recorded as an outcome.
+        m_engine.router().release(m_attempt->choice);
+        m_attempt->recorded = true;
+        endAttempt();
+    }
+    m_backoffTimer.stop();
+    finish(RequestStatus::Cancelled, 499, QStringLiteral("the client closed the connection"));
+}
+
+void ProxyCall::recordCost(RequestStatus status)
+{
+    // Priced by the upstream model of the channel that answered (a fallback tier costs what it
+    // costs), charged to the route the caller asked for (after `auto`), whose budget it counts against.
+    const auto config = m_engine.config();
+    const ChannelConfig *channel = config->channel(m_record.channelId);
+    const bool answered = status == RequestStatus::Ok || status == RequestStatus::MidStream
+        || (status == RequestStatus::Cancelled && m_clientTtft);
+    const RequestCost cost = CostMeter::cost(config->prices, channel ? channel->upstreamModel : QString(), m_input.model,
+                                             m_usage.promptTokens, m_usage.completionTokens, answered);
+    m_record.costUsd = cost.usd;
+    m_record.costKnown = cost.known;
+    if (cost.known && cost.usd <= 0.0)
+        return;
+    if (!cost.known && spdlog::should_log(spdlog::level::debug)) // the arguments cost even when not logged
+        spdlog::debug("{}: cost unknown, {}", m_input.requestId.toStdString(), cost.note.toStdString());
+    const auto events = m_engine.costMeter().record(m_input.model, cost, findBudget(config->budgets, m_input.model),
+                                                    m_engine.clock().wallMillis(), m_engine.clock().now());
+    for (const HealthEvent &event : events) {
+        spdlog::warn("budget: {}", event.reason.toStdString());
+        m_engine.router().pool().events()->emitEvent(event);
+    }
+}
+
+void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &error)
+{
+    if (m_stage == Stage::Finished)
+        return;
+    m_stage = Stage::Finished;
+    m_backoffTimer.stop();
+    m_attemptTimer.stop();
+    m_retrySlot.reset();
+    auto &counters = m_engine.counters();
+    counters.inFlight.fetch_sub(1, std::memory_order_relaxed);
+    m_engine.retryBudget().requestFinished();
+    const bool failover = !m_record.attempts.empty() && m_record.channelId != 0 && m_record.channelId != m_firstChannelId;
+    switch (status) {
+    case RequestStatus::Ok: counters.succeeded.fetch_add(1, std::memory_order_relaxed); break;
+    case RequestStatus::Error: counters.failed.fetch_add(1, std::memory_order_relaxed); break;
+    case RequestStatus::MidStream: counters.midStream.fetch_add(1, std::memory_order_relaxed); break;
+    case RequestStatus::Cancelled: counters.cancelled.fetch_add(1, std::memory_order_relaxed); break;
+    }
+    if (failover && status == RequestStatus::Ok)
+        counters.failovers.fetch_add(1, std::memory_order_relaxed);
+    if (m_usage.promptTokens > 0)
+        counters.inputTokens.fetch_add(static_cast<std::uint64_t>(m_usage.promptTokens), std::memory_order_relaxed);
+    if (m_usage.completionTokens > 0)
+        counters.outputTokens.fetch_add(static_cast<std::uint64_t>(m_usage.completionTokens), std::memory_order_relaxed);
+
+    const Clock::Duration latency = m_engine.clock().now() - m_startedAt;
+    if (status != RequestStatus::Cancelled) {
+        // Client-visible outcome: what the console's availability and TTFT are made of.
+        OutcomeKind kind = OutcomeKind::Success;
+        if (status != RequestStatus::Ok)
+            kind = m_lastOutcome ? m_lastOutcome->kind : OutcomeKind::ProviderDown;
+        m_engine.clientWindow().record(m_engine.clock().now(), kind,
+                                       status == RequestStatus::Ok ? std::optional<Clock::Duration>(latency) : std::nullopt,
+                                       status == RequestStatus::Ok ? m_clientTtft : std::nullopt);
+    }
+
+    m_record.status = status;
+    m_record.httpStatus = httpStatus;
+    m_record.outcome = status == RequestStatus::Ok ? OutcomeKind::Success
+                                                   : (m_lastOutcome ? m_lastOutcome->kind : OutcomeKind::ProviderDown);
+    m_record.latencyMs = millisOf(latency);
+    m_record.ttftMs = m_clientTtft ? millisOf(*m_clientTtft) : -1;
+    m_record.inputTokens = std::max(0, m_usage.promptTokens);
+    m_record.outputTokens = std::max(0, m_usage.completionTokens);
+    m_record.failover = failover;
+    m_record.error = error;
+    recordCost(status);
+    m_engine.emitRequest(std::move(m_record));
+
+    if (m_onFinished)
+        m_onFinished(this);
+}
+
+} // namespace sb

@@ -1,0 +1,133 @@
+#pragma once
+
+#include "proxy/ChatRequest.h"
+#include "net/DeadlineTimer.h"
+#include "net/UpstreamTransfer.h"
+#include "providers/ProviderAdapter.h"
+#include "routing/RetryState.h"
+#include "routing/Router.h"
+#include "stream/SseParser.h"
+#include "telemetry/HistoryRecords.h"
+
+#include <QObject>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+
+namespace sb {
+
+class ClientResponse;
+class EngineContext;
+class RetryBudget;
+class StreamTee;
+class UpstreamTransport;
+
+// One proxied request from arrival to the last byte (ARCHITECTURE.md, "The life of a request",
+// steps 7–14): ask the router for a channel, translate the request into the channel's dialect, send
+// it, classify what comes back, and either answer the client or fail over — invisibly to the client
+// as long as no byte has reached it. Lives on one worker thread, like its connection.
+class ProxyCall : public QObject {
+    Q_OBJECT
+public:
+    enum class Kind { Chat, Embeddings };
+
+    struct Input {
+        Kind kind = Kind::Chat;
+        QString requestId;
+        ClientBody body; // with the client's bytes until someone edits it
+        QString model;
+        bool stream = false;
+        int estimatedTokens = 0;
+        QString autoTier; // the tier ModelSelector chose when the caller asked for the task-based model
+        std::shared_ptr<StreamTee> cacheTee; // saves a complete answer to the cache; null = not cached
+        QByteArray cacheHeader;              // x-switchboard-cache on this answer ("miss", "skip"), if any
+    };
+
+    ProxyCall(EngineContext &engine, UpstreamTransport &upstream, Input input, std::shared_ptr<ClientResponse> response,
+              std::function<void(ProxyCall *)> onFinished);
+    ~ProxyCall() override;
+
+    void start();
+
+private:
+    struct Attempt;
+    // Where the call is. Every transition is in one place: nextAttempt() (Routing), launch()
+    // (Attempting), startClientStream() (Streaming), finish() (Finished).
+    enum class Stage {
+        Routing,    // between attempts: choosing a channel, or waiting out a backoff
+        Attempting, // an attempt is in flight and no byte has reached the client: failover is invisible
+        Streaming,  // the client's stream has started: a failure now ends it with an error event
+        Finished,   // the client has its answer, or is gone; nothing more happens
+    };
+    // A retry in flight counted against the RetryBudget, given back when the attempt ends.
+    class RetrySlot {
+    public:
+        explicit RetrySlot(RetryBudget &budget) : m_budget(&budget) {}
+        RetrySlot(RetrySlot &&other) noexcept : m_budget(std::exchange(other.m_budget, nullptr)) {}
+        RetrySlot &operator=(RetrySlot &&) = delete;
+        ~RetrySlot();
+
+    private:
+        RetryBudget *m_budget;
+    };
+
+    void nextAttempt();
+    void launch(RouteChoice choice);
+    void onUpstreamHeaders(int status, const HttpHeaders &headers);
+    void onUpstreamData(QByteArrayView chunk);
+    void onUpstreamComplete(TransferError error, const QString &message);
+    void onAttemptTimeout();
+    void onClientGone();
+    // Cancels the attempt's upstream transfer, if it is still running.
+    void cancelTransfer();
+
+    void handleStreamEvents(std::vector<SseEvent> &&events);
+    void handleStreamStep(StreamStep &&step);
+    void completeBufferedResponse();
+    void completeStream();
+
+    // The current attempt failed with `outcome`: record it and fail over, or answer the client.
+    void attemptFailed(Outcome outcome);
+    void recordAttempt(const Outcome &outcome);
+    void endAttempt();
+    // Steps of a stream may end the attempt and start the next one (a failover) before returning;
+    // callers check with this that the attempt they were working on is still the current one.
+    bool isCurrent(std::uint64_t sequence) const { return m_attempt && m_attemptSequence == sequence; }
+
+    void replyError(const ApiError &error, std::optional<Clock::Duration> retryAfter = std::nullopt);
+    void replyFromLastOutcome(const QString &why, bool deadlineReached = false);
+    HttpHeaders routingHeaders() const;
+    void startClientStream();
+    void pauseIfClientIsSlow();
+    void writeStreamError(const Outcome &outcome);
+    void recordCost(RequestStatus status);
+    void finish(RequestStatus status, int httpStatus, const QString &error = QString());
+
+    EngineContext &m_engine;
+    UpstreamTransport &m_upstream;
+    const Input m_input;
+    std::shared_ptr<ClientResponse> m_response;
+    std::function<void(ProxyCall *)> m_onFinished;
+    std::shared_ptr<const RetryPolicy> m_policy;
+    RetryState m_retry;
+
+    Stage m_stage = Stage::Routing;
+    std::unique_ptr<Attempt> m_attempt;
+    std::uint64_t m_attemptSequence = 0;
+    std::optional<RetrySlot> m_retrySlot; // the current attempt is a retry that spends the budget
+    std::optional<int> m_lastFailedChannel;
+    std::optional<Outcome> m_lastOutcome;
+    int m_firstChannelId = 0;
+    Clock::TimePoint m_startedAt;
+    std::optional<Clock::Duration> m_clientTtft; // set once the client's first byte went out
+    TokenUsage m_usage;
+    // Most calls are a buffered answer on the first attempt and start neither; a DeadlineTimer makes
+    // its clock timer only when started (two timers made and connected a request were ~3,000 instructions).
+    DeadlineTimer m_attemptTimer; // stream attempts: time to the first event
+    DeadlineTimer m_backoffTimer;
+    RequestRecord m_record;
+};
+
+} // namespace sb

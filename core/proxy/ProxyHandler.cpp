@@ -1,0 +1,241 @@
+#include "proxy/ProxyHandler.h"
+
+#include "proxy/ChatRequest.h"
+#include "proxy/ControlRoutes.h"
+#include "proxy/EngineContext.h"
+#include "proxy/ProxyCall.h"
+#include "net/HttpRequest.h"
+#include "net/ResponseWriter.h"
+#include "net/UpstreamClient.h"
+#include "routing/ModelSelector.h"
+
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace sb {
+
+namespace {
+
+bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
+{
+    // Compare digests so that neither the length nor the first differing byte leaks through timing.
+    const QByteArray da = QCryptographicHash::hash(a, QCryptographicHash::Sha256);
+    const QByteArray db = QCryptographicHash::hash(b, QCryptographicHash::Sha256);
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < da.size(); ++i)
+        diff |= static_cast<unsigned char>(da[i] ^ db[i]);
+    return diff == 0;
+}
+
+} // namespace
+
+ProxyHandler::ProxyHandler(EngineContext &engine, int workerIndex, const ControlRoutes *control)
+    : m_engine(engine)
+    , m_workerIndex(workerIndex)
+    , m_control(control)
+    , m_upstream(std::make_unique<UpstreamClient>(engine.clock()))
+    , m_reaper(engine.clock().createTimer([this] {
+        for (ProxyCall *done : std::exchange(m_finished, {}))
+            m_calls.erase(done);
+    }))
+{
+}
+
+ProxyHandler::~ProxyHandler()
+{
+    // Calls cancel their transfers on destruction; the client must still exist then.
+    m_calls.clear();
+    m_upstream.reset();
+}
+
+void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response)
+{
+    const QByteArray &path = request.path;
+    const bool chat = path == "/v1/chat/completions";
+    const bool embeddings = path == "/v1/embeddings";
+    const bool models = path == "/v1/models";
+
+    if (m_control && m_control->handles(path)) { // /admin/* and /metrics: their own access rule and errors
+        m_control->handle(request, std::move(response), this);
+        return;
+    }
+    if (path == "/healthz") {
+        HttpHeaders headers;
+        headers.set("Content-Type", "application/json");
+        response->send(200, headers, QByteArrayLiteral("{\"status\":\"ok\"}"));
+        return;
+    }
+    if (!chat && !embeddings && !models) {
+        sendError(response, ApiError{404, QStringLiteral("Unknown path %1. Switchboard serves /v1/chat/completions, /v1/embeddings and /v1/models.")
+                                              .arg(QString::fromUtf8(path.left(200))),
+                                     QStringLiteral("invalid_request_error"), {}, QStringLiteral("unknown_url")});
+        return;
+    }
+    if (!authorized(request)) {
+        sendError(response, ApiError{401, QStringLiteral("Missing or wrong local token. Send 'Authorization: Bearer <token>' with the token set in Switchboard's Settings."),
+                                     QStringLiteral("invalid_request_error"), {}, QStringLiteral("invalid_api_key")});
+        return;
+    }
+    const QByteArray wanted = models ? QByteArrayLiteral("GET") : QByteArrayLiteral("POST");
+    if (request.method != wanted && !(models && request.method == "HEAD")) {
+        ApiError error{405, QStringLiteral("%1 is not allowed on %2; use %3.")
+                                .arg(QString::fromLatin1(request.method.left(20)), QString::fromUtf8(path), QString::fromLatin1(wanted)),
+                       QStringLiteral("invalid_request_error"), {}, QStringLiteral("method_not_allowed")};
+        HttpHeaders headers;
+        headers.set("Content-Type", "application/json");
+        headers.set("Allow", wanted);
+        response->send(405, headers, error.toJson());
+        return;
+    }
+    if (models) {
+        handleModels(response);
+        return;
+    }
+    handleCompletion(request, std::move(response), embeddings);
+}
+
+void ProxyHandler::handleModels(const std::shared_ptr<ResponseWriter> &response)
+{
+    QJsonArray data;
+    const auto config = m_engine.config();
+    for (const RouteConfig &route : config->routes)
+        data.append(QJsonObject{{QStringLiteral("id"), route.logicalModel},
+                                {QStringLiteral("object"), QStringLiteral("model")},
+                                {QStringLiteral("created"), 0},
+                                {QStringLiteral("owned_by"), QStringLiteral("switchboard")}});
+    if (config->autoModel.enabled())
+        data.append(QJsonObject{{QStringLiteral("id"), config->autoModel.modelName},
+                                {QStringLiteral("object"), QStringLiteral("model")},
+                                {QStringLiteral("created"), 0},
+                                {QStringLiteral("owned_by"), QStringLiteral("switchboard")}});
+    HttpHeaders headers;
+    headers.set("Content-Type", "application/json");
+    response->send(200, headers,
+                   QJsonDocument(QJsonObject{{QStringLiteral("object"), QStringLiteral("list")}, {QStringLiteral("data"), data}})
+                       .toJson(QJsonDocument::Compact));
+}
+
+void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<ResponseWriter> response, bool embeddings)
+{
+    ApiError error;
+    ProxyCall::Input input;
+    input.requestId = nextRequestId();
+    if (embeddings) {
+        auto parsed = EmbeddingsRequest::parse(request.body, &error);
+        if (!parsed) {
+            sendError(response, error);
+            return;
+        }
+        input.kind = ProxyCall::Kind::Embeddings;
+        input.body = ClientBody(std::move(parsed->body), request.body);
+        input.model = parsed->model;
+        input.estimatedTokens = parsed->estimatedPromptTokens;
+    } else {
+        auto parsed = ChatRequest::parse(request.body, &error);
+        if (!parsed) {
+            sendError(response, error);
+            return;
+        }
+        input.kind = ProxyCall::Kind::Chat;
+        input.body = std::move(parsed->body);
+        input.model = parsed->model;
+        input.stream = parsed->stream;
+        input.estimatedTokens = parsed->estimatedPromptTokens;
+        // Task-based model choice (`auto` → ModelSelector): the chosen tier's route serves the request.
+        const auto config = m_engine.config();
+        const ModelSelector selector(config->autoModel);
+        if (selector.handles(input.model)) {
+            QString why;
+            const auto tier = selector.choose(input.body.object(), QString::fromUtf8(request.headers.value("x-switchboard-tier")), &why);
+            if (!tier) {
+                sendError(response, ApiError{400, why, QStringLiteral("invalid_request_error"), QStringLiteral("model"), QStringLiteral("unknown_tier")});
+                return;
+            }
+            QJsonObject &body = input.body.edit(); // no longer what the client sent
+            ModelSelector::removeHint(&body);
+            body.insert(QStringLiteral("model"), tier->model);
+            input.model = tier->model;
+            input.autoTier = tier->tier;
+            spdlog::debug("{}: {} → tier {} ({}) → {}", input.requestId.toStdString(), config->autoModel.modelName.toStdString(),
+                          tier->tier.toStdString(), tier->reason.toStdString(), tier->model.toStdString());
+        }
+    }
+    auto startCall = [this](ProxyCall::Input input, std::shared_ptr<ResponseWriter> response) {
+        auto call = std::make_unique<ProxyCall>(m_engine, *m_upstream, std::move(input), std::move(response), [this](ProxyCall *done) {
+            // Deleting the call from inside its own callback would pull the floor from under it.
+            m_finished.push_back(done);
+            if (!m_reaper->isActive())
+                m_reaper->start(Clock::Duration::zero());
+        });
+        ProxyCall *raw = call.get();
+        m_calls.emplace(raw, std::move(call));
+        raw->start();
+    };
+    // ---- cache hook: exact, then semantic cache. A hit is answered there and recorded;
+    // a miss goes on to the router, perhaps after an embeddings call, with the cache's tee.
+    if (input.kind == ProxyCall::Kind::Chat) {
+        CacheFront::Request lookup{input.requestId, input.model, input.body, input.stream, request.headers};
+        m_engine.cache().handle(
+            std::move(lookup), m_engine.config(), response, *m_upstream,
+            [this](RequestRecord &&row) {
+                m_engine.counters().requests.fetch_add(1, std::memory_order_relaxed);
+                m_engine.counters().succeeded.fetch_add(1, std::memory_order_relaxed);
+                m_engine.clientWindow().record(m_engine.clock().now(), OutcomeKind::Success, std::chrono::milliseconds(row.latencyMs),
+                                               std::chrono::milliseconds(row.ttftMs));
+                m_engine.emitRequest(std::move(row));
+            },
+            [startCall, input = std::move(input), response](CacheFront::Miss miss) mutable {
+                input.cacheTee = std::move(miss.tee);
+                input.cacheHeader = std::move(miss.header);
+                startCall(std::move(input), std::move(response));
+            });
+        return;
+    }
+    // ---- end of the cache hook
+    startCall(std::move(input), std::move(response));
+}
+
+bool ProxyHandler::authorized(const HttpRequest &request) const
+{
+    const QString token = m_engine.config()->proxy.localToken;
+    if (token.isEmpty())
+        return true;
+    QByteArray given = request.headers.value("authorization").trimmed();
+    if (!given.startsWith("Bearer ") && !given.startsWith("bearer "))
+        return false;
+    given = given.mid(7).trimmed();
+    return constantTimeEquals(given, token.toUtf8());
+}
+
+void ProxyHandler::sendError(const std::shared_ptr<ResponseWriter> &response, const ApiError &error)
+{
+    HttpHeaders headers;
+    headers.set("Content-Type", "application/json");
+    response->send(error.status, headers, error.toJson());
+}
+
+QString ProxyHandler::nextRequestId()
+{
+    // Unique within the process and cheap: worker, a per-worker counter, and a random tag that
+    // keeps ids from two runs apart in the history.
+    static const std::uint64_t runTag = m_engine.random().nextU64() & 0xffffff;
+    // Written by hand: three QString::arg calls cost more than the rest of the request's bookkeeping.
+    // Every piece is bounded (3 + 6 + 1 + 10 + 1 + 20 characters at most), so the buffer never fills.
+    char text[64] = "sb-";
+    char *at = text + 3;
+    char *const end = text + sizeof text;
+    at = std::to_chars(at, end - 1, runTag, 16).ptr;
+    *at++ = '-';
+    at = std::to_chars(at, end - 1, m_workerIndex).ptr;
+    *at++ = '-';
+    at = std::to_chars(at, end - 1, ++m_requestCounter).ptr;
+    return QString::fromLatin1(text, at - text);
+}
+
+} // namespace sb

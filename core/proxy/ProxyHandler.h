@@ -1,0 +1,52 @@
+#pragma once
+
+#include "net/HttpHandler.h"
+
+#include "common/Clock.h"
+
+#include <QObject>
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace sb {
+
+class ControlRoutes;
+class EngineContext;
+class ProxyCall;
+class UpstreamClient;
+struct ApiError;
+
+// The OpenAI-compatible front door on one worker thread: authenticates, routes the path and hands
+// chat and embeddings requests to a ProxyCall. Owns this worker's upstream client (one libcurl
+// multi handle per worker, ARCHITECTURE.md, "Threads").
+class ProxyHandler : public QObject, public HttpHandler {
+    Q_OBJECT
+public:
+    // `control` answers the control plane's paths (/admin/*, /metrics); null: they are 404s.
+    ProxyHandler(EngineContext &engine, int workerIndex, const ControlRoutes *control);
+    ~ProxyHandler() override;
+
+    void handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response) override;
+
+private:
+    void handleModels(const std::shared_ptr<ResponseWriter> &response);
+    void handleCompletion(const HttpRequest &request, std::shared_ptr<ResponseWriter> response, bool embeddings);
+    bool authorized(const HttpRequest &request) const;
+    void sendError(const std::shared_ptr<ResponseWriter> &response, const ApiError &error);
+    QString nextRequestId();
+
+    EngineContext &m_engine;
+    const int m_workerIndex;
+    const ControlRoutes *m_control;
+    std::unique_ptr<UpstreamClient> m_upstream;
+    std::unordered_map<ProxyCall *, std::unique_ptr<ProxyCall>> m_calls;
+    // Finished calls are freed from the event loop, not inside their own callback; a 0 ms timer
+    // does that without the eventfd wake-up a queued call costs (two system calls per request).
+    std::vector<ProxyCall *> m_finished;
+    std::unique_ptr<Timer> m_reaper;
+    quint64 m_requestCounter = 0;
+};
+
+} // namespace sb

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "sim/Scenario.h"
+#include "common/Clock.h"
+#include "common/HttpHeaders.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+namespace sb::sim {
+
+enum class Dialect { OpenAiCompat, Anthropic, Gemini, DashScope, Ernie };
+std::optional<Dialect> dialectFromString(QStringView text);
+
+// What the fake provider makes of one incoming request.
+struct SimRequest {
+    enum class Kind { Chat, Probe, Token, Unknown };
+    Kind kind = Kind::Unknown;
+    bool stream = false;
+    QString model;
+    QByteArray apiKey;
+    int promptTokens = 0;
+    bool textResultFormat = false; // DashScope result_format "text"
+};
+
+// A complete HTTP answer.
+struct SimReply {
+    int status = 200;
+    HttpHeaders headers;
+    QByteArray body;
+};
+
+// The wire format of one dialect, both ways: recognising requests and producing the exact bytes a
+// real provider sends (bodies, SSE events, errors in the forms each one uses — HTTP status, a 200
+// body, the first event or a mid-stream event). Pure and stateless, so tests compare it with the
+// proxy's fixtures byte for byte where they need to.
+class DialectWire {
+public:
+    // `clock` dates the answers ("created"): the scenario's clock in a provider, the real one by default.
+    explicit DialectWire(Dialect dialect, const Clock &clock = SystemClock::instance()) : m_dialect(dialect), m_clock(&clock) {}
+    Dialect dialect() const { return m_dialect; }
+
+    SimRequest parse(const QByteArray &method, const QByteArray &path, const QByteArray &query,
+                     const HttpHeaders &headers, const QByteArray &body) const;
+
+    // Non-stream success.
+    SimReply complete(const SimRequest &request, const QByteArray &id, const QByteArray &text, int completionTokens) const;
+    // Stream success: the response headers, then head() + one delta() per token + tail().
+    HttpHeaders streamHeaders() const;
+    QByteArray streamHead(const SimRequest &request, const QByteArray &id) const;
+    QByteArray streamDelta(const SimRequest &request, const QByteArray &id, const QByteArray &piece, int index) const;
+    QByteArray streamTail(const SimRequest &request, const QByteArray &id, int completionTokens) const;
+
+    // Errors at the HTTP level (500, 503, 429 with or without Retry-After, 401 for an unknown key).
+    SimReply httpError(int status, int retryAfterSeconds = 0) const;
+    SimReply unknownKey() const;
+    // The dialect's own way of saying "this key is over its limit" (per-key rpm).
+    SimReply keyRateLimited(int retryAfterSeconds) const;
+    // A rate limit inside an HTTP 200 body (non-stream) …
+    SimReply bodyRateLimit() const;
+    // … or as an SSE event (first event of a 200 stream).
+    QByteArray rateLimitEvent(const QByteArray &id) const;
+    // A provider-side failure as an SSE event (first event or mid-stream).
+    QByteArray errorEvent(const QByteArray &id) const;
+
+    // Heartbeat / probe endpoints (list models); `down` answers the way the provider fails.
+    SimReply probe(const QStringList &models, bool down) const;
+    // ERNIE's OAuth token endpoint, so an adapter that exchanges client credentials works too.
+    SimReply token(const SimRequest &request) const;
+
+private:
+    QByteArray jsonBody(int status, const char *type, const char *message) const;
+    qint64 created() const { return m_clock->wallMillis() / 1000; }
+
+    Dialect m_dialect;
+    const Clock *m_clock; // a pointer, so that a DialectWire can be assigned
+};
+
+} // namespace sb::sim

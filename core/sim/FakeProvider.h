@@ -1,0 +1,86 @@
+#pragma once
+
+#include "sim/DialectWire.h"
+#include "sim/FaultTimeline.h"
+#include "sim/Scenario.h"
+#include "sim/ScenarioClock.h"
+
+#include <QObject>
+#include <QString>
+
+#include <array>
+#include <atomic>
+#include <memory>
+
+namespace sb {
+class HttpServer;
+}
+
+namespace sb::sim {
+
+// One scripted provider: answers its dialect's chat and probe endpoints on 127.0.0.1 with the fault
+// program of its ProviderSpec, on the local HTTP server's worker threads. Pacing (TTFT, tokens/s) runs
+// on QTimers in real time = scenario time / time scale; fault decisions read the scenario clock.
+class FakeProvider : public QObject {
+    Q_OBJECT
+public:
+    struct Stats {
+        quint64 requests = 0;    // every HTTP request
+        quint64 chat = 0;        // chat requests
+        quint64 probes = 0;      // heartbeat / model-list requests
+        quint64 probesFailed = 0;
+        quint64 succeeded = 0;   // chat answers completed without an injected fault
+        quint64 keyRejected = 0; // unknown key or per-key rate limit
+        quint64 listenerClosures = 0; // connect_refused windows entered
+        std::array<quint64, SimErrorCount> injected{}; // by SimError
+    };
+
+    // `random` must be thread-safe (sb::SplitMixRandom is); workers draw from it concurrently.
+    FakeProvider(ProviderSpec spec, const ScenarioClock &clock, Random &random, int workerCount = 2,
+                 QObject *parent = nullptr);
+    ~FakeProvider() override;
+
+    bool start(QString *error = nullptr);
+    void stop();
+    quint16 port() const { return m_port; }
+    bool isListening() const;
+    // What a proxy's provider config puts in base_url: "http://127.0.0.1:PORT/v1" and the like.
+    QString baseUrl() const;
+    const ProviderSpec &spec() const { return m_shared->spec; }
+    Stats stats() const;
+    const KeyLimiter &keyLimiter() const { return m_shared->keys; }
+
+    // State shared by the per-worker handlers; public only so the handler (in the .cpp) can name it.
+    struct Shared {
+        Shared(ProviderSpec s, const ScenarioClock &c, Random &r);
+        ProviderSpec spec;
+        DialectWire wire;
+        FaultTimeline timeline;
+        KeyLimiter keys;
+        const ScenarioClock &clock;
+        Random &random;
+        std::atomic<quint64> nextId{1};
+        std::atomic<quint64> requests{0};
+        std::atomic<quint64> chat{0};
+        std::atomic<quint64> probes{0};
+        std::atomic<quint64> probesFailed{0};
+        std::atomic<quint64> succeeded{0};
+        std::atomic<quint64> keyRejected{0};
+        std::array<std::atomic<quint64>, SimErrorCount> injected{};
+    };
+
+private:
+    bool openListener(QString *error);
+    void closeListener();
+    void checkListener();
+
+    std::shared_ptr<Shared> m_shared;
+    int m_workerCount;
+    quint16 m_port = 0;
+    std::unique_ptr<HttpServer> m_server;
+    std::unique_ptr<Timer> m_listenerTimer;
+    quint64 m_listenerClosures = 0;
+    bool m_running = false;
+};
+
+} // namespace sb::sim

@@ -1,0 +1,309 @@
+// ProxyCall's failover logic on FakeClock, with no sockets: the upstream is scripted
+// (ScriptedUpstream), the client recorded (RecordingResponse), and every wait is a timer of the
+// clock, so each figure below is exact.
+
+#include "ProxyCallDoubles.h"
+
+#include "proxy/ChatRequest.h"
+#include "proxy/EngineContext.h"
+#include "proxy/ProxyCall.h"
+
+#include "FakeClock.h"
+#include "FakeRandom.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+#include <memory>
+
+using namespace std::chrono_literals;
+using namespace sb;
+using sb::test::FakeClock;
+using sb::test::FakeRandom;
+using sb::test::RecordingResponse;
+using sb::test::ScriptedUpstream;
+
+namespace {
+
+const QByteArray kAnswer = R"({"id":"c1","object":"chat.completion","created":1,"model":"m",)"
+                           R"("choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],)"
+                           R"("usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}})";
+const QByteArray kChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
+                          R"("choices":[{"index":0,"delta":{"content":"hel"},"finish_reason":null}]})"
+                          "\n\n";
+const QByteArray kLastChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
+                              R"("choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})"
+                              "\n\ndata: [DONE]\n\n";
+
+ProviderConfig provider(int id, int keys = 1)
+{
+    ProviderConfig p;
+    p.id = id;
+    p.name = QStringLiteral("p%1").arg(id);
+    p.dialect = QStringLiteral("openai_compat");
+    p.baseUrl = QStringLiteral("http://p%1.test/v1").arg(id);
+    p.domain.account = QStringLiteral("account-%1").arg(id); // independent channels
+    for (int k = 1; k <= keys; ++k)
+        p.keys.push_back(ApiKeyConfig{id * 10 + k, QStringLiteral("key %1").arg(k), QStringLiteral("sk-p%1-key%2-abcdefgh").arg(id).arg(k), true, {}});
+    return p;
+}
+
+ChannelConfig channel(int id, int providerId, const QString &name)
+{
+    return ChannelConfig{id, name, providerId, QStringLiteral("upstream-model"), 1.0, true, {}, {}, {}};
+}
+
+RouteConfig route(int id, const QString &model, std::vector<int> channels)
+{
+    RouteConfig r;
+    r.id = id;
+    r.logicalModel = model;
+    r.channelIds = std::move(channels);
+    return r;
+}
+
+// "pair": channels A (p1) and B (p2), the dual-channel design. "solo": one channel on p3, with two keys.
+EngineConfig baseConfig()
+{
+    EngineConfig c;
+    c.providers = {provider(1), provider(2), provider(3, 2)};
+    c.channels = {channel(1, 1, QStringLiteral("pair/A")), channel(2, 2, QStringLiteral("pair/B")),
+                  channel(3, 3, QStringLiteral("solo/A"))};
+    c.routes = {route(1, QStringLiteral("pair"), {1, 2}), route(2, QStringLiteral("solo"), {3})};
+    return c;
+}
+
+struct Rig {
+    explicit Rig(EngineConfig config = baseConfig())
+        : engine(clock, random, std::make_shared<const EngineConfig>(std::move(config)))
+    {
+        engine.setRequestSink([this](RequestRecord &&record) { records.push_back(std::move(record)); });
+    }
+
+    // Starts a call for `model`; `stream` asks for an event stream.
+    ProxyCall &call(const QString &model, bool stream = false)
+    {
+        QJsonObject body{{QStringLiteral("model"), model},
+                         {QStringLiteral("messages"), QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                                                                             {QStringLiteral("content"), QStringLiteral("hi")}}}}};
+        if (stream)
+            body.insert(QStringLiteral("stream"), true);
+        ApiError error;
+        auto parsed = ChatRequest::parse(QJsonDocument(body).toJson(QJsonDocument::Compact), &error);
+        Q_ASSERT(parsed);
+        ProxyCall::Input input;
+        input.requestId = QStringLiteral("req-1");
+        input.body = std::move(parsed->body);
+        input.model = model;
+        input.stream = stream;
+        proxyCall = std::make_unique<ProxyCall>(engine, upstream, std::move(input), response, [this](ProxyCall *) { ++finished; });
+        proxyCall->start();
+        return *proxyCall;
+    }
+
+    Clock::Duration sinceStart() const { return clock.now() - t0; }
+    Clock::Duration untilNextTimer() const { return clock.nextDue() - clock.now(); }
+    QJsonObject errorBody() const { return QJsonDocument::fromJson(response->body).object().value(QStringLiteral("error")).toObject(); }
+
+    FakeClock clock;
+    const Clock::TimePoint t0 = clock.now();
+    FakeRandom random{7};
+    EngineContext engine;
+    ScriptedUpstream upstream{clock};
+    std::shared_ptr<RecordingResponse> response = std::make_shared<RecordingResponse>();
+    std::unique_ptr<ProxyCall> proxyCall;
+    std::vector<RequestRecord> records;
+    int finished = 0;
+};
+
+} // namespace
+
+class tst_ProxyCall : public QObject {
+    Q_OBJECT
+
+private slots:
+    void aFailureFailsOverAtOnceToTheOtherChannel()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        const QString first = rig.upstream.hostOf(0);
+        rig.upstream.reply(0, 503, R"({"error":{"message":"overloaded","type":"server_error"}})");
+        // The second attempt starts in the same instant, on the other provider's channel.
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY(rig.upstream.hostOf(1) != first);
+        QCOMPARE(rig.upstream.at(1).startedAt, rig.upstream.at(0).startedAt);
+        rig.upstream.reply(1, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+        QCOMPARE(rig.response->headers.value("x-switchboard-failover"), QByteArray("true"));
+        QCOMPARE(rig.response->headers.value("x-switchboard-attempts"), QByteArray("2"));
+        QCOMPARE(rig.finished, 1);
+        QCOMPARE(rig.records.size(), std::size_t(1));
+        QCOMPARE(rig.records[0].attempts.size(), std::size_t(2));
+        QVERIFY(rig.records[0].failover);
+        QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 0);
+    }
+
+    void aRetryOfAChannelAlreadyTriedWaitsItsBackoff()
+    {
+        Rig rig;
+        const RetryConfig retry = rig.engine.config()->retry;
+        rig.call(QStringLiteral("pair"));
+        rig.upstream.reply(0, 503, {});
+        rig.upstream.reply(1, 503, {});
+        // Both channels tried: the third attempt is a retry, after min(t_max, t_base·2^0) + jitter.
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        const Clock::Duration wait = rig.untilNextTimer();
+        QVERIFY2(wait >= Clock::Duration(retry.baseDelay) && wait <= Clock::Duration(retry.baseDelay + retry.jitter),
+                 qPrintable(QString::number(toMillis(wait))));
+        rig.clock.advance(wait - 1ms);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        rig.clock.advance(1ms);
+        QCOMPARE(rig.upstream.count(), std::size_t(3));
+        QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 1); // a retry spends the budget
+        rig.upstream.reply(2, 503, {});
+        // The next retry doubles the base: min(2 s, 100 ms · 2^1) + jitter.
+        const Clock::Duration second = rig.untilNextTimer();
+        QVERIFY2(second >= Clock::Duration(2 * retry.baseDelay) && second <= Clock::Duration(2 * retry.baseDelay + retry.jitter),
+                 qPrintable(QString::number(toMillis(second))));
+        rig.clock.advance(second);
+        QCOMPARE(rig.upstream.count(), std::size_t(4));
+        rig.upstream.reply(3, 503, {});
+        // maxAttempts (4) spent: the client hears why, and no timer is left behind.
+        QCOMPARE(rig.response->status, 502);
+        QVERIFY(rig.errorBody().value(QStringLiteral("message")).toString().contains(QStringLiteral("4 attempts")));
+        QCOMPARE(rig.clock.pendingTimers(), 0);
+        QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 0);
+    }
+
+    void thePrimaryGetsThirtySecondsAndTheFallbackTwenty()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        QCOMPARE(rig.upstream.at(0).options.totalTimeout, std::chrono::milliseconds(30s));
+        rig.clock.advance(30s);
+        rig.upstream.fail(0, TransferError::Timeout, QStringLiteral("Operation timeout after 30000 ms"));
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QCOMPARE(rig.upstream.at(1).options.totalTimeout, std::chrono::milliseconds(20s));
+    }
+
+    void anAttemptsBudgetNeverRunsPastTheOverallDeadline()
+    {
+        EngineConfig config = baseConfig();
+        config.retry.overallDeadline = 45s;
+        Rig rig(config);
+        rig.call(QStringLiteral("pair"));
+        QCOMPARE(rig.upstream.at(0).options.totalTimeout, std::chrono::milliseconds(30s));
+        rig.clock.advance(30s);
+        rig.upstream.fail(0, TransferError::Timeout, QStringLiteral("timeout"));
+        // 15 s are left of the 45 s: the fallback's 20 s budget is cut to them.
+        QCOMPARE(rig.upstream.at(1).options.totalTimeout, std::chrono::milliseconds(15s));
+        rig.clock.advance(15s);
+        rig.upstream.fail(1, TransferError::Timeout, QStringLiteral("timeout"));
+        QCOMPARE(rig.upstream.count(), std::size_t(2)); // no attempt squeezed in after the deadline
+        QCOMPARE(rig.response->status, 504);
+        QCOMPARE(rig.errorBody().value(QStringLiteral("code")).toString(), QStringLiteral("deadline_exceeded"));
+    }
+
+    void aStreamsFirstEventMustArriveWithinTheBudget()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"), true);
+        const auto &first = rig.upstream.at(0);
+        QCOMPARE(first.options.totalTimeout, std::chrono::milliseconds(0)); // a stream may run long ...
+        QCOMPARE(first.options.idleTimeout, rig.engine.config()->retry.streamIdleTimeout); // ... but not stall
+        rig.upstream.streamHead(0); // headers, then silence
+        rig.clock.advance(30s - 1ms);
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        rig.clock.advance(1ms);
+        // The call's own timer gave up on the primary and went to the fallback, invisibly.
+        QVERIFY(rig.upstream.at(0).cancelled);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QCOMPARE(rig.upstream.at(1).startedAt - rig.t0, Clock::Duration(30s));
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.streamHead(1);
+        rig.upstream.data(1, kChunk);
+        QVERIFY(rig.response->streamed);
+        rig.upstream.data(1, kLastChunk);
+        QCOMPARE(rig.response->status, 200);
+        QVERIFY(rig.response->body.endsWith("data: [DONE]\n\n"));
+        QCOMPARE(rig.response->headers.value("x-switchboard-failover"), QByteArray("true"));
+    }
+
+    void aStallAfterTheFirstTokenEndsTheStreamWithAnErrorEvent()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"), true);
+        rig.upstream.streamHead(0);
+        rig.upstream.data(0, kChunk);
+        QVERIFY(rig.response->streamed);
+        // The transport's idle timeout (the option checked above) ends the transfer mid-answer.
+        rig.clock.advance(rig.engine.config()->retry.streamIdleTimeout);
+        rig.upstream.fail(0, TransferError::Timeout, QStringLiteral("The upstream sent nothing for 30000 ms"));
+        QCOMPARE(rig.upstream.count(), std::size_t(1)); // bytes went out: no failover
+        QVERIFY(rig.response->finished);
+        QVERIFY(rig.response->body.contains(R"("type":"upstream_error")"));
+        QVERIFY(!rig.response->body.contains("[DONE]"));
+        QCOMPARE(rig.records.at(0).status, RequestStatus::MidStream);
+    }
+
+    void aRetryAfterFromTheOnlyProviderIsWaitedOut()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("solo"));
+        HttpHeaders headers;
+        headers.set("Retry-After", "3");
+        rig.upstream.reply(0, 429, R"({"error":{"message":"slow down","type":"rate_limit_error"}})", headers);
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        QVERIFY2(rig.untilNextTimer() >= Clock::Duration(3s), qPrintable(QString::number(toMillis(rig.untilNextTimer()))));
+        rig.clock.advance(3s - 1ms);
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        rig.clock.advance(rig.untilNextTimer());
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY(rig.upstream.keyOf(1) != rig.upstream.keyOf(0)); // the other key: the first one is cooling
+        rig.upstream.reply(1, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+    }
+
+    void aRetryRefusedByTheBudgetAnswersAtOnceAndSaysWhy()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("solo"));
+        // Other requests hold every retry the budget allows (its minimum, 3).
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(rig.engine.retryBudget().tryStartRetry());
+        rig.upstream.reply(0, 503, {});
+        // The first failover is free and immediate, even back to the one channel ...
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        rig.upstream.reply(1, 503, {});
+        // ... the retry after it waits its backoff, then must win the budget, and is refused.
+        rig.clock.advance(rig.untilNextTimer());
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QCOMPARE(rig.response->status, 502);
+        QVERIFY(rig.errorBody().value(QStringLiteral("message")).toString().contains(QStringLiteral("retry budget is exhausted")));
+        QCOMPARE(rig.engine.counters().retryBudgetRefusals.load(), std::uint64_t(1));
+        QCOMPARE(rig.clock.pendingTimers(), 0);
+        for (int i = 0; i < 3; ++i)
+            rig.engine.retryBudget().retryFinished();
+        QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 0);
+    }
+
+    void aClientThatLeavesCancelsTheAttemptAndTheBackoff()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        rig.upstream.reply(0, 503, {});
+        rig.upstream.reply(1, 503, {});
+        QCOMPARE(rig.clock.pendingTimers(), 1); // the backoff before the retry
+        rig.response->clientLeaves();
+        rig.clock.advance(10s); // past the backoff: nothing starts
+        QCOMPARE(rig.clock.pendingTimers(), 0);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QCOMPARE(rig.records.at(0).status, RequestStatus::Cancelled);
+        QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_ProxyCall)
+#include "tst_ProxyCall.moc"
