@@ -3,11 +3,12 @@
 #include "proxy/ChatRequest.h"
 #include "proxy/EngineContext.h"
 #include "control/AdminControls.h"
-#include "control/IncidentList.h"
+#include "control/HealthEventRecord.h"
 #include "control/MetricsExposition.h"
 #include "control/SnapshotJson.h"
 #include "net/HttpRequest.h"
 #include "net/ResponseWriter.h"
+#include "telemetry/IncidentBuilder.h"
 #include "telemetry/PrometheusExporter.h"
 
 #include <QCryptographicHash>
@@ -16,6 +17,7 @@
 #include <QUrlQuery>
 
 #include <algorithm>
+#include <map>
 
 namespace sb {
 
@@ -55,20 +57,33 @@ QString stateOf(const ChannelSnapshot &c)
     return QLatin1String(toString(c.pool));
 }
 
-QJsonObject incidentJson(const Incident &i)
+// An incident as /admin/incidents shows it. The failovers are the requests that moved away from
+// the channel while it lasted, which only the event log knows (a history row names the channel
+// that answered, not the one that was left).
+QJsonObject incidentJson(const Incident &i, const std::vector<EventLog::Entry> &log)
 {
-    QJsonObject json{{QStringLiteral("id"), double(i.id)},
+    int failovers = 0;
+    for (const EventLog::Entry &entry : log) {
+        const HealthEvent &e = entry.event;
+        if (e.type == HealthEvent::Type::Failover && e.fromChannelId == i.channelId && e.wallMillis >= i.startMs
+            && (i.isOpen() || e.wallMillis <= i.endMs))
+            ++failovers;
+    }
+    const std::uint64_t id = i.events.empty() ? 0 : static_cast<std::uint64_t>(i.events.front().id);
+    QJsonObject json{{QStringLiteral("id"), double(id)},
                      {QStringLiteral("channelId"), i.channelId},
                      {QStringLiteral("channelName"), i.channelName},
                      {QStringLiteral("cause"), i.cause},
-                     {QStringLiteral("open"), i.open},
-                     {QStringLiteral("openedAtMs"), double(i.openedAtMs)},
-                     {QStringLiteral("events"), i.events},
-                     {QStringLiteral("failovers"), i.failovers},
+                     {QStringLiteral("open"), i.isOpen()},
+                     {QStringLiteral("openedAtMs"), double(i.startMs)},
+                     {QStringLiteral("worstState"), i.worstState},
+                     {QStringLiteral("transitions"), i.transitions},
+                     {QStringLiteral("events"), static_cast<int>(i.events.size())},
+                     {QStringLiteral("failovers"), failovers},
                      {QStringLiteral("breaker"), i.breaker},
                      {QStringLiteral("pool"), i.pool}};
-    if (!i.open)
-        json.insert(QStringLiteral("closedAtMs"), double(i.closedAtMs));
+    if (!i.isOpen())
+        json.insert(QStringLiteral("closedAtMs"), double(i.endMs));
     return json;
 }
 
@@ -273,8 +288,19 @@ void AdminApi::events(const HttpRequest &request, const std::shared_ptr<Response
 void AdminApi::incidents(const std::shared_ptr<ResponseWriter> &response)
 {
     QJsonArray data;
-    for (const Incident &incident : deriveIncidents(m_controls.eventLog().all()))
-        data.append(incidentJson(incident));
+    const std::vector<EventLog::Entry> log = m_controls.eventLog().all();
+    std::vector<EventRecord> records;
+    records.reserve(log.size());
+    std::map<int, QString> names;
+    for (const EventLog::Entry &entry : log) {
+        EventRecord record = toEventRecord(entry.event);
+        record.id = static_cast<qint64>(entry.sequence);
+        records.push_back(std::move(record));
+        if (entry.event.channelId != 0 && !entry.event.channelName.isEmpty())
+            names[entry.event.channelId] = entry.event.channelName;
+    }
+    for (const Incident &incident : IncidentBuilder().build(std::move(records), names))
+        data.append(incidentJson(incident, log));
     sendJson(response, 200, QJsonObject{{QStringLiteral("object"), QStringLiteral("list")}, {QStringLiteral("data"), data}});
 }
 

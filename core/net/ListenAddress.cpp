@@ -1,5 +1,7 @@
 #include "net/ListenAddress.h"
 
+#include "common/HostPort.h"
+
 namespace sb {
 
 namespace {
@@ -17,32 +19,22 @@ std::optional<ListenAddress> ListenAddress::parse(const QString &input, QString 
 {
     const QString text = input.trimmed();
     const QString usage = QStringLiteral("Give the listen address as HOST:PORT, e.g. 127.0.0.1:8400.");
-    QString hostText;
-    QString portText;
-    if (text.startsWith(u'[')) {
-        const qsizetype close = text.indexOf(QStringLiteral("]:"));
-        if (close < 0)
-            return refuse(error, QStringLiteral("\"%1\" is not a valid address. ").arg(input) + usage);
-        hostText = text.mid(1, close - 1);
-        portText = text.mid(close + 2);
-    } else {
-        const qsizetype colon = text.lastIndexOf(u':');
-        if (colon < 0) {
-            portText = text;
-        } else {
-            hostText = text.left(colon);
-            portText = text.mid(colon + 1);
-            if (hostText.contains(u':'))
-                return refuse(error, QStringLiteral("Put an IPv6 address in brackets, e.g. [::1]:8400."));
-        }
+    hostport::Parts parts; // a bare "PORT" listens on loopback
+    switch (hostport::split(text, &parts)) {
+    case hostport::Problem::UnclosedBracket:
+        return refuse(error, QStringLiteral("\"%1\" is not a valid address. ").arg(input) + usage);
+    case hostport::Problem::BareIpv6:
+        return refuse(error, QStringLiteral("Put an IPv6 address in brackets, e.g. [::1]:8400."));
+    case hostport::Problem::None:
+        break;
     }
-    bool ok = false;
-    const uint port = portText.toUInt(&ok);
-    if (!ok || port > 65535)
-        return refuse(error, QStringLiteral("\"%1\" is not a port number (0 to 65535). ").arg(portText) + usage);
+    const std::optional<quint16> port = hostport::port(parts.port, 0);
+    if (!port)
+        return refuse(error, QStringLiteral("\"%1\" is not a port number (0 to 65535). ").arg(parts.port) + usage);
+    const QString &hostText = parts.host;
 
     ListenAddress address;
-    address.port = static_cast<quint16>(port);
+    address.port = *port;
     if (hostText.isEmpty() || hostText.compare(QStringLiteral("localhost"), Qt::CaseInsensitive) == 0) {
         address.host = QHostAddress(QHostAddress::LocalHost);
     } else if (!address.host.setAddress(hostText)) {

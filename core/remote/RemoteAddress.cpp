@@ -1,5 +1,7 @@
 #include "remote/RemoteAddress.h"
 
+#include "common/HostPort.h"
+
 #include <QHostAddress>
 #include <QRegularExpression>
 
@@ -41,34 +43,28 @@ std::optional<RemoteGateway::Target> parse(const QString &input, QString *error)
     const QString text = input.trimmed();
     if (text.contains(QStringLiteral("://")))
         return refuse(error, QStringLiteral("Give the instance without http:// or a path. ") + usage);
-    QString hostText;
-    QString portText;
-    if (text.startsWith(u'[')) {
-        const qsizetype close = text.indexOf(QStringLiteral("]:"));
-        if (close < 0)
-            return refuse(error, QStringLiteral("\"%1\" is not a valid address. ").arg(input) + usage);
-        hostText = text.mid(1, close - 1);
-        portText = text.mid(close + 2);
-    } else {
-        const qsizetype colon = text.lastIndexOf(u':');
-        if (colon < 0)
-            return refuse(error, QStringLiteral("\"%1\" has no port. ").arg(input) + usage);
-        hostText = text.left(colon);
-        portText = text.mid(colon + 1);
-        if (hostText.contains(u':'))
-            return refuse(error, QStringLiteral("Put an IPv6 address in brackets, e.g. [fd00::5]:8400."));
+    hostport::Parts parts;
+    switch (hostport::split(text, &parts)) {
+    case hostport::Problem::UnclosedBracket:
+        return refuse(error, QStringLiteral("\"%1\" is not a valid address. ").arg(input) + usage);
+    case hostport::Problem::BareIpv6:
+        return refuse(error, QStringLiteral("Put an IPv6 address in brackets, e.g. [fd00::5]:8400."));
+    case hostport::Problem::None:
+        break;
     }
-    const QString problem = hostProblem(hostText);
+    if (!parts.hasHost)
+        return refuse(error, QStringLiteral("\"%1\" has no port. ").arg(input) + usage);
+    const QString problem = hostProblem(parts.host);
     if (!problem.isEmpty())
         return refuse(error, problem);
-    bool ok = false;
-    const uint port = portText.toUInt(&ok);
-    if (!ok || port == 0 || port > 65535)
-        return refuse(error, QStringLiteral("\"%1\" is not a port number (1 to 65535). ").arg(portText) + usage);
+    // Port 0 means "any free port" when listening, but nothing can be reached there.
+    const std::optional<quint16> port = hostport::port(parts.port, 1);
+    if (!port)
+        return refuse(error, QStringLiteral("\"%1\" is not a port number (1 to 65535). ").arg(parts.port) + usage);
 
     RemoteGateway::Target target;
-    target.host = hostText.trimmed();
-    target.port = static_cast<quint16>(port);
+    target.host = parts.host.trimmed();
+    target.port = *port;
     return target;
 }
 

@@ -27,7 +27,11 @@ EventRecord transition(qint64 t, int channel, const QString &name, const char *f
     e.channelId = channel;
     e.fromState = QString::fromLatin1(from);
     e.toState = QString::fromLatin1(to);
-    e.message = QStringLiteral("%1: circuit %2 → %3 (5 errors in 30 s)").arg(name, e.fromState, e.toState);
+    // Each transition with its own reason, as the breaker words them: a close does not repeat the trip's.
+    const QString reason = e.toState == QLatin1String("open") ? QStringLiteral("5 consecutive failures; open for 60 s")
+        : e.toState == QLatin1String("half_open") ? QStringLiteral("open duration of 60 s elapsed; admitting at most 3 trial calls")
+                                                  : QStringLiteral("3 consecutive successful trial calls");
+    e.message = QStringLiteral("%1: circuit %2 → %3 (%4)").arg(name, e.fromState, e.toState, reason);
     return e;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "incidents/IncidentBuilder.h"
+#include "telemetry/IncidentBuilder.h"
 
 #include <QAbstractTableModel>
 

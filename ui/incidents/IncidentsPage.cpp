@@ -275,11 +275,11 @@ void IncidentsPage::showSelected()
                        .arg(i->channelName.toHtmlEscaped(), i->isOpen() ? tr("open for %1").arg(IncidentTableModel::duration(i->durationMs(now)))
                                                                          : tr("resolved after %1").arg(IncidentTableModel::duration(i->durationMs(now))));
     if (m_watching) {
-        html += tr("<p>Worst state <b>%1</b> · %2 trips · the requests it touched are in the instance's own history</p>")
+        html += tr("<p>Worst state <b>%1</b> · %2 bad transitions · the requests it touched are in the instance's own history</p>")
                     .arg(IncidentTableModel::stateLabel(i->worstState))
                     .arg(i->transitions);
     } else {
-        html += tr("<p>Worst state <b>%1</b> · %2 trips · %3 requests touched it, %4 failed, %5 failed over</p>")
+        html += tr("<p>Worst state <b>%1</b> · %2 bad transitions · %3 requests touched it, %4 failed, %5 failed over</p>")
                     .arg(IncidentTableModel::stateLabel(i->worstState))
                     .arg(i->transitions)
                     .arg(i->affectedRequests < 0 ? QStringLiteral("…") : formatCount(std::uint64_t(i->affectedRequests)),

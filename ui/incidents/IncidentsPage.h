@@ -1,7 +1,7 @@
 #pragma once
 
 #include "health/HealthEvent.h"
-#include "incidents/IncidentBuilder.h"
+#include "telemetry/IncidentBuilder.h"
 
 #include <QWidget>
 

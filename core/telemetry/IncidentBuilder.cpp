@@ -1,4 +1,4 @@
-#include "incidents/IncidentBuilder.h"
+#include "telemetry/IncidentBuilder.h"
 
 #include <algorithm>
 
@@ -105,12 +105,15 @@ std::vector<Incident> IncidentBuilder::build(std::vector<EventRecord> events, co
                     if (incident.channelName.isEmpty())
                         incident.channelName = QStringLiteral("#%1").arg(e.channelId);
                     incident.startMs = e.timeMs;
+                    incident.cause = e.message.isEmpty() ? QStringLiteral("%1 → %2").arg(e.fromState, e.toState) : e.message;
                     out.push_back(std::move(incident));
                     track.current = out.size() - 1;
                 }
                 track.open = true;
             }
             Incident &incident = out[track.current];
+            incident.breaker = track.breaker;
+            incident.pool = track.pool;
             if (severity(e.toState) > 0)
                 ++incident.transitions;
             if (severity(e.toState) > severity(incident.worstState))
@@ -118,6 +121,8 @@ std::vector<Incident> IncidentBuilder::build(std::vector<EventRecord> events, co
             incident.events.push_back(e);
         } else if (track.open) {
             Incident &incident = out[track.current];
+            incident.breaker = track.breaker;
+            incident.pool = track.pool;
             incident.events.push_back(e);
             incident.endMs = e.timeMs;
             track.open = false;

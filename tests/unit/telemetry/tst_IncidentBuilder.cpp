@@ -1,4 +1,4 @@
-#include "incidents/IncidentBuilder.h"
+#include "telemetry/IncidentBuilder.h"
 
 #include <QtTest>
 
@@ -46,6 +46,19 @@ EventRecord failover(qint64 t, int toChannel)
 class tst_IncidentBuilder : public QObject {
     Q_OBJECT
 private slots:
+    void itKnowsWhatOpenedItAndTheChannelsLastStates()
+    {
+        const std::vector<EventRecord> events{breaker(1000, 1, "closed", "open"), pool(1500, 1, "active", "ejected"),
+                                              breaker(2000, 1, "open", "half_open"), breaker(2500, 1, "half_open", "closed")};
+        const auto incidents = IncidentBuilder().build(events);
+        QCOMPARE(incidents.size(), std::size_t(1));
+        QCOMPARE(incidents[0].cause, QStringLiteral("ch1: circuit closed → open (errors)"));
+        QVERIFY(incidents[0].isOpen()); // the breaker closed, but the channel is still out of the pool
+        QCOMPARE(incidents[0].breaker, QStringLiteral("closed"));
+        QCOMPARE(incidents[0].pool, QStringLiteral("ejected"));
+        QCOMPARE(incidents[0].worstState, QStringLiteral("ejected"));
+    }
+
     void oneTripAndRecoveryIsOneIncident()
     {
         const std::vector<EventRecord> events{

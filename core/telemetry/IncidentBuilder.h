@@ -12,7 +12,8 @@ namespace sb {
 // One stretch of trouble on one channel: from its first bad transition (circuit
 // open or half-open, ejected or drained, degraded) until it is healthy again (circuit closed and
 // back in the pool). A channel that recovers and fails again within the merge gap stays one
-// incident: flapping is one story, not ten.
+// incident: flapping is one story, not ten. The one definition of an incident: the console's
+// Incidents page, its history and GET /admin/incidents all count with it.
 struct Incident {
     int channelId = 0;
     QString channelName;
@@ -20,6 +21,9 @@ struct Incident {
     qint64 endMs = -1;          // -1 while it is still open
     QString worstState;         // "open", "half_open", "ejected", "drained", "degraded"
     int transitions = 0;        // bad transitions inside it (re-trips of a flapping channel count)
+    QString cause;              // the message of the transition that opened it
+    QString breaker = QStringLiteral("closed"); // the channel's last known states
+    QString pool = QStringLiteral("active");
     std::vector<EventRecord> events; // the channel's events inside it, oldest first
     // From the request history, filled in afterwards (-1: not counted yet).
     qint64 affectedRequests = -1;    // requests with an attempt on the channel during the incident
