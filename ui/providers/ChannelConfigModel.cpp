@@ -4,78 +4,28 @@
 
 namespace sb {
 
-namespace {
+ChannelConfigModel::ChannelConfigModel(QObject *parent) : ConfigTableModel(ColumnCount, parent) {}
 
-std::vector<int> idsOf(const EngineConfigPtr &config)
+std::vector<int> ChannelConfigModel::rowIds(const EngineConfig &config) const
 {
-    std::vector<int> ids;
-    if (config)
-        for (const auto &c : config->channels)
-            ids.push_back(c.id);
-    return ids;
+    return idsOf(config.channels);
 }
 
-} // namespace
-
-ChannelConfigModel::ChannelConfigModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void ChannelConfigModel::setConfig(EngineConfigPtr config)
+QVariant ChannelConfigModel::cellData(int row, int column, int role) const
 {
-    if (idsOf(config) == idsOf(m_config)) {
-        m_config = std::move(config);
-        if (rowCount() > 0)
-            emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
-    m_config = std::move(config);
-    endResetModel();
-}
-
-int ChannelConfigModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() || !m_config ? 0 : int(m_config->channels.size());
-}
-
-int ChannelConfigModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-int ChannelConfigModel::channelIdAt(int row) const
-{
-    if (!m_config || row < 0 || row >= rowCount())
-        return 0;
-    return m_config->channels[std::size_t(row)].id;
-}
-
-int ChannelConfigModel::rowOf(int channelId) const
-{
-    for (int row = 0; row < rowCount(); ++row)
-        if (channelIdAt(row) == channelId)
-            return row;
-    return -1;
-}
-
-QVariant ChannelConfigModel::data(const QModelIndex &index, int role) const
-{
-    if (!index.isValid() || !m_config || index.row() >= rowCount())
-        return {};
-    const ChannelConfig &c = m_config->channels[std::size_t(index.row())];
-    if (role == ChannelIdRole)
-        return c.id;
     if (role != Qt::DisplayRole)
         return {};
-    switch (index.column()) {
+    const ChannelConfig &c = config()->channels[std::size_t(row)];
+    switch (column) {
     case Name: return c.name;
     case Provider: {
-        const ProviderConfig *p = m_config->provider(c.providerId);
+        const ProviderConfig *p = config()->provider(c.providerId);
         return p ? p->name : tr("missing provider %1").arg(c.providerId);
     }
     case UpstreamModel: return c.upstreamModel;
     case Weight: return QString::number(c.weight, 'g', 4);
     case Domain: {
-        const FailureDomain d = m_config->domainOf(c);
+        const FailureDomain d = config()->domainOf(c);
         QStringList parts;
         for (const QString &part : {d.account, d.region})
             if (!part.isEmpty())
@@ -85,7 +35,7 @@ QVariant ChannelConfigModel::data(const QModelIndex &index, int role) const
         return parts.isEmpty() ? QStringLiteral("—") : parts.join(QStringLiteral(" · "));
     }
     case Routes: {
-        const QStringList routes = ConfigEdits::routesUsingChannel(*m_config, c.id);
+        const QStringList routes = ConfigEdits::routesUsingChannel(*config(), c.id);
         return routes.isEmpty() ? QStringLiteral("—") : routes.join(QStringLiteral(", "));
     }
     case Enabled: return c.enabled ? tr("yes") : tr("no");
@@ -93,11 +43,9 @@ QVariant ChannelConfigModel::data(const QModelIndex &index, int role) const
     }
 }
 
-QVariant ChannelConfigModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant ChannelConfigModel::columnTitle(int column) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
+    switch (column) {
     case Name: return tr("Channel");
     case Provider: return tr("Provider");
     case UpstreamModel: return tr("Upstream model");

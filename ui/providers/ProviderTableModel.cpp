@@ -9,32 +9,11 @@
 
 namespace sb {
 
-namespace {
+ProviderTableModel::ProviderTableModel(QObject *parent) : ConfigTableModel(ColumnCount, parent) {}
 
-std::vector<int> idsOf(const EngineConfigPtr &config)
+std::vector<int> ProviderTableModel::rowIds(const EngineConfig &config) const
 {
-    std::vector<int> ids;
-    if (config)
-        for (const auto &p : config->providers)
-            ids.push_back(p.id);
-    return ids;
-}
-
-} // namespace
-
-ProviderTableModel::ProviderTableModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-void ProviderTableModel::setConfig(EngineConfigPtr config)
-{
-    if (idsOf(config) == idsOf(m_config)) {
-        m_config = std::move(config);
-        if (rowCount() > 0)
-            emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
-    m_config = std::move(config);
-    endResetModel();
+    return idsOf(config.providers);
 }
 
 void ProviderTableModel::applySnapshot(const MetricsSnapshot &snapshot)
@@ -54,31 +33,6 @@ void ProviderTableModel::applySnapshot(const MetricsSnapshot &snapshot)
     m_keyHealth = health;
 }
 
-int ProviderTableModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() || !m_config ? 0 : int(m_config->providers.size());
-}
-
-int ProviderTableModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-int ProviderTableModel::providerIdAt(int row) const
-{
-    if (!m_config || row < 0 || row >= rowCount())
-        return 0;
-    return m_config->providers[std::size_t(row)].id;
-}
-
-int ProviderTableModel::rowOf(int providerId) const
-{
-    for (int row = 0; row < rowCount(); ++row)
-        if (providerIdAt(row) == providerId)
-            return row;
-    return -1;
-}
-
 QString ProviderTableModel::keysText(const ProviderConfig &p) const
 {
     int enabled = 0;
@@ -95,15 +49,11 @@ QString ProviderTableModel::keysText(const ProviderConfig &p) const
     return tr("%1/%2 enabled").arg(enabled).arg(total);
 }
 
-QVariant ProviderTableModel::data(const QModelIndex &index, int role) const
+QVariant ProviderTableModel::cellData(int row, int column, int role) const
 {
-    if (!index.isValid() || !m_config || index.row() >= rowCount())
-        return {};
-    const ProviderConfig &p = m_config->providers[std::size_t(index.row())];
-    if (role == ProviderIdRole)
-        return p.id;
+    const ProviderConfig &p = config()->providers[std::size_t(row)];
     if (role == Qt::DisplayRole) {
-        switch (index.column()) {
+        switch (column) {
         case Name: return p.name;
         case Dialect: {
             const ProviderAdapter *a = ProviderRegistry::find(p.dialect);
@@ -111,27 +61,25 @@ QVariant ProviderTableModel::data(const QModelIndex &index, int role) const
         }
         case BaseUrl: return p.baseUrl;
         case Keys: return keysText(p);
-        case Channels: return int(std::count_if(m_config->channels.begin(), m_config->channels.end(),
+        case Channels: return int(std::count_if(config()->channels.begin(), config()->channels.end(),
                                                 [&](const ChannelConfig &c) { return c.providerId == p.id; }));
         case Enabled: return p.enabled ? tr("yes") : tr("no");
         default: break;
         }
     }
-    if (role == Qt::ForegroundRole && index.column() == Keys) {
+    if (role == Qt::ForegroundRole && column == Keys) {
         const KeyHealth h = m_keyHealth.value(p.id, KeyHealth{-1, -1});
         if (p.keys.empty() || h.healthy == 0)
             return QColor(0xc6, 0x28, 0x28); // no usable key: the provider cannot serve
     }
-    if (role == Qt::ToolTipRole && index.column() == Keys)
+    if (role == Qt::ToolTipRole && column == Keys)
         return tr("Keys that can serve now, of all keys. Keys are shown only masked.");
     return {};
 }
 
-QVariant ProviderTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant ProviderTableModel::columnTitle(int column) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
+    switch (column) {
     case Name: return tr("Name");
     case Dialect: return tr("Dialect");
     case BaseUrl: return tr("Base URL");

@@ -21,30 +21,13 @@ bool sameSpend(const RouteSpend &a, const RouteSpend &b)
         && a.hardLimitUsd == b.hardLimitUsd;
 }
 
-std::vector<int> idsOf(const EngineConfigPtr &config)
-{
-    std::vector<int> ids;
-    if (config)
-        for (const auto &r : config->routes)
-            ids.push_back(r.id);
-    return ids;
-}
-
 } // namespace
 
-RouteTableModel::RouteTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+RouteTableModel::RouteTableModel(QObject *parent) : ConfigTableModel(ColumnCount, parent) {}
 
-void RouteTableModel::setConfig(EngineConfigPtr config)
+std::vector<int> RouteTableModel::rowIds(const EngineConfig &config) const
 {
-    if (idsOf(config) == idsOf(m_config)) {
-        m_config = std::move(config);
-        if (rowCount() > 0)
-            emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
-    m_config = std::move(config);
-    endResetModel();
+    return idsOf(config.routes);
 }
 
 void RouteTableModel::applySnapshot(const MetricsSnapshot &snapshot)
@@ -54,7 +37,7 @@ void RouteTableModel::applySnapshot(const MetricsSnapshot &snapshot)
         spend.insert(s.route, s);
     int first = -1, last = -1;
     for (int row = 0; row < rowCount(); ++row) {
-        const QString &route = m_config->routes[std::size_t(row)].logicalModel;
+        const QString &route = config()->routes[std::size_t(row)].logicalModel;
         const auto before = m_spend.constFind(route);
         const auto after = spend.constFind(route);
         const bool hadBefore = before != m_spend.constEnd(), hasAfter = after != spend.constEnd();
@@ -71,7 +54,7 @@ void RouteTableModel::applySnapshot(const MetricsSnapshot &snapshot)
 
 const BudgetConfig *RouteTableModel::budgetOf(const RouteConfig &route) const
 {
-    return findBudget(m_config->budgets, route.logicalModel);
+    return findBudget(config()->budgets, route.logicalModel);
 }
 
 RouteTableModel::BudgetLevel RouteTableModel::budgetLevel(const RouteConfig &route) const
@@ -126,39 +109,10 @@ QString RouteTableModel::budgetToolTip(const RouteConfig &route) const
         .arg(b->period == BudgetPeriod::Day ? tr("Daily") : tr("Monthly"), limits.join(QStringLiteral("; ")));
 }
 
-int RouteTableModel::rowCount(const QModelIndex &parent) const
+QVariant RouteTableModel::cellData(int row, int column, int role) const
 {
-    return parent.isValid() || !m_config ? 0 : int(m_config->routes.size());
-}
-
-int RouteTableModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-int RouteTableModel::routeIdAt(int row) const
-{
-    if (!m_config || row < 0 || row >= rowCount())
-        return 0;
-    return m_config->routes[std::size_t(row)].id;
-}
-
-int RouteTableModel::rowOf(int routeId) const
-{
-    for (int row = 0; row < rowCount(); ++row)
-        if (routeIdAt(row) == routeId)
-            return row;
-    return -1;
-}
-
-QVariant RouteTableModel::data(const QModelIndex &index, int role) const
-{
-    if (!index.isValid() || !m_config || index.row() >= rowCount())
-        return {};
-    const RouteConfig &r = m_config->routes[std::size_t(index.row())];
-    if (role == RouteIdRole)
-        return r.id;
-    if (index.column() == Budget) {
+    const RouteConfig &r = config()->routes[std::size_t(row)];
+    if (column == Budget) {
         switch (role) {
         case BudgetLevelRole: return int(budgetLevel(r));
         case BudgetFractionRole: {
@@ -174,13 +128,13 @@ QVariant RouteTableModel::data(const QModelIndex &index, int role) const
     }
     if (role != Qt::DisplayRole)
         return {};
-    switch (index.column()) {
+    switch (column) {
     case Model: return r.logicalModel;
     case Strategy: return QString::fromLatin1(toString(r.strategy));
     case Channels: {
         QStringList names;
         for (int id : r.channelIds) {
-            const ChannelConfig *c = m_config->channel(id);
+            const ChannelConfig *c = config()->channel(id);
             names << (c ? c->name : tr("missing %1").arg(id));
         }
         return names.join(QStringLiteral(" → "));
@@ -191,11 +145,9 @@ QVariant RouteTableModel::data(const QModelIndex &index, int role) const
     }
 }
 
-QVariant RouteTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant RouteTableModel::columnTitle(int column) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
+    switch (column) {
     case Model: return tr("Model");
     case Strategy: return tr("Strategy");
     case Channels: return tr("Channels (tier 0, in order)");

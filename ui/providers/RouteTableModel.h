@@ -1,9 +1,8 @@
 #pragma once
 
 #include "control/MetricsSnapshot.h"
-#include "model/EngineConfig.h"
+#include "providers/ConfigTableModel.h"
 
-#include <QAbstractTableModel>
 #include <QHash>
 
 namespace sb {
@@ -11,12 +10,12 @@ namespace sb {
 // The Providers page's route rows: logical model → strategy, tier-0 channels in order, fallbacks
 // by priority, and the spend against the route's budget. The spend is the engine's (each snapshot's
 // routeSpend, never summed here); a snapshot updates only the Budget cells whose figure changed.
-class RouteTableModel : public QAbstractTableModel {
+class RouteTableModel : public ConfigTableModel {
     Q_OBJECT
 public:
     enum Column { Model, Strategy, Channels, Fallbacks, Cache, Budget, ColumnCount };
     enum Role {
-        RouteIdRole = Qt::UserRole + 1,
+        RouteIdRole = IdRole,
         BudgetLevelRole,    // int(BudgetLevel) of the Budget cell
         BudgetFractionRole, // spend / limit (may pass 1); -1 when there is no limit or no figure yet
     };
@@ -27,24 +26,19 @@ public:
 
     explicit RouteTableModel(QObject *parent = nullptr);
 
-    void setConfig(EngineConfigPtr config);
     void applySnapshot(const MetricsSnapshot &snapshot);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
-    int columnCount(const QModelIndex &parent = {}) const override;
-    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-    int routeIdAt(int row) const;
-    int rowOf(int routeId) const;
+    int routeIdAt(int row) const { return idAt(row); }
 
 private:
+    std::vector<int> rowIds(const EngineConfig &config) const override;
+    QVariant cellData(int row, int column, int role) const override;
+    QVariant columnTitle(int column) const override;
     const BudgetConfig *budgetOf(const RouteConfig &route) const;
     QString budgetText(const RouteConfig &route) const;
     QString budgetToolTip(const RouteConfig &route) const;
     BudgetLevel budgetLevel(const RouteConfig &route) const;
 
-    EngineConfigPtr m_config;
     QHash<QString, RouteSpend> m_spend; // route → from the latest snapshot
 };
 

@@ -2,17 +2,12 @@
 
 #include "providers/ernie/ErnieErrorMap.h"
 
-#include "providers/common/OpenAiChunk.h"
-#include "providers/common/ProviderText.h"
-#include "providers/common/UpstreamOutcome.h"
-
 #include <QJsonArray>
-#include <QJsonDocument>
 
 namespace sb {
 
 ErnieStreamTranslator::ErnieStreamTranslator(QString model, bool includeUsage)
-    : m_model(std::move(model)), m_includeUsage(includeUsage)
+    : JsonEventStreamTranslator(QStringLiteral("ERNIE"), QStringLiteral("an event with is_end true"), std::move(model), includeUsage)
 {
 }
 
@@ -48,47 +43,34 @@ QJsonObject ErnieStreamTranslator::toolCall(const QJsonObject &functionCall, con
                                     {QStringLiteral("arguments"), functionCall.value(QLatin1String("arguments")).toString()}}}};
 }
 
-QByteArray ErnieStreamTranslator::chunk(const QJsonObject &delta, const QJsonValue &finishReason)
+std::optional<Outcome> ErnieStreamTranslator::errorIn(const SseEvent &, const QJsonObject &root) const
 {
-    const bool first = !m_sentRole;
-    m_sentRole = true;
-    return openAiChunk(m_id, m_created, m_model, delta, finishReason, first);
+    if (!ErnieErrorMap::isError(root))
+        return std::nullopt;
+    return ErnieErrorMap::fromErrorBody(root, 200);
 }
 
-QByteArray ErnieStreamTranslator::usageChunk(const TokenUsage &usage) const
+QString ErnieStreamTranslator::idIn(const QJsonObject &root) const
 {
-    return openAiUsageChunk(m_id, m_created, m_model, usage);
+    return root.value(QLatin1String("id")).toString();
 }
 
-StreamStep ErnieStreamTranslator::onEvent(const SseEvent &event)
+qint64 ErnieStreamTranslator::createdIn(const QJsonObject &root) const
 {
-    StreamStep step;
-    if (m_finished)
-        return step;
-    // A character an upstream cut between two events becomes U+FFFD rather than killing the stream.
-    const QByteArray data = sanitizeUtf8(event.data).trimmed();
-    if (data.isEmpty())
-        return step;
+    // ERNIE stamps its events: keep the upstream's time, like the pass-through dialects.
+    return root.value(QLatin1String("created")).toInteger(0);
+}
 
-    QJsonParseError parseError{};
-    const QJsonObject root = QJsonDocument::fromJson(data, &parseError).object();
-    if (parseError.error != QJsonParseError::NoError || root.isEmpty()) {
-        step.error = brokenStreamOutcome(QStringLiteral("ERNIE sent a stream event that is not JSON"));
-        return step;
-    }
-    if (ErnieErrorMap::isError(root)) {
-        step.error = ErnieErrorMap::fromErrorBody(root, 200);
-        return step;
-    }
+std::optional<TokenUsage> ErnieStreamTranslator::usageIn(const QJsonObject &root) const
+{
+    // Qianfan puts the answer's usage on the event with is_end true; it is read from there only.
+    if (!root.value(QLatin1String("is_end")).toBool() || !root.value(QLatin1String("usage")).isObject())
+        return std::nullopt;
+    return usageFrom(root.value(QLatin1String("usage")).toObject());
+}
 
-    if (!m_sentRole) {
-        if (const QString id = root.value(QLatin1String("id")).toString(); !id.isEmpty())
-            m_id = id;
-        // ERNIE stamps its events: keep the upstream's time, like the pass-through dialects.
-        if (const auto created = root.value(QLatin1String("created")).toInteger(0); created > 0)
-            m_created = created;
-    }
-
+QJsonObject ErnieStreamTranslator::deltaIn(const QJsonObject &root)
+{
     QJsonObject delta;
     if (const QString text = root.value(QLatin1String("result")).toString(); !text.isEmpty())
         delta.insert(QStringLiteral("content"), text);
@@ -97,36 +79,19 @@ StreamStep ErnieStreamTranslator::onEvent(const SseEvent &event)
         delta.insert(QStringLiteral("tool_calls"),
                      QJsonArray{toolCall(root.value(QLatin1String("function_call")).toObject(), QStringLiteral("call_0"), 0)});
     }
-    if (!delta.isEmpty())
-        step.chunks.push_back(chunk(delta, QJsonValue::Null));
-
-    if (root.value(QLatin1String("is_end")).toBool()) {
-        // need_clear_history means the conversation was refused for its content.
-        QString finish = finishReason(root.value(QLatin1String("finish_reason")).toString());
-        if (root.value(QLatin1String("need_clear_history")).toBool())
-            finish = QStringLiteral("content_filter");
-        else if (m_calledTool)
-            finish = QStringLiteral("tool_calls");
-        step.chunks.push_back(chunk(QJsonObject(), finish));
-        step.finished = true;
-        m_finished = true;
-        if (root.value(QLatin1String("usage")).isObject()) {
-            step.usage = usageFrom(root.value(QLatin1String("usage")).toObject());
-            if (m_includeUsage)
-                step.chunks.push_back(usageChunk(*step.usage));
-        }
-    }
-    return step;
+    return delta;
 }
 
-StreamStep ErnieStreamTranslator::onEnd()
+QString ErnieStreamTranslator::finishReasonIn(const QJsonObject &root) const
 {
-    StreamStep step;
-    step.finished = m_finished;
-    if (!m_finished) {
-        step.error = brokenStreamOutcome(QStringLiteral("ERNIE's stream ended before an event with is_end true"));
-    }
-    return step;
+    if (!root.value(QLatin1String("is_end")).toBool())
+        return QString();
+    // need_clear_history means the conversation was refused for its content.
+    if (root.value(QLatin1String("need_clear_history")).toBool())
+        return QStringLiteral("content_filter");
+    if (m_calledTool)
+        return QStringLiteral("tool_calls");
+    return finishReason(root.value(QLatin1String("finish_reason")).toString());
 }
 
 } // namespace sb

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "providers/ProviderAdapter.h"
+#include "providers/common/JsonEventStreamTranslator.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -9,12 +9,9 @@ namespace sb {
 
 // Qianfan v1 SSE ("data: {...}" per sentence, the last with "is_end": true and the usage) → OpenAI
 // chunks. An event carrying error_code is that error, first or mid-stream.
-class ErnieStreamTranslator final : public StreamTranslator {
+class ErnieStreamTranslator final : public JsonEventStreamTranslator {
 public:
     ErnieStreamTranslator(QString model, bool includeUsage);
-
-    StreamStep onEvent(const SseEvent &event) override;
-    StreamStep onEnd() override;
 
     // normal/stop→"stop", length→"length", content_filter→"content_filter", function_call→"tool_calls".
     static QString finishReason(const QString &ernieReason);
@@ -23,14 +20,13 @@ public:
     static QJsonObject toolCall(const QJsonObject &functionCall, const QString &id, int index);
 
 private:
-    QByteArray chunk(const QJsonObject &delta, const QJsonValue &finishReason);
-    QByteArray usageChunk(const TokenUsage &usage) const;
+    std::optional<Outcome> errorIn(const SseEvent &event, const QJsonObject &root) const override;
+    QString idIn(const QJsonObject &root) const override;
+    qint64 createdIn(const QJsonObject &root) const override;
+    std::optional<TokenUsage> usageIn(const QJsonObject &root) const override;
+    QJsonObject deltaIn(const QJsonObject &root) override;
+    QString finishReasonIn(const QJsonObject &root) const override;
 
-    QString m_model;
-    bool m_includeUsage = false;
-    QString m_id = QStringLiteral("chatcmpl-ernie");
-    bool m_sentRole = false;
-    bool m_finished = false;
     bool m_calledTool = false;
 };
 

@@ -2,17 +2,14 @@
 
 #include "providers/gemini/GeminiErrorMap.h"
 
-#include "providers/common/OpenAiChunk.h"
-#include "providers/common/ProviderText.h"
-#include "providers/common/UpstreamOutcome.h"
-
 #include <QJsonDocument>
 #include <QJsonObject>
 
 namespace sb {
 
 GeminiStreamTranslator::GeminiStreamTranslator(QString model, bool includeUsage)
-    : m_model(std::move(model)), m_includeUsage(includeUsage)
+    : JsonEventStreamTranslator(QStringLiteral("Gemini"), QStringLiteral("a candidate carried a finishReason"), std::move(model),
+                                includeUsage)
 {
 }
 
@@ -71,90 +68,62 @@ TokenUsage GeminiStreamTranslator::usageFrom(const QJsonObject &usageMetadata)
     return u;
 }
 
-QByteArray GeminiStreamTranslator::chunk(const QJsonObject &delta, const QJsonValue &finishReason)
+QJsonObject GeminiStreamTranslator::eventObject(const QJsonDocument &document) const
 {
-    const bool first = !m_sentRole;
-    m_sentRole = true;
-    // m_created is set by the caller: Gemini sends no timestamp.
-    return openAiChunk(m_id, m_created, m_model, delta, finishReason, first);
+    // Gemini sends some answers as a JSON array of responses (streamGenerateContent without
+    // alt=sse, some errors): the first one is the event.
+    return (document.isArray() && !document.array().isEmpty()) ? document.array().first().toObject() : document.object();
 }
 
-QByteArray GeminiStreamTranslator::usageChunk(const TokenUsage &usage) const
+std::optional<Outcome> GeminiStreamTranslator::errorIn(const SseEvent &, const QJsonObject &root) const
 {
-    return openAiUsageChunk(m_id, m_created, m_model, usage);
+    if (!root.value(QLatin1String("error")).isObject())
+        return std::nullopt;
+    return GeminiErrorMap::fromError(root.value(QLatin1String("error")).toObject(), 200);
 }
 
-StreamStep GeminiStreamTranslator::onEvent(const SseEvent &event)
+QString GeminiStreamTranslator::idIn(const QJsonObject &root) const
 {
-    StreamStep step;
-    if (m_finished)
-        return step; // nothing after the finishing candidate belongs to this answer
-    // A character an upstream cut between two events becomes U+FFFD rather than killing the stream.
-    const QByteArray data = sanitizeUtf8(event.data).trimmed();
-    if (data.isEmpty())
-        return step;
+    const QString rid = root.value(QLatin1String("responseId")).toString();
+    return rid.isEmpty() ? QString() : QStringLiteral("chatcmpl-") + rid;
+}
 
-    QJsonParseError parseError{};
-    const QJsonDocument doc = QJsonDocument::fromJson(data, &parseError);
-    const QJsonObject root = (doc.isArray() && !doc.array().isEmpty()) ? doc.array().first().toObject() : doc.object();
-    if (parseError.error != QJsonParseError::NoError || root.isEmpty()) {
-        step.error = brokenStreamOutcome(QStringLiteral("Gemini sent a stream event that is not JSON"));
-        return step;
-    }
-    if (root.value(QLatin1String("error")).isObject()) {
-        step.error = GeminiErrorMap::fromError(root.value(QLatin1String("error")).toObject(), 200);
-        return step;
-    }
-    if (const QString rid = root.value(QLatin1String("responseId")).toString(); !rid.isEmpty() && !m_sentRole)
-        m_id = QStringLiteral("chatcmpl-") + rid;
-    if (root.contains(QLatin1String("usageMetadata")))
-        m_usage = usageFrom(root.value(QLatin1String("usageMetadata")).toObject());
+std::optional<TokenUsage> GeminiStreamTranslator::usageIn(const QJsonObject &root) const
+{
+    if (!root.contains(QLatin1String("usageMetadata")))
+        return std::nullopt;
+    return usageFrom(root.value(QLatin1String("usageMetadata")).toObject());
+}
 
+QJsonObject GeminiStreamTranslator::deltaIn(const QJsonObject &root)
+{
     const QJsonArray candidates = root.value(QLatin1String("candidates")).toArray();
-    QString finishReason;
+    if (candidates.isEmpty())
+        return QJsonObject();
+    QString text;
+    QJsonArray toolCalls;
+    translateParts(candidates.first().toObject().value(QLatin1String("content")).toObject().value(QLatin1String("parts")).toArray(),
+                   &text, &toolCalls, &m_nextToolIndex);
+    QJsonObject delta;
+    if (!text.isEmpty())
+        delta.insert(QStringLiteral("content"), text);
+    if (!toolCalls.isEmpty())
+        delta.insert(QStringLiteral("tool_calls"), toolCalls);
+    return delta;
+}
+
+QString GeminiStreamTranslator::finishReasonIn(const QJsonObject &root) const
+{
+    const QJsonArray candidates = root.value(QLatin1String("candidates")).toArray();
     if (candidates.isEmpty()) {
         // A blocked prompt has no candidates at all, only promptFeedback.blockReason.
-        if (!root.value(QLatin1String("promptFeedback")).toObject().value(QLatin1String("blockReason")).toString().isEmpty())
-            finishReason = QStringLiteral("content_filter");
-    } else {
-        const QJsonObject candidate = candidates.first().toObject();
-        QString text;
-        QJsonArray toolCalls;
-        translateParts(candidate.value(QLatin1String("content")).toObject().value(QLatin1String("parts")).toArray(),
-                       &text, &toolCalls, &m_nextToolIndex);
-        QJsonObject delta;
-        if (!text.isEmpty())
-            delta.insert(QStringLiteral("content"), text);
-        if (!toolCalls.isEmpty())
-            delta.insert(QStringLiteral("tool_calls"), toolCalls);
-        if (!delta.isEmpty())
-            step.chunks.push_back(chunk(delta, QJsonValue::Null));
-        const QString reason = candidate.value(QLatin1String("finishReason")).toString();
-        if (!reason.isEmpty() && reason != QLatin1String("FINISH_REASON_UNSPECIFIED"))
-            finishReason = openAiFinishReason(reason, m_nextToolIndex > 0);
+        const bool blocked = !root.value(QLatin1String("promptFeedback")).toObject().value(QLatin1String("blockReason")).toString().isEmpty();
+        return blocked ? QStringLiteral("content_filter") : QString();
     }
-
-    if (!finishReason.isEmpty()) {
-        step.chunks.push_back(chunk(QJsonObject(), finishReason));
-        step.finished = true;
-        m_finished = true;
-        if (m_usage) {
-            step.usage = m_usage;
-            if (m_includeUsage)
-                step.chunks.push_back(usageChunk(*m_usage));
-        }
-    }
-    return step;
-}
-
-StreamStep GeminiStreamTranslator::onEnd()
-{
-    StreamStep step;
-    step.finished = m_finished;
-    if (!m_finished) {
-        step.error = brokenStreamOutcome(QStringLiteral("Gemini's stream ended before a candidate carried a finishReason"));
-    }
-    return step;
+    const QString reason = candidates.first().toObject().value(QLatin1String("finishReason")).toString();
+    if (reason.isEmpty() || reason == QLatin1String("FINISH_REASON_UNSPECIFIED"))
+        return QString();
+    return openAiFinishReason(reason, m_nextToolIndex > 0);
 }
 
 } // namespace sb

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "providers/ProviderAdapter.h"
+#include "providers/common/JsonEventStreamTranslator.h"
 
 #include <QJsonArray>
 #include <QJsonValue>
@@ -11,12 +11,9 @@ namespace sb {
 // streamGenerateContent?alt=sse → OpenAI chat.completion.chunk payloads. Every Gemini event is a
 // whole GenerateContentResponse, so each one becomes its chunks at once; the stream is complete only
 // when a candidate carries a finishReason (or the prompt itself was blocked).
-class GeminiStreamTranslator final : public StreamTranslator {
+class GeminiStreamTranslator final : public JsonEventStreamTranslator {
 public:
     GeminiStreamTranslator(QString model, bool includeUsage);
-
-    StreamStep onEvent(const SseEvent &event) override;
-    StreamStep onEnd() override;
 
     // Shared with GeminiAdapter::chatResponse so both paths agree.
     // STOP→"stop" ("tool_calls" when the answer called functions), MAX_TOKENS→"length",
@@ -28,16 +25,14 @@ public:
     static TokenUsage usageFrom(const QJsonObject &usageMetadata);
 
 private:
-    QByteArray chunk(const QJsonObject &delta, const QJsonValue &finishReason);
-    QByteArray usageChunk(const TokenUsage &usage) const;
+    QJsonObject eventObject(const QJsonDocument &document) const override;
+    std::optional<Outcome> errorIn(const SseEvent &event, const QJsonObject &root) const override;
+    QString idIn(const QJsonObject &root) const override;
+    std::optional<TokenUsage> usageIn(const QJsonObject &root) const override;
+    QJsonObject deltaIn(const QJsonObject &root) override;
+    QString finishReasonIn(const QJsonObject &root) const override;
 
-    QString m_model;
-    bool m_includeUsage = false;
-    QString m_id = QStringLiteral("chatcmpl-gemini");
-    bool m_sentRole = false;
-    bool m_finished = false;
     int m_nextToolIndex = 0;
-    std::optional<TokenUsage> m_usage;
 };
 
 } // namespace sb
