@@ -1,6 +1,6 @@
 #include "control/AdminApi.h"
 
-#include "proxy/ChatRequest.h"
+#include "frontends/openai_chat/ChatRequest.h"
 #include "proxy/EngineContext.h"
 #include "control/AdminControls.h"
 #include "control/HealthEventRecord.h"

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/Clock.h"
+#include "frontends/ApiError.h"
 #include "model/Outcome.h"
 
 #include <QByteArray>
@@ -12,17 +13,6 @@
 namespace sb {
 
 struct RouteRefusal;
-
-// An error to send back in OpenAI's error format ({"error":{"message","type","param","code"}}).
-struct ApiError {
-    int status = 400;
-    QString message; // a sentence that says what to do
-    QString type = QStringLiteral("invalid_request_error");
-    QString param;   // the offending field, when there is one
-    QString code;
-
-    QByteArray toJson() const;
-};
 
 // What a request's attempts came to, for the error its client gets after the last one.
 struct FailureSummary {

@@ -1,6 +1,7 @@
 #include "proxy/ProxyCall.h"
 
 #include "common/SecretMask.h"
+#include "frontends/openai_chat/OpenAiChatApi.h"
 #include "net/ClientResponse.h"
 #include "net/UpstreamTransport.h"
 #include "proxy/ClientErrors.h"
@@ -96,6 +97,7 @@ ProxyCall::ProxyCall(EngineContext &engine, UpstreamTransport &upstream, Input i
     : m_engine(engine),
       m_upstream(upstream),
       m_input(std::move(input)),
+      m_api(m_input.api ? *m_input.api : static_cast<ClientApi &>(OpenAiChatApi::instance())),
       m_response(std::move(response)),
       m_onFinished(std::move(onFinished)),
       m_policy(engine.retryPolicy()),
@@ -109,6 +111,7 @@ ProxyCall::ProxyCall(EngineContext &engine, UpstreamTransport &upstream, Input i
     m_record.logicalModel = m_input.model;
     m_record.streamed = m_input.stream;
     m_record.autoTier = m_input.autoTier;
+    m_record.clientApi = m_input.clientApi;
 }
 
 ProxyCall::~ProxyCall()
@@ -295,18 +298,15 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
     if (!step.chunks.empty()) {
         if (!m_attempt->ttft)
             m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
-        if (m_stage != Stage::Streaming)
-            startClientStream();
-        QByteArray out;
-        for (const QByteArray &chunk : step.chunks) {
-            out.append("data: ");
-            out.append(chunk);
-            out.append("\n\n");
+        // Empty while none of it is content the client should see: the response waits for some.
+        if (const QByteArray out = m_api.streamChunks(step.chunks); !out.isEmpty()) {
+            if (m_stage != Stage::Streaming)
+                startClientStream();
+            m_response->write(out);
+            if (m_input.cacheTee) // the cache's branch of the tee gets the events after the client
+                m_input.cacheTee->append(step.chunks);
+            pauseIfClientIsSlow();
         }
-        m_response->write(out);
-        if (m_input.cacheTee) // the cache's branch of the tee gets the events after the client
-            m_input.cacheTee->append(step.chunks);
-        pauseIfClientIsSlow();
     }
     if (step.finished) {
         // The answer is complete; whatever the connection does next changes nothing.
@@ -349,7 +349,7 @@ void ProxyCall::completeStream()
 {
     if (m_stage != Stage::Streaming)
         startClientStream(); // an empty but complete answer is still an answer
-    m_response->write(QByteArrayLiteral("data: [DONE]\n\n"));
+    m_response->write(m_api.streamEnd());
     m_response->finish();
     if (m_input.cacheTee) // only a complete stream is saved, after the client's last byte
         m_input.cacheTee->completeStream();
@@ -409,7 +409,7 @@ void ProxyCall::completeBufferedResponse()
     HttpHeaders headers = routingHeaders(); // no Content-Type among them
     headers.add("Content-Type", "application/json");
     m_clientTtft = m_engine.clock().now() - m_startedAt;
-    const QByteArray json = answer.toJson(m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
+    const QByteArray json = m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
     m_response->send(200, headers, json);
     if (m_input.cacheTee && m_input.kind == Kind::Chat) // saved only once it has been sent
         m_input.cacheTee->completeWhole(json);
@@ -539,7 +539,7 @@ HttpHeaders ProxyCall::routingHeaders() const
 void ProxyCall::writeStreamError(const Outcome &outcome)
 {
     if (m_response->isOpen()) {
-        m_response->write("data: " + clienterrors::midStream(outcome).toJson() + "\n\n");
+        m_response->write(m_api.streamError(clienterrors::midStream(outcome)));
         m_response->finish();
     }
 }
@@ -570,9 +570,10 @@ void ProxyCall::replyError(const ApiError &error, std::optional<Clock::Duration>
     headers.set("Content-Type", "application/json");
     if (retryAfter)
         headers.set("Retry-After", clienterrors::retryAfterSeconds(*retryAfter));
+    const int status = m_api.errorStatus(error);
     if (m_response->isOpen())
-        m_response->send(error.status, headers, error.toJson());
-    finish(RequestStatus::Error, error.status, error.message);
+        m_response->send(status, headers, m_api.errorBody(error));
+    finish(RequestStatus::Error, status, error.message);
 }
 
 void ProxyCall::onClientGone()

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "proxy/ChatRequest.h"
+#include "frontends/openai_chat/ChatRequest.h"
 #include "net/DeadlineTimer.h"
 #include "net/UpstreamTransfer.h"
 #include "providers/ProviderAdapter.h"
@@ -18,6 +18,7 @@
 
 namespace sb {
 
+class ClientApi;
 class ClientResponse;
 class EngineContext;
 class RetryBudget;
@@ -41,6 +42,9 @@ public:
         bool stream = false;
         int estimatedTokens = 0;
         QString autoTier; // the tier ModelSelector chose when the caller asked for the task-based model
+        // The API the client called, which words the answer; null: OpenAI chat completions.
+        std::shared_ptr<ClientApi> api;
+        QString clientApi = QStringLiteral("openai_chat"); // its name, for the history
         std::shared_ptr<StreamTee> cacheTee; // saves a complete answer to the cache; null = not cached
         QByteArray cacheHeader;              // x-switchboard-cache on this answer ("miss", "skip"), if any
     };
@@ -108,6 +112,7 @@ private:
     EngineContext &m_engine;
     UpstreamTransport &m_upstream;
     const Input m_input;
+    ClientApi &m_api; // m_input's, or the engine's own
     std::shared_ptr<ClientResponse> m_response;
     std::function<void(ProxyCall *)> m_onFinished;
     std::shared_ptr<const RetryPolicy> m_policy;

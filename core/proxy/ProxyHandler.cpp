@@ -1,6 +1,9 @@
 #include "proxy/ProxyHandler.h"
 
-#include "proxy/ChatRequest.h"
+#include "frontends/anthropic_messages/AnthropicMessagesApi.h"
+#include "frontends/anthropic_messages/AnthropicRequest.h"
+#include "frontends/anthropic_messages/AnthropicTokenEstimate.h"
+#include "frontends/openai_chat/ChatRequest.h"
 #include "proxy/ControlRoutes.h"
 #include "proxy/EngineContext.h"
 #include "proxy/ProxyCall.h"
@@ -60,6 +63,9 @@ void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWr
     const bool chat = path == "/v1/chat/completions";
     const bool embeddings = path == "/v1/embeddings";
     const bool models = path == "/v1/models";
+    const bool messages = path == "/v1/messages";
+    const bool countTokens = path == "/v1/messages/count_tokens";
+    const bool anthropic = messages || countTokens;
 
     if (m_control && m_control->handles(path)) { // /admin/* and /metrics: their own access rule and errors
         m_control->handle(request, std::move(response), this);
@@ -71,54 +77,81 @@ void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWr
         response->send(200, headers, QByteArrayLiteral("{\"status\":\"ok\"}"));
         return;
     }
-    if (!chat && !embeddings && !models) {
-        sendError(response, ApiError{404, QStringLiteral("Unknown path %1. Switchboard serves /v1/chat/completions, /v1/embeddings and /v1/models.")
+    if (!chat && !embeddings && !models && !anthropic) {
+        sendError(response, ApiError{404, QStringLiteral("Unknown path %1. Switchboard serves /v1/chat/completions, /v1/messages, /v1/embeddings and /v1/models.")
                                               .arg(QString::fromUtf8(path.left(200))),
                                      QStringLiteral("invalid_request_error"), {}, QStringLiteral("unknown_url")});
         return;
     }
     if (!authorized(request)) {
-        sendError(response, ApiError{401, QStringLiteral("Missing or wrong local token. Send 'Authorization: Bearer <token>' with the token set in Switchboard's Settings."),
-                                     QStringLiteral("invalid_request_error"), {}, QStringLiteral("invalid_api_key")});
+        if (anthropic)
+            sendAnthropicError(response, AnthropicError{401, QStringLiteral("authentication_error"),
+                                                        QStringLiteral("Missing or wrong local token. Send it as 'x-api-key: <token>' (ANTHROPIC_API_KEY) with the token set in Switchboard's Settings.")});
+        else
+            sendError(response, ApiError{401, QStringLiteral("Missing or wrong local token. Send 'Authorization: Bearer <token>' with the token set in Switchboard's Settings."),
+                                         QStringLiteral("invalid_request_error"), {}, QStringLiteral("invalid_api_key")});
         return;
     }
     const QByteArray wanted = models ? QByteArrayLiteral("GET") : QByteArrayLiteral("POST");
     if (request.method != wanted && !(models && request.method == "HEAD")) {
-        ApiError error{405, QStringLiteral("%1 is not allowed on %2; use %3.")
-                                .arg(QString::fromLatin1(request.method.left(20)), QString::fromUtf8(path), QString::fromLatin1(wanted)),
-                       QStringLiteral("invalid_request_error"), {}, QStringLiteral("method_not_allowed")};
+        const QString message = QStringLiteral("%1 is not allowed on %2; use %3.")
+                                    .arg(QString::fromLatin1(request.method.left(20)), QString::fromUtf8(path), QString::fromLatin1(wanted));
         HttpHeaders headers;
         headers.set("Content-Type", "application/json");
         headers.set("Allow", wanted);
-        response->send(405, headers, error.toJson());
+        response->send(405, headers,
+                       anthropic ? AnthropicError{405, QStringLiteral("invalid_request_error"), message}.toJson()
+                                 : ApiError{405, message, QStringLiteral("invalid_request_error"), {}, QStringLiteral("method_not_allowed")}.toJson());
         return;
     }
     if (models) {
-        handleModels(response);
+        handleModels(request, response);
+        return;
+    }
+    if (messages) {
+        handleMessages(request, std::move(response));
+        return;
+    }
+    if (countTokens) {
+        handleCountTokens(request, response);
         return;
     }
     handleCompletion(request, std::move(response), embeddings);
 }
 
-void ProxyHandler::handleModels(const std::shared_ptr<ResponseWriter> &response)
+void ProxyHandler::handleModels(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response)
 {
-    QJsonArray data;
     const auto config = m_engine.config();
+    QStringList names;
     for (const RouteConfig &route : config->routes)
-        data.append(QJsonObject{{QStringLiteral("id"), route.logicalModel},
-                                {QStringLiteral("object"), QStringLiteral("model")},
-                                {QStringLiteral("created"), 0},
-                                {QStringLiteral("owned_by"), QStringLiteral("switchboard")}});
+        names << route.logicalModel;
     if (config->autoModel.enabled())
-        data.append(QJsonObject{{QStringLiteral("id"), config->autoModel.modelName},
-                                {QStringLiteral("object"), QStringLiteral("model")},
-                                {QStringLiteral("created"), 0},
-                                {QStringLiteral("owned_by"), QStringLiteral("switchboard")}});
+        names << config->autoModel.modelName;
+    QJsonObject list;
+    if (request.headers.contains("anthropic-version")) {
+        // An Anthropic client lists models in its own shape.
+        QJsonArray data;
+        for (const QString &name : names)
+            data.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("model")},
+                                    {QStringLiteral("id"), name},
+                                    {QStringLiteral("display_name"), name},
+                                    {QStringLiteral("created_at"), QStringLiteral("1970-01-01T00:00:00Z")}});
+        list = QJsonObject{{QStringLiteral("data"), data},
+                           {QStringLiteral("has_more"), false},
+                           {QStringLiteral("first_id"), names.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(names.first())},
+                           {QStringLiteral("last_id"), names.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(names.last())}};
+    } else {
+        QJsonArray data;
+        for (const QString &name : names)
+            data.append(QJsonObject{{QStringLiteral("id"), name},
+                                    {QStringLiteral("object"), QStringLiteral("model")},
+                                    {QStringLiteral("created"), 0},
+                                    {QStringLiteral("owned_by"), QStringLiteral("switchboard")}});
+        list = QJsonObject{{QStringLiteral("object"), QStringLiteral("list")}, {QStringLiteral("data"), data}};
+    }
     HttpHeaders headers;
     headers.set("Content-Type", "application/json");
-    response->send(200, headers,
-                   QJsonDocument(QJsonObject{{QStringLiteral("object"), QStringLiteral("list")}, {QStringLiteral("data"), data}})
-                       .toJson(QJsonDocument::Compact));
+    response->send(200, headers, QJsonDocument(list).toJson(QJsonDocument::Compact));
 }
 
 void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<ResponseWriter> response, bool embeddings)
@@ -147,36 +180,9 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
         input.model = parsed->model;
         input.stream = parsed->stream;
         input.estimatedTokens = parsed->estimatedPromptTokens;
-        // Task-based model choice (`auto` → ModelSelector): the chosen tier's route serves the request.
-        const auto config = m_engine.config();
-        const ModelSelector selector(config->autoModel);
-        if (selector.handles(input.model)) {
-            QString why;
-            const auto tier = selector.choose(input.body.object(), QString::fromUtf8(request.headers.value("x-switchboard-tier")), &why);
-            if (!tier) {
-                sendError(response, ApiError{400, why, QStringLiteral("invalid_request_error"), QStringLiteral("model"), QStringLiteral("unknown_tier")});
-                return;
-            }
-            QJsonObject &body = input.body.edit(); // no longer what the client sent
-            ModelSelector::removeHint(&body);
-            body.insert(QStringLiteral("model"), tier->model);
-            input.model = tier->model;
-            input.autoTier = tier->tier;
-            spdlog::debug("{}: {} → tier {} ({}) → {}", input.requestId.toStdString(), config->autoModel.modelName.toStdString(),
-                          tier->tier.toStdString(), tier->reason.toStdString(), tier->model.toStdString());
-        }
+        if (!chooseAutoTier(request, &input, response))
+            return;
     }
-    auto startCall = [this](ProxyCall::Input input, std::shared_ptr<ResponseWriter> response) {
-        auto call = std::make_unique<ProxyCall>(m_engine, *m_upstream, std::move(input), std::move(response), [this](ProxyCall *done) {
-            // Deleting the call from inside its own callback would pull the floor from under it.
-            m_finished.push_back(done);
-            if (!m_reaper->isActive())
-                m_reaper->start(Clock::Duration::zero());
-        });
-        ProxyCall *raw = call.get();
-        m_calls.emplace(raw, std::move(call));
-        raw->start();
-    };
     // ---- cache hook: exact, then semantic cache. A hit is answered there and recorded;
     // a miss goes on to the router, perhaps after an embeddings call, with the cache's tee.
     if (input.kind == ProxyCall::Kind::Chat) {
@@ -190,7 +196,7 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
                                                std::chrono::milliseconds(row.ttftMs));
                 m_engine.emitRequest(std::move(row));
             },
-            [startCall, input = std::move(input), response](CacheFront::Miss miss) mutable {
+            [this, input = std::move(input), response](CacheFront::Miss miss) mutable {
                 input.cacheTee = std::move(miss.tee);
                 input.cacheHeader = std::move(miss.header);
                 startCall(std::move(input), std::move(response));
@@ -201,11 +207,95 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
     startCall(std::move(input), std::move(response));
 }
 
+void ProxyHandler::handleMessages(const HttpRequest &request, std::shared_ptr<ResponseWriter> response)
+{
+    AnthropicError error;
+    auto parsed = AnthropicRequest::parse(request.body, &error);
+    if (!parsed) {
+        sendAnthropicError(response, error);
+        return;
+    }
+    ProxyCall::Input input;
+    input.requestId = nextRequestId();
+    input.kind = ProxyCall::Kind::Chat;
+    input.body = ClientBody(std::move(parsed->openAiBody));
+    input.model = parsed->model;
+    input.stream = parsed->stream;
+    input.estimatedTokens = parsed->estimatedPromptTokens;
+    const QString messageId = QStringLiteral("msg_") + input.requestId;
+    auto api = std::make_shared<AnthropicMessagesApi>(parsed->model, messageId, parsed->stopSequences);
+    input.api = api;
+    input.clientApi = QStringLiteral("anthropic_messages");
+    if (!chooseAutoTier(request, &input, response))
+        return;
+    // The caches keep answers in the engine's OpenAI form, for OpenAI clients: an Anthropic
+    // request goes to the router.
+    startCall(std::move(input), std::move(response));
+}
+
+void ProxyHandler::handleCountTokens(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response)
+{
+    AnthropicError error;
+    const std::optional<int> tokens = AnthropicTokenEstimate::count(request.body, &error);
+    if (!tokens) {
+        sendAnthropicError(response, error);
+        return;
+    }
+    HttpHeaders headers;
+    headers.set("Content-Type", "application/json");
+    // Counted here, not by the provider: roughly four bytes a token of what would be sent.
+    headers.set("x-switchboard-token-count", "estimate");
+    response->send(200, headers, AnthropicTokenEstimate::toJson(*tokens));
+}
+
+bool ProxyHandler::chooseAutoTier(const HttpRequest &request, ProxyCall::Input *input, const std::shared_ptr<ResponseWriter> &response)
+{
+    // Task-based model choice (`auto` → ModelSelector): the chosen tier's route serves the request.
+    const auto config = m_engine.config();
+    const ModelSelector selector(config->autoModel);
+    if (!selector.handles(input->model))
+        return true;
+    QString why;
+    const auto tier = selector.choose(input->body.object(), QString::fromUtf8(request.headers.value("x-switchboard-tier")), &why);
+    if (!tier) {
+        const ApiError error{400, why, QStringLiteral("invalid_request_error"), QStringLiteral("model"), QStringLiteral("unknown_tier")};
+        if (input->api)
+            sendAnthropicError(response, AnthropicMessagesApi::toAnthropic(error));
+        else
+            sendError(response, error);
+        return false;
+    }
+    QJsonObject &body = input->body.edit(); // no longer what the client sent
+    ModelSelector::removeHint(&body);
+    body.insert(QStringLiteral("model"), tier->model);
+    input->model = tier->model;
+    input->autoTier = tier->tier;
+    spdlog::debug("{}: {} → tier {} ({}) → {}", input->requestId.toStdString(), config->autoModel.modelName.toStdString(),
+                  tier->tier.toStdString(), tier->reason.toStdString(), tier->model.toStdString());
+    return true;
+}
+
+void ProxyHandler::startCall(ProxyCall::Input input, std::shared_ptr<ResponseWriter> response)
+{
+    auto call = std::make_unique<ProxyCall>(m_engine, *m_upstream, std::move(input), std::move(response), [this](ProxyCall *done) {
+        // Deleting the call from inside its own callback would pull the floor from under it.
+        m_finished.push_back(done);
+        if (!m_reaper->isActive())
+            m_reaper->start(Clock::Duration::zero());
+    });
+    ProxyCall *raw = call.get();
+    m_calls.emplace(raw, std::move(call));
+    raw->start();
+}
+
 bool ProxyHandler::authorized(const HttpRequest &request) const
 {
     const QString token = m_engine.config()->proxy.localToken;
     if (token.isEmpty())
         return true;
+    // Anthropic's SDKs and Claude Code send the key as x-api-key, OpenAI's as a bearer token.
+    if (const QByteArray apiKey = request.headers.value("x-api-key").trimmed(); !apiKey.isEmpty())
+        return constantTimeEquals(apiKey, token.toUtf8());
     QByteArray given = request.headers.value("authorization").trimmed();
     if (!given.startsWith("Bearer ") && !given.startsWith("bearer "))
         return false;
@@ -214,6 +304,13 @@ bool ProxyHandler::authorized(const HttpRequest &request) const
 }
 
 void ProxyHandler::sendError(const std::shared_ptr<ResponseWriter> &response, const ApiError &error)
+{
+    HttpHeaders headers;
+    headers.set("Content-Type", "application/json");
+    response->send(error.status, headers, error.toJson());
+}
+
+void ProxyHandler::sendAnthropicError(const std::shared_ptr<ResponseWriter> &response, const AnthropicError &error)
 {
     HttpHeaders headers;
     headers.set("Content-Type", "application/json");

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "net/HttpHandler.h"
-
 #include "common/Clock.h"
+#include "net/HttpHandler.h"
+#include "proxy/ProxyCall.h"
 
 #include <QObject>
 
@@ -14,8 +14,8 @@ namespace sb {
 
 class ControlRoutes;
 class EngineContext;
-class ProxyCall;
 class UpstreamClient;
+struct AnthropicError;
 struct ApiError;
 
 // The OpenAI-compatible front door on one worker thread: authenticates, routes the path and hands
@@ -31,10 +31,17 @@ public:
     void handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response) override;
 
 private:
-    void handleModels(const std::shared_ptr<ResponseWriter> &response);
+    void handleModels(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response);
     void handleCompletion(const HttpRequest &request, std::shared_ptr<ResponseWriter> response, bool embeddings);
+    // Anthropic's Messages API: POST /v1/messages and /v1/messages/count_tokens.
+    void handleMessages(const HttpRequest &request, std::shared_ptr<ResponseWriter> response);
+    void handleCountTokens(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response);
+    // `auto` → the tier's model; false when the request was answered with an error instead.
+    bool chooseAutoTier(const HttpRequest &request, ProxyCall::Input *input, const std::shared_ptr<ResponseWriter> &response);
+    void startCall(ProxyCall::Input input, std::shared_ptr<ResponseWriter> response);
     bool authorized(const HttpRequest &request) const;
     void sendError(const std::shared_ptr<ResponseWriter> &response, const ApiError &error);
+    void sendAnthropicError(const std::shared_ptr<ResponseWriter> &response, const AnthropicError &error);
     QString nextRequestId();
 
     EngineContext &m_engine;

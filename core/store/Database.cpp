@@ -135,6 +135,8 @@ const std::vector<Migration> &Database::migrations()
         {1, QStringLiteral("configuration, secrets and history"), schemaV1()},
         {2, QStringLiteral("cost tracking, budgets and task-based model choice"), schemaV2()},
         {3, QStringLiteral("route cache settings and the semantic cache"), schemaCache()},
+        {4, QStringLiteral("the client API of each request"),
+         {QStringLiteral("ALTER TABLE requests ADD COLUMN client_api TEXT NOT NULL DEFAULT 'openai_chat'")}},
     };
     return list;
 }

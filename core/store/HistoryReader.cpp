@@ -25,6 +25,10 @@ Where requestWhere(const HistoryReader::RequestQuery &q, bool paging)
         w.clauses << QStringLiteral("logical_model = ?");
         w.values << q.logicalModel;
     }
+    if (!q.clientApi.isEmpty()) {
+        w.clauses << QStringLiteral("client_api = ?");
+        w.values << q.clientApi;
+    }
     if (q.channelId != 0) {
         w.clauses << QStringLiteral("channel_id = ?");
         w.values << q.channelId;
@@ -76,7 +80,7 @@ bool execWith(QSqlQuery &q, const QString &sql, const QVariantList &values, QStr
 const QString kRequestColumns = QStringLiteral(
     "id, time_ms, request_id, logical_model, channel_id, channel_name, status, outcome, http_status,"
     " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts,"
-    " cost_known, auto_tier");
+    " cost_known, auto_tier, client_api");
 
 RequestRecord requestFrom(const QSqlQuery &q)
 {
@@ -102,6 +106,7 @@ RequestRecord requestFrom(const QSqlQuery &q)
     r.attempts = HistoryCodec::decodeAttempts(q.value(18).toString());
     r.costKnown = q.value(19).toBool();
     r.autoTier = q.value(20).toString();
+    r.clientApi = q.value(21).toString();
     return r;
 }
 

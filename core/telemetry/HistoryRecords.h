@@ -53,6 +53,7 @@ struct RequestRecord {
     double costUsd = 0.0;
     bool costKnown = true;                // false: tokens were used but there is no price, or no usage was reported; costUsd is then 0 and means "unknown"
     QString autoTier;                     // the task-based tier ("small", "large") when the caller asked for `auto`; empty otherwise
+    QString clientApi = QStringLiteral("openai_chat"); // the API the client called: "openai_chat", "anthropic_messages"
     bool failover = false;                // answered by another channel than the first one tried
     bool cacheHit = false;
     bool streamed = false;

@@ -65,6 +65,15 @@ QString RequestFormat::failoverPath(const RequestRecord &r)
     return names.join(QStringLiteral(" → "));
 }
 
+QString RequestFormat::clientApi(const QString &name)
+{
+    if (name == QLatin1String("openai_chat"))
+        return QObject::tr("OpenAI chat");
+    if (name == QLatin1String("anthropic_messages"))
+        return QObject::tr("Anthropic messages");
+    return name;
+}
+
 QString RequestFormat::cost(double usd)
 {
     if (usd <= 0)

@@ -16,6 +16,7 @@ public:
     static QString outcome(OutcomeKind kind);         // "provider down", "rate limited", …
     static QString failoverPath(const RequestRecord &r); // "A → B"
     static QString cost(double usd);
+    static QString clientApi(const QString &name);    // "OpenAI chat", "Anthropic messages"; the name itself if unknown
     // Masks anything shaped like an API key or a bearer token ("sk-…a1F3"). The engine stores
     // messages free of secrets already; this is the console's own belt and braces, since an
     // upstream error body can quote what it was sent.

@@ -72,6 +72,7 @@ QString RequestInspector::html(const RequestRecord &r)
     out += QStringLiteral("<h3 style=\"margin:0\">%1 · %2</h3>").arg(esc(r.logicalModel), esc(RequestFormat::status(r)));
     out += QStringLiteral("<table cellspacing=\"2\">");
     out += row(tr("Time"), esc(RequestFormat::dateTime(r.timeMs)));
+    out += row(tr("Asked in"), esc(RequestFormat::clientApi(r.clientApi)));
     out += row(tr("Answered by"), r.channelName.isEmpty() ? tr("no channel") : esc(r.channelName));
     out += row(tr("Client got"), r.httpStatus > 0 ? QStringLiteral("HTTP %1").arg(r.httpStatus) : QStringLiteral("—"));
     out += row(tr("TTFT"), ms(r.ttftMs));

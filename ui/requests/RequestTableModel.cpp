@@ -151,13 +151,17 @@ int RequestTableModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+bool RequestTableModel::isNumeric(Column column)
+{
+    return column >= Attempts && column != Failover && column != Cache && column != Api;
+}
+
 QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal)
         return {};
     if (role == Qt::TextAlignmentRole)
-        return section >= Attempts && section != Failover && section != Cache ? int(Qt::AlignRight | Qt::AlignVCenter)
-                                                                               : int(Qt::AlignLeft | Qt::AlignVCenter);
+        return isNumeric(Column(section)) ? int(Qt::AlignRight | Qt::AlignVCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
     if (role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
@@ -172,6 +176,7 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
     case Tokens: return tr("Tokens");
     case Cost: return tr("Cost");
     case Cache: return tr("Cache");
+    case Api: return tr("API");
     case ColumnCount: break;
     }
     return {};
@@ -199,8 +204,7 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole: return display(r, index.column());
     case IdRole: return r.id;
     case Qt::TextAlignmentRole:
-        return index.column() >= Attempts && index.column() != Failover && index.column() != Cache
-            ? int(Qt::AlignRight | Qt::AlignVCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
+        return isNumeric(Column(index.column())) ? int(Qt::AlignRight | Qt::AlignVCenter) : int(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ForegroundRole:
         if (index.column() == Status && r.status != RequestStatus::Ok)
             return stateColor(r.status == RequestStatus::Cancelled ? ChannelState::Ejected : ChannelState::Open);
@@ -232,6 +236,7 @@ QVariant RequestTableModel::display(const RequestRecord &r, int column) const
     case Tokens: return formatCount(std::uint64_t(std::max(0, r.inputTokens) + std::max(0, r.outputTokens)));
     case Cost: return RequestFormat::cost(r.costUsd);
     case Cache: return r.cacheHit ? tr("hit") : QString();
+    case Api: return RequestFormat::clientApi(r.clientApi);
     case ColumnCount: break;
     }
     return {};

@@ -24,7 +24,9 @@ class HistoryService;
 class RequestTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Time, Model, Channel, Status, Attempts, Failover, Ttft, Latency, Tokens, Cost, Cache, ColumnCount };
+    enum Column { Time, Model, Channel, Status, Attempts, Failover, Ttft, Latency, Tokens, Cost, Cache, Api, ColumnCount };
+    // Right-aligned: the columns of counts and times.
+    static bool isNumeric(Column column);
     enum Role { IdRole = Qt::UserRole + 1, LoadedRole };
     static constexpr int kPageSize = 200;
     static constexpr int kMaxCachedRows = 4000;

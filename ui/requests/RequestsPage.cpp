@@ -3,6 +3,7 @@
 #include "ConsoleStyle.h"
 #include "history/HistoryService.h"
 #include "requests/RequestInspector.h"
+#include "requests/RequestFormat.h"
 #include "requests/RequestTableModel.h"
 
 #include <QComboBox>
@@ -54,6 +55,12 @@ RequestsPage::RequestsPage(HistoryService *history, QWidget *parent) : QWidget(p
     m_outcomeBox->addItem(tr("Cancelled"), int(Outcome::Cancelled));
     m_outcomeBox->addItem(tr("Failed over"), int(Outcome::Failover));
     m_outcomeBox->addItem(tr("Cache hits"), int(Outcome::CacheHit));
+    m_apiBox = new QComboBox(this);
+    m_apiBox->setObjectName(QStringLiteral("apiFilter"));
+    m_apiBox->setToolTip(tr("The API the client called"));
+    m_apiBox->addItem(tr("Any API"), QString());
+    for (const char *api : {"openai_chat", "anthropic_messages"})
+        m_apiBox->addItem(RequestFormat::clientApi(QString::fromLatin1(api)), QString::fromLatin1(api));
     m_timeBox = new QComboBox(this);
     m_timeBox->setObjectName(QStringLiteral("timeFilter"));
     const QStringList presetNames{tr("Any time"), tr("Last 5 min"), tr("Last 15 min"), tr("Last hour"),
@@ -72,6 +79,7 @@ RequestsPage::RequestsPage(HistoryService *history, QWidget *parent) : QWidget(p
     filters->addWidget(m_modelBox);
     filters->addWidget(m_channelBox);
     filters->addWidget(m_outcomeBox);
+    filters->addWidget(m_apiBox);
     filters->addWidget(m_timeBox);
     filters->addWidget(m_from);
     filters->addWidget(m_to);
@@ -117,7 +125,7 @@ RequestsPage::RequestsPage(HistoryService *history, QWidget *parent) : QWidget(p
     splitter->setStretchFactor(1, 2);
     layout->addWidget(splitter, 1);
 
-    for (QComboBox *box : {m_modelBox, m_channelBox, m_outcomeBox})
+    for (QComboBox *box : {m_modelBox, m_channelBox, m_outcomeBox, m_apiBox})
         connect(box, &QComboBox::currentIndexChanged, this, &RequestsPage::applyFilters);
     connect(m_timeBox, &QComboBox::currentIndexChanged, this, &RequestsPage::timePresetChanged);
     for (QDateTimeEdit *edit : {m_from, m_to}) {
@@ -272,6 +280,7 @@ void RequestsPage::applyFilters()
         return;
     HistoryReader::RequestQuery query;
     query.logicalModel = m_modelBox->currentData().toString();
+    query.clientApi = m_apiBox->currentData().toString();
     query.attemptChannelId = m_channelBox->currentData().toInt();
     switch (Outcome(m_outcomeBox->currentData().toInt())) {
     case Outcome::Any: break;

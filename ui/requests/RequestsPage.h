@@ -63,6 +63,7 @@ private:
     QComboBox *m_modelBox = nullptr;
     QComboBox *m_channelBox = nullptr;
     QComboBox *m_outcomeBox = nullptr;
+    QComboBox *m_apiBox = nullptr;
     QComboBox *m_timeBox = nullptr;
     QDateTimeEdit *m_from = nullptr;
     QDateTimeEdit *m_to = nullptr;

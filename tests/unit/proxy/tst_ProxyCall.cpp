@@ -4,7 +4,7 @@
 
 #include "ProxyCallDoubles.h"
 
-#include "proxy/ChatRequest.h"
+#include "frontends/openai_chat/ChatRequest.h"
 #include "proxy/EngineContext.h"
 #include "proxy/ProxyCall.h"
 

@@ -1,4 +1,4 @@
-#include "proxy/ChatRequest.h"
+#include "frontends/openai_chat/ChatRequest.h"
 
 #include "common/json/JsonWalk.h"
 

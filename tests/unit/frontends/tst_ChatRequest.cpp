@@ -3,7 +3,7 @@
 // same 400 for a bad one. Checked on hand-written requests and on thousands of mutations of them.
 // (No raw string literals here: moc misreads them.)
 
-#include "proxy/ChatRequest.h"
+#include "frontends/openai_chat/ChatRequest.h"
 
 #include "JsonMutation.h"
 

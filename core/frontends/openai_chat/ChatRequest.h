@@ -1,7 +1,7 @@
 #pragma once
 
 #include "common/json/ClientBody.h"
-#include "proxy/ClientErrors.h"
+#include "frontends/ApiError.h"
 
 #include <QByteArray>
 #include <QJsonObject>

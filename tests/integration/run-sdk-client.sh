@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Runs the headless proxy on its demo configuration (the built-in simulator behind it) and points
-# the official OpenAI Node SDK at it. Also checks that SIGTERM drains and exits cleanly.
-# Usage: run.sh SWITCHBOARD_BINARY SDK_DIR (holds node_modules/openai) WORK_DIR
+# an official SDK's client script at it. Also checks that SIGTERM drains and exits cleanly and that
+# the client's key never reaches the log.
+# Usage: run-sdk-client.sh SWITCHBOARD_BINARY SDK_DIR (holds node_modules) WORK_DIR CLIENT.mjs BASE_PATH NAME
+#   BASE_PATH: what follows http://127.0.0.1:PORT in the client's base URL ("/v1" for OpenAI's SDK,
+#   "" for Anthropic's, which adds /v1 itself).
 set -euo pipefail
-binary=$1 sdk_dir=$2 work=$3
+binary=$1 sdk_dir=$2 work=$3 client=$4 base_path=$5 name=$6
 rm -rf "$work" && mkdir -p "$work"
 HOME="$work/home" XDG_DATA_HOME="$work/data" "$binary" --headless --db "$work/switchboard.db" \
   --listen 127.0.0.1:0 > "$work/proxy.log" 2>&1 &
@@ -18,8 +21,8 @@ for _ in $(seq 1 100); do
 done
 curl -sf "http://127.0.0.1:$port/healthz" > /dev/null || { echo "proxy did not come up"; cat "$work/proxy.log"; exit 1; }
 # ES modules resolve packages next to the script, so the client runs from the SDK's directory.
-cp "$(dirname "$0")/client.mjs" "$sdk_dir/client.mjs"
-node "$sdk_dir/client.mjs" "http://127.0.0.1:$port/v1" demo \
+cp "$client" "$sdk_dir/client.mjs"
+node "$sdk_dir/client.mjs" "http://127.0.0.1:$port$base_path" demo \
   || { cat "$work/proxy.log"; exit 1; }
 kill -TERM $pid
 for _ in $(seq 1 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
@@ -28,4 +31,4 @@ code=0; wait $pid || code=$?
 [ $code -eq 0 ] || { echo "proxy exited with $code"; cat "$work/proxy.log"; exit 1; }
 grep -q "draining in-flight requests" "$work/proxy.log"
 if grep -q "not-needed-on-loopback" "$work/proxy.log"; then echo "a client key reached the log"; exit 1; fi
-echo "headless proxy + OpenAI SDK: passed"
+echo "headless proxy + $name: passed"

@@ -1,0 +1,270 @@
+// The Anthropic Messages front door end to end: a real Gateway on a loopback port in front of the
+// simulator's providers, in every upstream dialect, asked in Anthropic's API. Each answer must be a
+// well-formed message (or event stream, in the documented grammar, with whole UTF-8 characters),
+// and a failure must come back in Anthropic's error shape with the statuses its SDKs act on.
+
+#include "FakeProviderSpecs.h"
+#include "ProxyClient.h"
+#include "ProxyConfigs.h"
+#include "ProxyUnderTest.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace sb;
+using namespace sb::sim;
+using namespace sb::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+const RawHeaders kAnthropicHeaders{{"content-type", "application/json"}, {"anthropic-version", "2023-06-01"}};
+
+QByteArray messagesBody(bool stream, const QString &model = QStringLiteral("gpt-4o"))
+{
+    QJsonObject body{{QStringLiteral("model"), model},
+                     {QStringLiteral("max_tokens"), 256},
+                     {QStringLiteral("system"), QStringLiteral("Answer briefly.")},
+                     {QStringLiteral("messages"), QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                                                                         {QStringLiteral("content"), QStringLiteral("Say something.")}}}}};
+    if (stream)
+        body.insert(QStringLiteral("stream"), true);
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+
+struct Event {
+    QByteArray type;
+    QJsonObject data;
+};
+
+// An SSE body as its events; a malformed one fails the test that reads it.
+std::vector<Event> eventsOf(const QByteArray &body)
+{
+    std::vector<Event> events;
+    for (const QByteArray &block : body.split('\n')) {
+        if (block.startsWith("event: ")) {
+            events.push_back(Event{block.mid(7), {}});
+        } else if (block.startsWith("data: ")) {
+            if (events.empty())
+                return {};
+            events.back().data = QJsonDocument::fromJson(block.mid(6)).object();
+        }
+    }
+    return events;
+}
+
+// The grammar Anthropic documents: message_start; per block start, deltas, stop with contiguous
+// indices from 0; message_delta; message_stop. Returns the text of the text blocks, or a reason.
+QString checkGrammar(const std::vector<Event> &events, QString *text)
+{
+    if (events.size() < 4 || events.front().type != "message_start" || events.back().type != "message_stop")
+        return QStringLiteral("not message_start … message_stop");
+    if (events[events.size() - 2].type != "message_delta")
+        return QStringLiteral("no message_delta before message_stop");
+    int nextIndex = 0;
+    int open = -1;
+    for (std::size_t i = 1; i + 2 < events.size(); ++i) {
+        const Event &e = events[i];
+        const int index = e.data.value(QStringLiteral("index")).toInt(-1);
+        if (e.data.value(QStringLiteral("type")).toString().toUtf8() != e.type)
+            return QStringLiteral("event %1's data says another type").arg(QString::fromUtf8(e.type));
+        if (e.type == "content_block_start") {
+            if (open >= 0 || index != nextIndex)
+                return QStringLiteral("block %1 started out of order").arg(index);
+            open = index;
+            ++nextIndex;
+        } else if (e.type == "content_block_delta") {
+            if (index != open)
+                return QStringLiteral("a delta for block %1 while %2 is open").arg(index).arg(open);
+            const QJsonObject delta = e.data.value(QStringLiteral("delta")).toObject();
+            if (delta.value(QStringLiteral("type")) == QStringLiteral("text_delta"))
+                *text += delta.value(QStringLiteral("text")).toString();
+        } else if (e.type == "content_block_stop") {
+            if (index != open)
+                return QStringLiteral("block %1 stopped while %2 is open").arg(index).arg(open);
+            open = -1;
+        } else if (e.type != "ping") {
+            return QStringLiteral("unexpected event %1").arg(QString::fromUtf8(e.type));
+        }
+    }
+    if (open >= 0 || nextIndex == 0)
+        return QStringLiteral("a block left open, or none at all");
+    return {};
+}
+
+} // namespace
+
+class tst_AnthropicFrontDoor : public QObject {
+    Q_OBJECT
+
+    SystemClock &m_clock = SystemClock::instance();
+    SplitMixRandom m_random{17};
+    std::unique_ptr<ProxyUnderTest> m_proxy;
+    ProxyClient m_client;
+
+    quint16 port() const { return m_proxy->gateway->port(); }
+    Reply messages(bool stream) { return m_client.request(port(), "POST", QStringLiteral("/v1/messages"), messagesBody(stream), kAnthropicHeaders); }
+
+    void startOne(const QString &dialect, std::vector<FaultSpec> faults = {})
+    {
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        ProviderSpec spec = fakeProviderSpec(QStringLiteral("primary"), std::move(faults));
+        spec.dialect = dialect;
+        QString error;
+        QVERIFY2(m_proxy->start(spec, [&](EngineConfig &config) { config.providers.front().dialect = dialect; }, &error),
+                 qPrintable(error));
+    }
+
+private slots:
+    void cleanup()
+    {
+        if (m_proxy)
+            m_proxy->stop();
+        m_proxy.reset();
+    }
+
+    void everyDialectAnswersAMessage_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        for (const char *dialect : {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"})
+            QTest::newRow(dialect) << QString::fromLatin1(dialect);
+    }
+    void everyDialectAnswersAMessage()
+    {
+        QFETCH(QString, dialect);
+        startOne(dialect);
+        const Reply reply = messages(false);
+        QCOMPARE(reply.status, 200);
+        const QJsonObject message = reply.json();
+        QCOMPARE(message.value(QStringLiteral("type")).toString(), QStringLiteral("message"));
+        QCOMPARE(message.value(QStringLiteral("role")).toString(), QStringLiteral("assistant"));
+        QCOMPARE(message.value(QStringLiteral("model")).toString(), QStringLiteral("gpt-4o"));
+        QCOMPARE(message.value(QStringLiteral("stop_reason")).toString(), QStringLiteral("end_turn"));
+        QVERIFY(message.value(QStringLiteral("id")).toString().startsWith(QStringLiteral("msg_")));
+        const QJsonArray content = message.value(QStringLiteral("content")).toArray();
+        QCOMPARE(content.size(), 1);
+        QCOMPARE(content[0].toObject().value(QStringLiteral("type")).toString(), QStringLiteral("text"));
+        QVERIFY(!content[0].toObject().value(QStringLiteral("text")).toString().isEmpty());
+        QVERIFY(message.value(QStringLiteral("usage")).toObject().value(QStringLiteral("output_tokens")).toInt() > 0);
+    }
+
+    void everyDialectStreamsInTheDocumentedGrammar_data() { everyDialectAnswersAMessage_data(); }
+    void everyDialectStreamsInTheDocumentedGrammar()
+    {
+        QFETCH(QString, dialect);
+        startOne(dialect);
+        const Reply reply = messages(true);
+        QCOMPARE(reply.status, 200);
+        QVERIFY(reply.headers.value("content-type").startsWith("text/event-stream"));
+        const std::vector<Event> events = eventsOf(reply.body);
+        QString text;
+        const QString problem = checkGrammar(events, &text);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(reply.body.left(2000))));
+        // The simulator cuts its chunks inside multi-byte characters (Chinese, Vietnamese): they
+        // must arrive whole, never as replacement characters.
+        QVERIFY(!text.isEmpty());
+        QVERIFY2(!text.contains(QChar(0xFFFD)), qPrintable(text));
+        const QJsonObject delta = events[events.size() - 2].data;
+        QCOMPARE(delta.value(QStringLiteral("delta")).toObject().value(QStringLiteral("stop_reason")).toString(), QStringLiteral("end_turn"));
+    }
+
+    void aFailedPrimaryFailsOverUnseen()
+    {
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        ProviderSpec primary = fakeProviderSpec(QStringLiteral("primary"), {always(SimError::Http503)});
+        primary.dialect = QStringLiteral("anthropic");
+        QString error;
+        QVERIFY2(m_proxy->start(primary, fakeProviderSpec(QStringLiteral("fallback")),
+                                [](EngineConfig &config) { config.providers.front().dialect = QStringLiteral("anthropic"); }, &error),
+                 qPrintable(error));
+        const Reply stream = messages(true);
+        QCOMPARE(stream.status, 200);
+        QCOMPARE(stream.headers.value("x-switchboard-failover"), QByteArray("true"));
+        QString text;
+        QVERIFY(checkGrammar(eventsOf(stream.body), &text).isEmpty());
+    }
+
+    void everyChannelDownIsOverloaded()
+    {
+        startOne(QStringLiteral("anthropic"), {always(SimError::Http503)});
+        for (bool stream : {false, true}) {
+            const Reply reply = messages(stream);
+            QCOMPARE(reply.status, 529);
+            const QJsonObject body = reply.json();
+            QCOMPARE(body.value(QStringLiteral("type")).toString(), QStringLiteral("error"));
+            QCOMPARE(body.value(QStringLiteral("error")).toObject().value(QStringLiteral("type")).toString(), QStringLiteral("overloaded_error"));
+            QVERIFY(!body.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString().isEmpty());
+        }
+    }
+
+    void aRateLimitSaysWhenToComeBack()
+    {
+        startOne(QStringLiteral("openai_compat"), {always(SimError::Http429RetryAfter)});
+        const Reply reply = messages(false);
+        QCOMPARE(reply.status, 429);
+        QCOMPARE(reply.json().value(QStringLiteral("error")).toObject().value(QStringLiteral("type")).toString(), QStringLiteral("rate_limit_error"));
+        QVERIFY(reply.headers.contains("retry-after"));
+    }
+
+    void badInputGetsAnthropicsOwn400()
+    {
+        startOne(QStringLiteral("openai_compat"));
+        const Reply reply = m_client.request(port(), "POST", QStringLiteral("/v1/messages"),
+                                             R"({"model":"gpt-4o","messages":[{"role":"user","content":"x"}]})", kAnthropicHeaders);
+        QCOMPARE(reply.status, 400);
+        const QJsonObject error = reply.json().value(QStringLiteral("error")).toObject();
+        QCOMPARE(error.value(QStringLiteral("type")).toString(), QStringLiteral("invalid_request_error"));
+        QVERIFY(error.value(QStringLiteral("message")).toString().contains(QStringLiteral("max_tokens")));
+        const Reply unknown = m_client.request(port(), "POST", QStringLiteral("/v1/messages"), messagesBody(false, QStringLiteral("nope")),
+                                               kAnthropicHeaders);
+        QCOMPARE(unknown.status, 404);
+        QCOMPARE(unknown.json().value(QStringLiteral("error")).toObject().value(QStringLiteral("type")).toString(), QStringLiteral("not_found_error"));
+    }
+
+    void modelsAndTokenCountsInAnthropicsShape()
+    {
+        startOne(QStringLiteral("openai_compat"));
+        const Reply models = m_client.request(port(), "GET", QStringLiteral("/v1/models"), {}, kAnthropicHeaders);
+        QCOMPARE(models.status, 200);
+        QCOMPARE(models.json().value(QStringLiteral("data")).toArray().first().toObject().value(QStringLiteral("type")).toString(),
+                 QStringLiteral("model"));
+        QVERIFY(models.json().contains(QStringLiteral("has_more")));
+        const Reply count = m_client.request(port(), "POST", QStringLiteral("/v1/messages/count_tokens"),
+                                             R"({"model":"gpt-4o","messages":[{"role":"user","content":"Hello there, how are you today?"}]})",
+                                             kAnthropicHeaders);
+        QCOMPARE(count.status, 200);
+        QVERIFY(count.json().value(QStringLiteral("input_tokens")).toInt() > 0);
+        QCOMPARE(count.headers.value("x-switchboard-token-count"), QByteArray("estimate"));
+    }
+
+    void theHistoryRecordsTheApiTheClientCalled()
+    {
+        startOne(QStringLiteral("gemini"));
+        std::vector<RequestRecord> rows;
+        m_proxy->gateway->context().setRequestSink([&rows](RequestRecord &&row) { rows.push_back(std::move(row)); });
+        QCOMPARE(messages(true).status, 200);
+        QCOMPARE(m_client.postChat(port(), chatBody(false)).status, 200);
+        QTRY_COMPARE(rows.size(), std::size_t(2));
+        QCOMPARE(rows[0].clientApi, QStringLiteral("anthropic_messages"));
+        QCOMPARE(rows[1].clientApi, QStringLiteral("openai_chat"));
+        QVERIFY(rows[0].outputTokens > 0);
+    }
+
+    void theLocalTokenIsTakenFromXApiKey()
+    {
+        startOne(QStringLiteral("openai_compat"));
+        auto config = std::make_shared<EngineConfig>(*m_proxy->gateway->config());
+        config->proxy.localToken = QStringLiteral("local-secret-token");
+        m_proxy->gateway->applyConfig(config);
+        QCOMPARE(messages(false).status, 401);
+        QCOMPARE(messages(false).json().value(QStringLiteral("error")).toObject().value(QStringLiteral("type")).toString(),
+                 QStringLiteral("authentication_error"));
+        RawHeaders withKey = kAnthropicHeaders;
+        withKey.append(qMakePair(QByteArray("x-api-key"), QByteArray("local-secret-token")));
+        QCOMPARE(m_client.request(port(), "POST", QStringLiteral("/v1/messages"), messagesBody(false), withKey).status, 200);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_AnthropicFrontDoor)
+#include "tst_AnthropicFrontDoor.moc"
