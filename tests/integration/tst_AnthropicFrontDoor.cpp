@@ -8,8 +8,13 @@
 #include "ProxyConfigs.h"
 #include "ProxyUnderTest.h"
 
+#include "net/HttpServer.h"
+#include "net/ResponseWriter.h"
+
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMutex>
 #include <QtTest>
 
 using namespace sb;
@@ -91,6 +96,108 @@ QString checkGrammar(const std::vector<Event> &events, QString *text)
     if (open >= 0 || nextIndex == 0)
         return QStringLiteral("a block left open, or none at all");
     return {};
+}
+
+
+QByteArray fixture(const QString &relative)
+{
+    QFile file(QStringLiteral(SB_SOURCE_DIR "/tests/fixtures/") + relative);
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("missing fixture %s", qPrintable(relative));
+    return file.readAll();
+}
+
+// An upstream the simulator cannot play: it calls a tool (OpenAI's or Anthropic's recorded answer,
+// by the path it is asked on), or, for the model "overloaded", starts an Anthropic stream and fails
+// right after its message_start, the everyday case of an early error. Records the last body.
+class ToolUpstream : public HttpHandler {
+public:
+    void handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response) override
+    {
+        const QJsonObject body = QJsonDocument::fromJson(request.body).object();
+        {
+            QMutexLocker lock(&s_mutex);
+            s_lastBody = body;
+        }
+        const bool stream = body.value(QStringLiteral("stream")).toBool();
+        const bool anthropic = request.path.endsWith("/messages");
+        HttpHeaders headers;
+        if (body.value(QStringLiteral("model")).toString() == QLatin1String("overloaded")) {
+            headers.set("Content-Type", "text/event-stream");
+            response->startStream(200, headers);
+            const QByteArray midStream = fixture(QStringLiteral("anthropic/error_midstream.sse"));
+            response->write(midStream.left(midStream.indexOf("event: content_block_start"))); // message_start alone
+            response->write(fixture(QStringLiteral("anthropic/error_first.sse")));
+            response->finish();
+            return;
+        }
+        if (stream) {
+            headers.set("Content-Type", "text/event-stream");
+            response->startStream(200, headers);
+            response->write(fixture(anthropic ? QStringLiteral("anthropic/tool_use.sse") : QStringLiteral("openai_compat/openai_tool_calls.sse")));
+            response->finish();
+            return;
+        }
+        headers.set("Content-Type", "application/json");
+        response->send(200, headers, anthropic ? fixture(QStringLiteral("anthropic/message_200.json")) : openAiToolAnswer());
+    }
+
+    static QJsonObject lastBody()
+    {
+        QMutexLocker lock(&s_mutex);
+        return s_lastBody;
+    }
+
+    // OpenAI's documented shape of an answer that calls a tool.
+    static QByteArray openAiToolAnswer()
+    {
+        const QJsonObject call{{QStringLiteral("id"), QStringLiteral("call_abc123")},
+                               {QStringLiteral("type"), QStringLiteral("function")},
+                               {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), QStringLiteral("get_weather")},
+                                                                        {QStringLiteral("arguments"), QStringLiteral("{\"location\":\"Paris, France\"}")}}}};
+        const QJsonObject message{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                  {QStringLiteral("content"), QJsonValue::Null},
+                                  {QStringLiteral("tool_calls"), QJsonArray{call}}};
+        return QJsonDocument(QJsonObject{
+                                 {QStringLiteral("id"), QStringLiteral("chatcmpl-tools1")},
+                                 {QStringLiteral("object"), QStringLiteral("chat.completion")},
+                                 {QStringLiteral("created"), 1738960100},
+                                 {QStringLiteral("model"), QStringLiteral("gpt-4o-2024-08-06")},
+                                 {QStringLiteral("choices"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
+                                                                                    {QStringLiteral("message"), message},
+                                                                                    {QStringLiteral("finish_reason"), QStringLiteral("tool_calls")}}}},
+                                 {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), 80},
+                                                                       {QStringLiteral("completion_tokens"), 17},
+                                                                       {QStringLiteral("total_tokens"), 97}}}})
+            .toJson(QJsonDocument::Compact);
+    }
+
+private:
+    static inline QMutex s_mutex;
+    static inline QJsonObject s_lastBody;
+};
+
+QByteArray toolRequest(const QString &model, bool stream, bool withResult)
+{
+    QJsonArray messages{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")}, {QStringLiteral("content"), QStringLiteral("Weather in Paris?")}}};
+    if (withResult) {
+        messages.append(QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                    {QStringLiteral("content"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("tool_use")},
+                                                                                       {QStringLiteral("id"), QStringLiteral("toolu_9")},
+                                                                                       {QStringLiteral("name"), QStringLiteral("get_weather")},
+                                                                                       {QStringLiteral("input"), QJsonObject{{QStringLiteral("location"), QStringLiteral("Paris")}}}}}}});
+        messages.append(QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                                    {QStringLiteral("content"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("tool_result")},
+                                                                                       {QStringLiteral("tool_use_id"), QStringLiteral("toolu_9")},
+                                                                                       {QStringLiteral("content"), QStringLiteral("18 °C, rain")}}}}});
+    }
+    QJsonObject body{{QStringLiteral("model"), model}, {QStringLiteral("max_tokens"), 256}, {QStringLiteral("messages"), messages},
+                     {QStringLiteral("tools"), QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("get_weather")},
+                                                                      {QStringLiteral("description"), QStringLiteral("The weather in a city.")},
+                                                                      {QStringLiteral("input_schema"), QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}}}}}}};
+    if (stream)
+        body.insert(QStringLiteral("stream"), true);
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
 } // namespace
@@ -249,6 +356,102 @@ private slots:
         QCOMPARE(rows[0].clientApi, QStringLiteral("anthropic_messages"));
         QCOMPARE(rows[1].clientApi, QStringLiteral("openai_chat"));
         QVERIFY(rows[0].outputTokens > 0);
+    }
+
+    void aToolCallComesBackAsToolUseAndItsResultGoesUp_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        QTest::addColumn<bool>("stream");
+        for (const char *dialect : {"openai_compat", "anthropic"})
+            for (bool stream : {false, true})
+                QTest::addRow("%s %s", dialect, stream ? "stream" : "whole") << QString::fromLatin1(dialect) << stream;
+    }
+    void aToolCallComesBackAsToolUseAndItsResultGoesUp()
+    {
+        QFETCH(QString, dialect);
+        QFETCH(bool, stream);
+        HttpServer upstream(HttpServerLimits(), [](int) { return std::make_unique<ToolUpstream>(); }, 1);
+        QString error;
+        QVERIFY2(upstream.listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        auto config = oneChannelConfig(QStringLiteral("tools"), QStringLiteral("http://127.0.0.1:%1/v1").arg(upstream.serverPort()));
+        config->providers.front().dialect = dialect;
+        QVERIFY2(m_proxy->startGateway(config, &error), qPrintable(error));
+
+        // The model calls the tool: the client gets one tool_use block with the parsed input.
+        const Reply call = m_client.request(port(), "POST", QStringLiteral("/v1/messages"), toolRequest(QStringLiteral("gpt-4o"), stream, false),
+                                            kAnthropicHeaders);
+        QCOMPARE(call.status, 200);
+        QJsonObject toolUse;
+        QString stopReason;
+        if (stream) {
+            const std::vector<Event> events = eventsOf(call.body);
+            QString text;
+            const QString problem = checkGrammar(events, &text);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+            QString json;
+            for (const Event &e : events) {
+                if (e.type == "content_block_start" && e.data.value(QStringLiteral("content_block")).toObject().value(QStringLiteral("type")) == QStringLiteral("tool_use"))
+                    toolUse = e.data.value(QStringLiteral("content_block")).toObject();
+                if (e.type == "content_block_delta" && e.data.value(QStringLiteral("delta")).toObject().value(QStringLiteral("type")) == QStringLiteral("input_json_delta"))
+                    json += e.data.value(QStringLiteral("delta")).toObject().value(QStringLiteral("partial_json")).toString();
+            }
+            toolUse.insert(QStringLiteral("input"), QJsonDocument::fromJson(json.toUtf8()).object());
+            stopReason = events[events.size() - 2].data.value(QStringLiteral("delta")).toObject().value(QStringLiteral("stop_reason")).toString();
+        } else {
+            for (const QJsonValue &block : call.json().value(QStringLiteral("content")).toArray())
+                if (block.toObject().value(QStringLiteral("type")) == QStringLiteral("tool_use"))
+                    toolUse = block.toObject();
+            stopReason = call.json().value(QStringLiteral("stop_reason")).toString();
+        }
+        QCOMPARE(stopReason, QStringLiteral("tool_use"));
+        QCOMPARE(toolUse.value(QStringLiteral("name")).toString(), QStringLiteral("get_weather"));
+        QVERIFY(!toolUse.value(QStringLiteral("id")).toString().isEmpty());
+        QVERIFY2(!toolUse.value(QStringLiteral("input")).toObject().isEmpty(), qPrintable(QString::fromUtf8(call.body.left(1500))));
+
+        // The client runs it and sends the result: the upstream gets it in its own dialect.
+        const Reply after = m_client.request(port(), "POST", QStringLiteral("/v1/messages"), toolRequest(QStringLiteral("gpt-4o"), false, true),
+                                             kAnthropicHeaders);
+        QCOMPARE(after.status, 200);
+        const QJsonArray upMessages = ToolUpstream::lastBody().value(QStringLiteral("messages")).toArray();
+        const QByteArray sent = QJsonDocument(upMessages).toJson(QJsonDocument::Compact);
+        if (dialect == QLatin1String("anthropic")) {
+            QVERIFY2(sent.contains(R"("type":"tool_result")") && sent.contains("toolu_9") && sent.contains("18 °C, rain"), sent.constData());
+        } else {
+            QVERIFY2(sent.contains(R"("role":"tool")") && sent.contains(R"("tool_call_id":"toolu_9")") && sent.contains("18 °C, rain"), sent.constData());
+            QVERIFY2(sent.contains(R"("tool_calls")"), sent.constData());
+        }
+        m_proxy->stop();
+        m_proxy.reset();
+        upstream.shutdown(500ms);
+    }
+
+    void anErrorRightAfterTheUpstreamsStartFailsOverUnseen()
+    {
+        // Anthropic's overloaded_error right after its own message_start: nothing has reached the
+        // client yet, so the request goes to the other channel and the client sees one clean stream.
+        HttpServer upstream(HttpServerLimits(), [](int) { return std::make_unique<ToolUpstream>(); }, 1);
+        QString error;
+        QVERIFY2(upstream.listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        QVERIFY2(m_proxy->startProviders(fakeProviderSpec(QStringLiteral("fallback")), &error), qPrintable(error));
+        auto config = twoChannelConfig(QStringLiteral("http://127.0.0.1:%1/v1").arg(upstream.serverPort()), m_proxy->primary->baseUrl());
+        config->providers[0].dialect = QStringLiteral("anthropic");
+        for (ChannelConfig &channel : config->channels)
+            if (channel.providerId == config->providers[0].id)
+                channel.upstreamModel = QStringLiteral("overloaded");
+        QVERIFY2(m_proxy->startGateway(config, &error), qPrintable(error));
+        const Reply reply = messages(true);
+        QCOMPARE(reply.status, 200);
+        QCOMPARE(reply.headers.value("x-switchboard-failover"), QByteArray("true"));
+        QCOMPARE(reply.headers.value("x-switchboard-attempts"), QByteArray("2"));
+        QString text;
+        const QString problem = checkGrammar(eventsOf(reply.body), &text);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(reply.body.left(1500))));
+        QVERIFY(!reply.body.contains("event: error"));
+        m_proxy->stop();
+        m_proxy.reset();
+        upstream.shutdown(500ms);
     }
 
     void theLocalTokenIsTakenFromXApiKey()

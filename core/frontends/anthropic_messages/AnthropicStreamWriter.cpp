@@ -77,6 +77,7 @@ void AnthropicStreamWriter::openBlock(Block kind, QByteArray &out)
 {
     if (m_open == kind)
         return;
+    ensureStarted(out);
     closeBlock(out);
     m_open = kind;
     m_index = m_nextIndex++;
@@ -92,6 +93,7 @@ void AnthropicStreamWriter::openBlock(Block kind, QByteArray &out)
 void AnthropicStreamWriter::startPendingTool(QByteArray &out)
 {
     m_toolPending = false;
+    ensureStarted(out);
     m_open = Block::Tool;
     m_index = m_nextIndex++;
     ++m_stats.blocks;
@@ -201,8 +203,9 @@ QByteArray AnthropicStreamWriter::onChunk(const QByteArray &openAiChunkJson)
     if (usage.isObject() && !usage.toObject().isEmpty())
         m_usage = usage.toObject();
 
+    // message_start waits for the first block: until content arrives the client has seen nothing,
+    // so an upstream that fails right after its own start event still fails over unseen.
     QByteArray out;
-    ensureStarted(out);
     for (const QJsonValue &choiceValue : chunk.value(QLatin1String("choices")).toArray()) {
         const QJsonObject choice = choiceValue.toObject();
         // An Anthropic message has one answer; further choices (n > 1) have no place in it.

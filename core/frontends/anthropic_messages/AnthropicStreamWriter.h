@@ -15,7 +15,7 @@ namespace sb {
 // One streamed answer: the engine's OpenAI chat.completion.chunk payloads in, Anthropic's Messages
 // SSE out, in the grammar Anthropic documents:
 //
-//   message_start                      once, with the first chunk (content empty, usage so far)
+//   message_start                      once, with the first content block (content empty, usage so far)
 //   content_block_start                per block, indices contiguous from 0; a block is stopped
 //   content_block_delta …                before the next one starts:
 //   content_block_stop                   reasoning_content → a thinking block (thinking_delta),
