@@ -87,6 +87,19 @@ public:
     {
         return chatRequest(body.object(), context);
     }
+    // A request that came in this dialect's own client API (`clientApi`, e.g. "anthropic_messages"),
+    // forwarded nearly as sent: the client's bytes with only the model set to the channel's, and the
+    // client's protocol headers (never its key) in `clientHeaders`. std::nullopt when the dialect
+    // has no such API, which sends the request through chatRequestFor() instead.
+    virtual std::optional<UpstreamRequest> nativeRequest(QStringView clientApi, const QByteArray &clientBytes,
+                                                         const HttpHeaders &clientHeaders, const AdapterContext &context) const
+    {
+        Q_UNUSED(clientApi);
+        Q_UNUSED(clientBytes);
+        Q_UNUSED(clientHeaders);
+        Q_UNUSED(context);
+        return std::nullopt;
+    }
     // OpenAI /v1/embeddings; std::nullopt when the dialect has no embeddings endpoint.
     virtual std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
                                                             const AdapterContext &context) const = 0;

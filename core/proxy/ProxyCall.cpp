@@ -1,6 +1,9 @@
 #include "proxy/ProxyCall.h"
 
 #include "common/SecretMask.h"
+#include "common/json/JsonObjectEdit.h"
+#include "common/json/JsonObjectScan.h"
+#include "common/json/JsonText.h"
 #include "frontends/openai_chat/OpenAiChatApi.h"
 #include "net/ClientResponse.h"
 #include "net/UpstreamTransport.h"
@@ -60,6 +63,22 @@ int millisOf(Clock::Duration d)
     return static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
 }
 
+// An answer from an upstream that speaks the client's API, as it came but for the model, which
+// names what the client asked for (as every answer does).
+QByteArray passedThroughAnswer(const QByteArray &body, const QString &model)
+{
+    JsonObjectScan scan;
+    if (scan.scan(body)) {
+        QByteArray modelJson;
+        appendJsonString(&modelJson, model);
+        const JsonMemberValue members[] = {{"model", modelJson}};
+        return withMembersSet(body, scan, members);
+    }
+    QJsonObject object = QJsonDocument::fromJson(body).object();
+    object.insert(QStringLiteral("model"), model);
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
 } // namespace
 
 // Everything about the attempt in progress; replaced for each new attempt.
@@ -81,6 +100,8 @@ struct ProxyCall::Attempt {
     std::optional<Clock::Duration> ttft;
     bool recorded = false;
     bool upstreamPaused = false; // the client reads slower than the provider writes
+    bool passThrough = false;    // the upstream speaks the client's API: its answer goes out as it came
+    QByteArray held;             // a pass-through stream's events before its first content
 
     // The running transfer's id, which is then no longer the attempt's (0 when none runs).
     quint64 takeTransfer() { return std::exchange(transferId, 0); }
@@ -201,7 +222,11 @@ void ProxyCall::launch(RouteChoice choice)
     AdapterContext context{m_attempt->provider, channel, m_attempt->choice.key.secret, m_input.body.clientBytes()};
     std::optional<UpstreamRequest> request;
     if (m_input.kind == Kind::Chat) {
-        request = m_attempt->adapter->chatRequestFor(m_input.body, context);
+        if (!m_input.nativeBody.isEmpty())
+            request = m_attempt->adapter->nativeRequest(m_input.clientApi, m_input.nativeBody, m_input.nativeHeaders, context);
+        m_attempt->passThrough = request.has_value();
+        if (!request)
+            request = m_attempt->adapter->chatRequestFor(m_input.body, context);
     } else {
         request = m_attempt->adapter->embeddingsRequest(m_input.body.object(), context);
         if (!request) {
@@ -280,7 +305,10 @@ void ProxyCall::handleStreamEvents(std::vector<SseEvent> &&events)
     for (SseEvent &event : events) {
         if (m_stage == Stage::Finished || !isCurrent(current))
             return;
-        handleStreamStep(m_attempt->translator->onEvent(event));
+        if (m_attempt->passThrough)
+            passThroughEvent(event, m_attempt->translator->onEvent(event));
+        else
+            handleStreamStep(m_attempt->translator->onEvent(event));
     }
 }
 
@@ -310,6 +338,55 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
     }
     if (step.finished) {
         // The answer is complete; whatever the connection does next changes nothing.
+        cancelTransfer();
+        completeStream();
+    }
+}
+
+void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
+{
+    if (step.usage)
+        m_usage = *step.usage;
+    if (step.error) { // the translator read it: failover before the first content, an error event after
+        cancelTransfer();
+        Outcome outcome = *step.error;
+        outcome.phase = m_stage == Stage::Streaming ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
+        attemptFailed(outcome);
+        return;
+    }
+    // Every event as it came, but message_start names the model the client asked for, as a
+    // whole answer does.
+    QByteArray data = event.data;
+    if (event.event == "message_start") {
+        QJsonObject start = QJsonDocument::fromJson(data).object();
+        QJsonObject message = start.value(QStringLiteral("message")).toObject();
+        if (!message.isEmpty()) {
+            message.insert(QStringLiteral("model"), m_input.model);
+            start.insert(QStringLiteral("message"), message);
+            data = QJsonDocument(start).toJson(QJsonDocument::Compact);
+        }
+    }
+    QByteArray bytes;
+    bytes.reserve(event.event.size() + data.size() + 16);
+    if (!event.event.isEmpty())
+        bytes.append("event: ").append(event.event).append('\n');
+    bytes.append("data: ").append(data).append("\n\n");
+    if (m_stage != Stage::Streaming) {
+        // message_start and pings wait for the first block; a bounded wait (an upstream that
+        // sends nothing else would otherwise be held whole).
+        const bool content = event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
+        if (!content) {
+            m_attempt->held += bytes;
+            return;
+        }
+        if (!m_attempt->ttft)
+            m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
+        startClientStream();
+        bytes.prepend(std::exchange(m_attempt->held, {}));
+    }
+    m_response->write(bytes);
+    pauseIfClientIsSlow();
+    if (step.finished) {
         cancelTransfer();
         completeStream();
     }
@@ -349,7 +426,8 @@ void ProxyCall::completeStream()
 {
     if (m_stage != Stage::Streaming)
         startClientStream(); // an empty but complete answer is still an answer
-    m_response->write(m_api.streamEnd());
+    if (!m_attempt || !m_attempt->passThrough) // a passed-through stream carried its own end
+        m_response->write(m_api.streamEnd());
     m_response->finish();
     if (m_input.cacheTee) // only a complete stream is saved, after the client's last byte
         m_input.cacheTee->completeStream();
@@ -376,7 +454,10 @@ void ProxyCall::onUpstreamComplete(TransferError error, const QString &message)
         handleStreamEvents(m_attempt->parser.finish());
         if (m_stage == Stage::Finished || !isCurrent(current))
             return;
-        handleStreamStep(m_attempt->translator->onEnd());
+        StreamStep end = m_attempt->translator->onEnd();
+        if (m_attempt->passThrough)
+            end.chunks.clear(); // its own events went out already; only the verdict counts
+        handleStreamStep(std::move(end));
         if (m_stage == Stage::Finished || !isCurrent(current))
             return;
         // A translator that neither finished nor failed at the end: a cut stream.
@@ -409,7 +490,8 @@ void ProxyCall::completeBufferedResponse()
     HttpHeaders headers = routingHeaders(); // no Content-Type among them
     headers.add("Content-Type", "application/json");
     m_clientTtft = m_engine.clock().now() - m_startedAt;
-    const QByteArray json = m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
+    const QByteArray json = m_attempt->passThrough ? passedThroughAnswer(m_attempt->body, m_input.model)
+                                                   : m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
     m_response->send(200, headers, json);
     if (m_input.cacheTee && m_input.kind == Kind::Chat) // saved only once it has been sent
         m_input.cacheTee->completeWhole(json);

@@ -45,6 +45,10 @@ public:
         // The API the client called, which words the answer; null: OpenAI chat completions.
         std::shared_ptr<ClientApi> api;
         QString clientApi = QStringLiteral("openai_chat"); // its name, for the history
+        // The client's own request and protocol headers (anthropic-version, anthropic-beta), for a
+        // channel whose dialect speaks the client's API: it gets them nearly as sent. Empty: none.
+        QByteArray nativeBody;
+        HttpHeaders nativeHeaders;
         std::shared_ptr<StreamTee> cacheTee; // saves a complete answer to the cache; null = not cached
         QByteArray cacheHeader;              // x-switchboard-cache on this answer ("miss", "skip"), if any
     };
@@ -89,6 +93,9 @@ private:
 
     void handleStreamEvents(std::vector<SseEvent> &&events);
     void handleStreamStep(StreamStep &&step);
+    // A stream from an upstream that speaks the client's API: its events go out as they came, held
+    // only until the first content so that an early error can still fail over.
+    void passThroughEvent(const SseEvent &event, StreamStep &&step);
     void completeBufferedResponse();
     void completeStream();
 

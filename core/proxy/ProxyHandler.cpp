@@ -226,6 +226,10 @@ void ProxyHandler::handleMessages(const HttpRequest &request, std::shared_ptr<Re
     auto api = std::make_shared<AnthropicMessagesApi>(parsed->model, messageId, parsed->stopSequences);
     input.api = api;
     input.clientApi = QStringLiteral("anthropic_messages");
+    input.nativeBody = request.body; // for an Anthropic channel, which gets it nearly as sent
+    for (const QByteArrayView name : {QByteArrayView("anthropic-version"), QByteArrayView("anthropic-beta")})
+        if (const QByteArray value = request.headers.value(name); !value.isEmpty())
+            input.nativeHeaders.set(name.toByteArray(), value);
     if (!chooseAutoTier(request, &input, response))
         return;
     // The caches keep answers in the engine's OpenAI form, for OpenAI clients: an Anthropic

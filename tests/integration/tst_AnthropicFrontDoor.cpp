@@ -118,6 +118,21 @@ public:
         {
             QMutexLocker lock(&s_mutex);
             s_lastBody = body;
+            s_lastBytes = request.body;
+            s_lastBeta = request.headers.value("anthropic-beta");
+        }
+        if (body.value(QStringLiteral("model")).toString() == QLatin1String("thinker")) {
+            HttpHeaders h;
+            const bool streamed = body.value(QStringLiteral("stream")).toBool();
+            h.set("Content-Type", streamed ? "text/event-stream" : "application/json");
+            if (streamed) {
+                response->startStream(200, h);
+                response->write(fixture(QStringLiteral("anthropic/thinking.sse")));
+                response->finish();
+            } else {
+                response->send(200, h, fixture(QStringLiteral("anthropic/message_200.json")));
+            }
+            return;
         }
         const bool stream = body.value(QStringLiteral("stream")).toBool();
         const bool anthropic = request.path.endsWith("/messages");
@@ -147,6 +162,16 @@ public:
         QMutexLocker lock(&s_mutex);
         return s_lastBody;
     }
+    static QByteArray lastBytes()
+    {
+        QMutexLocker lock(&s_mutex);
+        return s_lastBytes;
+    }
+    static QByteArray lastBeta()
+    {
+        QMutexLocker lock(&s_mutex);
+        return s_lastBeta;
+    }
 
     // OpenAI's documented shape of an answer that calls a tool.
     static QByteArray openAiToolAnswer()
@@ -175,6 +200,8 @@ public:
 private:
     static inline QMutex s_mutex;
     static inline QJsonObject s_lastBody;
+    static inline QByteArray s_lastBytes;
+    static inline QByteArray s_lastBeta;
 };
 
 QByteArray toolRequest(const QString &model, bool stream, bool withResult)
@@ -449,6 +476,57 @@ private slots:
         const QString problem = checkGrammar(eventsOf(reply.body), &text);
         QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(reply.body.left(1500))));
         QVERIFY(!reply.body.contains("event: error"));
+        m_proxy->stop();
+        m_proxy.reset();
+        upstream.shutdown(500ms);
+    }
+
+    void anAnthropicUpstreamGetsTheRequestAsSent()
+    {
+        HttpServer upstream(HttpServerLimits(), [](int) { return std::make_unique<ToolUpstream>(); }, 1);
+        QString error;
+        QVERIFY2(upstream.listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        auto config = oneChannelConfig(QStringLiteral("claude"), QStringLiteral("http://127.0.0.1:%1/v1").arg(upstream.serverPort()),
+                                       QStringLiteral("claude"));
+        config->providers.front().dialect = QStringLiteral("anthropic");
+        config->channels.front().upstreamModel = QStringLiteral("thinker");
+        QVERIFY2(m_proxy->startGateway(config, &error), qPrintable(error));
+
+        // A second turn as Claude Code sends it: the earlier thinking block with its signature,
+        // cache_control marks, and fields and betas the engine has no use for.
+        const QByteArray body = fixture(QStringLiteral("anthropic_messages/request_second_turn.json"));
+        QVERIFY(body.contains("\"signature\":\"EqQBCgIYAhIM"));
+        RawHeaders headers = kAnthropicHeaders;
+        headers.append(qMakePair(QByteArray("anthropic-beta"), QByteArray("interleaved-thinking-2025-05-14,context-management-2025-06-27")));
+        const Reply reply = m_client.request(port(), "POST", QStringLiteral("/v1/messages"), body, headers);
+        QCOMPARE(reply.status, 200);
+
+        // Upstream: the client's bytes, the model aside.
+        QByteArray expected = body;
+        expected.replace(QByteArray("\"model\":\"claude\""), QByteArray("\"model\":\"thinker\""));
+        QCOMPARE(ToolUpstream::lastBytes(), expected);
+        QCOMPARE(ToolUpstream::lastBeta(), QByteArray("interleaved-thinking-2025-05-14,context-management-2025-06-27"));
+
+        // Downstream: the provider's events as they came (thinking, its signature), message_start
+        // naming the model the client asked for.
+        const QByteArray sent = fixture(QStringLiteral("anthropic/thinking.sse"));
+        for (const QByteArray &line : sent.split('\n'))
+            if (line.startsWith("data: ") && !line.contains("message_start"))
+                QVERIFY2(reply.body.contains(line), line.constData());
+        const std::vector<Event> events = eventsOf(reply.body);
+        QCOMPARE(events.front().data.value(QStringLiteral("message")).toObject().value(QStringLiteral("model")).toString(), QStringLiteral("claude"));
+        QString text;
+        QVERIFY(checkGrammar(events, &text).isEmpty());
+
+        // A whole answer: the provider's message, named for the client's model.
+        QByteArray whole = body;
+        whole.replace(QByteArray("\"stream\":true,"), QByteArray());
+        const Reply answer = m_client.request(port(), "POST", QStringLiteral("/v1/messages"), whole, headers);
+        QCOMPARE(answer.status, 200);
+        QJsonObject expectedMessage = QJsonDocument::fromJson(fixture(QStringLiteral("anthropic/message_200.json"))).object();
+        expectedMessage.insert(QStringLiteral("model"), QStringLiteral("claude"));
+        QCOMPARE(answer.json(), expectedMessage);
         m_proxy->stop();
         m_proxy.reset();
         upstream.shutdown(500ms);

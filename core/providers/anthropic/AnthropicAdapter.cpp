@@ -1,5 +1,8 @@
 #include "providers/anthropic/AnthropicAdapter.h"
 
+#include "common/json/JsonObjectEdit.h"
+#include "common/json/JsonObjectScan.h"
+#include "common/json/JsonText.h"
 #include "providers/anthropic/AnthropicErrorMap.h"
 #include "providers/anthropic/AnthropicStreamTranslator.h"
 #include "providers/common/ProviderText.h"
@@ -235,6 +238,39 @@ UpstreamRequest AnthropicAdapter::chatRequest(const QJsonObject &openAiBody, con
     request.headers.set("Content-Type", "application/json");
     request.headers.set("Accept", request.stream ? "text/event-stream" : "application/json");
     request.body = compactJson(body);
+    return request;
+}
+
+std::optional<UpstreamRequest> AnthropicAdapter::nativeRequest(QStringView clientApi, const QByteArray &clientBytes,
+                                                               const HttpHeaders &clientHeaders, const AdapterContext &context) const
+{
+    if (clientApi != u"anthropic_messages")
+        return std::nullopt;
+    UpstreamRequest request = baseRequest(context, defaultBaseUrl(), u"/messages");
+    for (const QByteArrayView name : {QByteArrayView("anthropic-version"), QByteArrayView("anthropic-beta")})
+        if (const QByteArray value = clientHeaders.value(name); !value.isEmpty())
+            request.headers.set(name.toByteArray(), value);
+    const QString model = context.channel ? context.channel->upstreamModel : QString();
+    JsonObjectScan scan;
+    if (scan.scan(clientBytes)) {
+        // Every other byte stays the client's.
+        QByteArray modelJson;
+        appendJsonString(&modelJson, model);
+        const JsonMemberValue members[] = {{"model", modelJson}};
+        request.body = model.isEmpty() ? clientBytes : withMembersSet(clientBytes, scan, members);
+        const JsonObjectScan::Member *stream = scan.find("stream");
+        request.stream = stream && stream->valueIn(clientBytes) == "true";
+    } else {
+        // What the quick scan refuses (escaped or repeated keys, very deep bodies) is rewritten
+        // whole: the values, signatures included, stay the same.
+        QJsonObject body = QJsonDocument::fromJson(clientBytes).object();
+        if (!model.isEmpty())
+            body.insert(QStringLiteral("model"), model);
+        request.stream = body.value(QLatin1String("stream")).toBool(false);
+        request.body = compactJson(body);
+    }
+    request.headers.set("Content-Type", "application/json");
+    request.headers.set("Accept", request.stream ? "text/event-stream" : "application/json");
     return request;
 }
 
