@@ -1,5 +1,7 @@
 #include "common/SecretMask.h"
 
+#include <QCryptographicHash>
+
 namespace sb {
 
 QString maskSecret(const QString &secret)
@@ -12,6 +14,17 @@ QString maskSecret(const QString &secret)
     qsizetype dash = secret.indexOf(QLatin1Char('-'));
     QString prefix = (dash > 0 && dash <= 3) ? secret.left(dash + 1) : QString();
     return prefix + QStringLiteral("…") + secret.right(4);
+}
+
+bool sameSecret(const QByteArray &given, const QByteArray &expected)
+{
+    // Digests first, so neither the length nor the first differing byte leaks through timing.
+    const QByteArray a = QCryptographicHash::hash(given, QCryptographicHash::Sha256);
+    const QByteArray b = QCryptographicHash::hash(expected, QCryptographicHash::Sha256);
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
 }
 
 } // namespace sb

@@ -1,5 +1,6 @@
 #include "control/AdminApi.h"
 
+#include "common/SecretMask.h"
 #include "frontends/openai_chat/ChatRequest.h"
 #include "proxy/EngineContext.h"
 #include "control/AdminControls.h"
@@ -11,7 +12,6 @@
 #include "telemetry/IncidentBuilder.h"
 #include "telemetry/PrometheusExporter.h"
 
-#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrlQuery>
@@ -25,17 +25,6 @@ namespace {
 
 const QByteArray adminPrefix = QByteArrayLiteral("/admin/");
 constexpr std::size_t maxEventsPerPage = 1000;
-
-bool sameSecret(const QByteArray &a, const QByteArray &b)
-{
-    // Digests first, so neither the length nor the first differing byte leaks through timing.
-    const QByteArray da = QCryptographicHash::hash(a, QCryptographicHash::Sha256);
-    const QByteArray db = QCryptographicHash::hash(b, QCryptographicHash::Sha256);
-    unsigned char diff = 0;
-    for (qsizetype i = 0; i < da.size(); ++i)
-        diff |= static_cast<unsigned char>(da[i] ^ db[i]);
-    return diff == 0;
-}
 
 // A channel id as a path segment: 1 to 9 ASCII digits, nothing else (no signs, spaces or escapes).
 std::optional<int> parseId(const QByteArray &segment)

@@ -1,5 +1,6 @@
 #include "proxy/ProxyHandler.h"
 
+#include "common/SecretMask.h"
 #include "frontends/anthropic_messages/AnthropicMessagesApi.h"
 #include "frontends/anthropic_messages/AnthropicRequest.h"
 #include "frontends/anthropic_messages/AnthropicTokenEstimate.h"
@@ -12,7 +13,6 @@
 #include "net/UpstreamClient.h"
 #include "routing/ModelSelector.h"
 
-#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -22,21 +22,6 @@
 #include <charconv>
 
 namespace sb {
-
-namespace {
-
-bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
-{
-    // Compare digests so that neither the length nor the first differing byte leaks through timing.
-    const QByteArray da = QCryptographicHash::hash(a, QCryptographicHash::Sha256);
-    const QByteArray db = QCryptographicHash::hash(b, QCryptographicHash::Sha256);
-    unsigned char diff = 0;
-    for (qsizetype i = 0; i < da.size(); ++i)
-        diff |= static_cast<unsigned char>(da[i] ^ db[i]);
-    return diff == 0;
-}
-
-} // namespace
 
 ProxyHandler::ProxyHandler(EngineContext &engine, int workerIndex, const ControlRoutes *control)
     : m_engine(engine)
@@ -299,12 +284,12 @@ bool ProxyHandler::authorized(const HttpRequest &request) const
         return true;
     // Anthropic's SDKs and Claude Code send the key as x-api-key, OpenAI's as a bearer token.
     if (const QByteArray apiKey = request.headers.value("x-api-key").trimmed(); !apiKey.isEmpty())
-        return constantTimeEquals(apiKey, token.toUtf8());
+        return sameSecret(apiKey, token.toUtf8());
     QByteArray given = request.headers.value("authorization").trimmed();
     if (!given.startsWith("Bearer ") && !given.startsWith("bearer "))
         return false;
     given = given.mid(7).trimmed();
-    return constantTimeEquals(given, token.toUtf8());
+    return sameSecret(given, token.toUtf8());
 }
 
 void ProxyHandler::sendError(const std::shared_ptr<ResponseWriter> &response, const ApiError &error)
