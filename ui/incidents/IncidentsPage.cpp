@@ -21,6 +21,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <iterator>
+
 #include <algorithm>
 #include <memory>
 
@@ -64,7 +66,8 @@ IncidentsPage::IncidentsPage(HistoryService *history, QWidget *parent) : QWidget
     m_table->verticalHeader()->setVisible(false);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
-    const int widths[] = {90, 170, 160, 110, 110, 90, 80, 90};
+    constexpr int widths[] = {90, 170, 160, 110, 110, 90, 80, 90};
+    static_assert(std::size(widths) == IncidentTableModel::ColumnCount, "one width per column");
     for (int c = 0; c < IncidentTableModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
     // The channel takes the spare width: a stretched last column put its count far from its header.

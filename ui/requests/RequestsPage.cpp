@@ -20,6 +20,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <iterator>
+
 #include <limits>
 #include <memory>
 
@@ -112,7 +114,9 @@ RequestsPage::RequestsPage(HistoryService *history, QWidget *parent) : QWidget(p
     QHeaderView *header = m_table->horizontalHeader();
     header->setHighlightSections(false);
     header->setSectionResizeMode(QHeaderView::Interactive);
-    const int widths[] = {110, 110, 110, 90, 64, 150, 70, 76, 70, 76, 50};
+    // One width per column, in RequestTableModel::Column order.
+    constexpr int widths[] = {110, 110, 110, 90, 64, 150, 70, 76, 70, 76, 50, 120};
+    static_assert(std::size(widths) == RequestTableModel::ColumnCount, "one width per column");
     for (int c = 0; c < RequestTableModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
     header->setStretchLastSection(true);
