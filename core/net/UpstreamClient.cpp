@@ -82,7 +82,7 @@ UpstreamClient::UpstreamClient(const Clock &clock, QObject *parent)
     // per request): connections close between one and two lifetimes after the last transfer.
     , m_idleSweep(clock.createTimer([this] { onIdleSweepTick(); }, TimerKind::Repeating))
 {
-    m_idleSweep->start(m_idleLifetime);
+    m_idleSweep->start(kDefaultIdleLifetime);
 
     m_plain = new PlainHttpEngine(clock, this);
     m_plain->setAfterEvents([this] { onPlainHttpEvents(); });
@@ -116,7 +116,6 @@ bool UpstreamClient::createMulti()
 
 void UpstreamClient::setIdleConnectionLifetime(std::chrono::milliseconds lifetime)
 {
-    m_idleLifetime = lifetime;
     m_idleSweep->start(lifetime);
 }
 

@@ -112,7 +112,7 @@ private:
     std::unique_ptr<Timer> m_curlTimer;
     std::unique_ptr<Timer> m_deliveryTimer; // 0 ms: hands over what arrived outside socketAction()
     std::unique_ptr<Timer> m_idleSweep;     // ticks every idle-connection lifetime
-    std::chrono::milliseconds m_idleLifetime{60'000};
+    static constexpr std::chrono::seconds kDefaultIdleLifetime{60};
     bool m_activeSinceTick = false;    // a transfer ran since the last tick
     bool m_usedSinceSweep = false;     // connections may be cached
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;

@@ -5,6 +5,7 @@
 #include "frontends/anthropic_messages/AnthropicRequest.h"
 #include "frontends/anthropic_messages/AnthropicTokenEstimate.h"
 #include "frontends/openai_chat/ChatRequest.h"
+#include "frontends/openai_chat/OpenAiChatApi.h"
 #include "proxy/ControlRoutes.h"
 #include "proxy/EngineContext.h"
 #include "proxy/ProxyCall.h"
@@ -247,11 +248,12 @@ bool ProxyHandler::chooseAutoTier(const HttpRequest &request, ProxyCall::Input *
     QString why;
     const auto tier = selector.choose(input->body.object(), QString::fromUtf8(request.headers.value("x-switchboard-tier")), &why);
     if (!tier) {
+        // In the API the client called, whichever it is.
         const ApiError error{400, why, QStringLiteral("invalid_request_error"), QStringLiteral("model"), QStringLiteral("unknown_tier")};
-        if (input->api)
-            sendAnthropicError(response, AnthropicMessagesApi::toAnthropic(error));
-        else
-            sendError(response, error);
+        const ClientApi &api = input->api ? *input->api : static_cast<const ClientApi &>(OpenAiChatApi::instance());
+        HttpHeaders headers;
+        headers.set("Content-Type", "application/json");
+        response->send(api.errorStatus(error), headers, api.errorBody(error));
         return false;
     }
     QJsonObject &body = input->body.edit(); // no longer what the client sent
