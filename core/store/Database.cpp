@@ -137,6 +137,12 @@ const std::vector<Migration> &Database::migrations()
         {3, QStringLiteral("route cache settings and the semantic cache"), schemaCache()},
         {4, QStringLiteral("the client API of each request"),
          {QStringLiteral("ALTER TABLE requests ADD COLUMN client_api TEXT NOT NULL DEFAULT 'openai_chat'")}},
+        // input: the request's own items (JSON array); response: the response object (JSON). The
+        // history's retention deletes them by created_ms.
+        {5, QStringLiteral("stored Responses API responses"),
+         {QStringLiteral("CREATE TABLE responses (id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL, previous_id TEXT NOT NULL,"
+                         " input BLOB NOT NULL, response BLOB NOT NULL)"),
+          QStringLiteral("CREATE INDEX responses_created ON responses (created_ms)")}},
     };
     return list;
 }

@@ -182,7 +182,8 @@ public:
             *rolledUp += static_cast<std::uint64_t>(std::max(0, del.numRowsAffected()));
         }
         for (const char *sql : {"DELETE FROM requests WHERE time_ms < ?", "DELETE FROM events WHERE time_ms < ?",
-                                "DELETE FROM health_samples WHERE time_ms < ?", "DELETE FROM health_minutes WHERE minute_ms < ?"}) {
+                                "DELETE FROM health_samples WHERE time_ms < ?", "DELETE FROM health_minutes WHERE minute_ms < ?",
+                                "DELETE FROM responses WHERE created_ms < ?"}) {
             if (!ok)
                 break;
             ok = del.prepare(QString::fromLatin1(sql));

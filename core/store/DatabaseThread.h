@@ -1,0 +1,52 @@
+#pragma once
+
+#include <QString>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace sb {
+
+class Database;
+
+// One Database connection on a thread of its own, running jobs in the order they were posted.
+// Qt SQL connections belong to the thread that opened them, and a worker thread must never wait
+// for the disk: stores that a request path writes or reads (the semantic cache, stored responses)
+// hand their SQL to one of these.
+class DatabaseThread {
+public:
+    using Job = std::function<void(Database &)>;
+
+    DatabaseThread() = default;
+    ~DatabaseThread() { close(); }
+    DatabaseThread(const DatabaseThread &) = delete;
+    DatabaseThread &operator=(const DatabaseThread &) = delete;
+
+    // Opens (and migrates) the database on the new thread and runs `first` there before any posted
+    // job (loading what the store keeps in memory). False, with *error, when it cannot be opened.
+    bool open(const QString &path, const QString &purpose, const Job &first, QString *error);
+    bool isOpen() const { return m_thread.joinable(); }
+    // Runs what is queued, then stops the thread; open() may be called again.
+    void close();
+
+    // Queues a job; dropped when the thread is not open.
+    void post(Job job);
+    // Waits until everything queued so far has run (tests, shutdown).
+    void flush();
+
+private:
+    void run(QString path, QString purpose, const Job &first, std::function<void(const QString &)> opened);
+
+    std::thread m_thread;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::condition_variable m_idle;
+    std::deque<Job> m_jobs;
+    bool m_busy = false;
+    bool m_stopping = false;
+};
+
+} // namespace sb

@@ -1,0 +1,209 @@
+#include "store/ResponseStore.h"
+
+#include "common/Clock.h"
+#include "common/ReplyChannel.h"
+#include "store/Database.h"
+
+#include <QJsonDocument>
+#include <QSqlError>
+#include <QSqlQuery>
+
+#include <spdlog/spdlog.h>
+
+#include <deque>
+
+namespace sb {
+
+namespace {
+
+QByteArray compact(const QJsonArray &array)
+{
+    return QJsonDocument(array).toJson(QJsonDocument::Compact);
+}
+
+QByteArray compact(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+std::optional<StoredResponse> readOne(Database &db, const QString &id)
+{
+    QSqlQuery q(db.connection());
+    q.prepare(QStringLiteral("SELECT created_ms, previous_id, input, response FROM responses WHERE id = ?"));
+    q.addBindValue(Database::text(id));
+    if (!q.exec()) {
+        spdlog::warn("responses: cannot read a stored response: {}", q.lastError().text().toStdString());
+        return std::nullopt;
+    }
+    if (!q.next())
+        return std::nullopt;
+    StoredResponse row;
+    row.id = id;
+    row.createdMs = q.value(0).toLongLong();
+    row.previousId = q.value(1).toString();
+    row.input = QJsonDocument::fromJson(q.value(2).toByteArray()).array();
+    row.response = QJsonDocument::fromJson(q.value(3).toByteArray()).object();
+    return row;
+}
+
+} // namespace
+
+ResponseStore::ResponseStore(const Clock &clock) : ResponseStore(clock, Options{}) {}
+
+ResponseStore::ResponseStore(const Clock &clock, Options options) : m_clock(clock), m_options(options) {}
+
+ResponseStore::~ResponseStore() = default;
+
+bool ResponseStore::open(const QString &path, QString *error)
+{
+    return m_db.open(path, QStringLiteral("responses"), {}, error);
+}
+
+void ResponseStore::close()
+{
+    m_db.close();
+}
+
+void ResponseStore::save(StoredResponse response)
+{
+    auto row = std::make_shared<const StoredResponse>(std::move(response));
+    QByteArray input = compact(row->input);
+    QByteArray object = compact(row->response);
+    remember(row, input.size() + object.size());
+    m_db.post([row, input = std::move(input), object = std::move(object)](Database &db) {
+        QSqlQuery q(db.connection());
+        q.prepare(QStringLiteral("INSERT OR REPLACE INTO responses (id, created_ms, previous_id, input, response) VALUES (?,?,?,?,?)"));
+        q.addBindValue(Database::text(row->id));
+        q.addBindValue(row->createdMs);
+        q.addBindValue(Database::text(row->previousId));
+        q.addBindValue(input);
+        q.addBindValue(object);
+        if (!q.exec())
+            spdlog::error("responses: cannot store response {}: {}", row->id.toStdString(), q.lastError().text().toStdString());
+    });
+}
+
+void ResponseStore::find(const QString &id, const std::shared_ptr<ReplyChannel> &reply, Found done)
+{
+    if (auto hit = fromMemory(id); hit || !m_db.isOpen()) {
+        std::optional<StoredResponse> found;
+        if (hit)
+            found = *hit;
+        reply->post([done = std::move(done), found = std::move(found)]() mutable { done(std::move(found)); });
+        return;
+    }
+    m_db.post([id, reply, done = std::move(done)](Database &db) mutable {
+        reply->post([done = std::move(done), found = readOne(db, id)]() mutable { done(std::move(found)); });
+    });
+}
+
+void ResponseStore::findChain(const QString &id, const std::shared_ptr<ReplyChannel> &reply, ChainFound done)
+{
+    // The recent end of a conversation is usually in memory; the rest, if any, comes from SQLite.
+    std::deque<StoredResponse> chain;
+    QString next = id;
+    while (!next.isEmpty() && int(chain.size()) < m_options.maxChain) {
+        const auto hit = fromMemory(next);
+        if (!hit)
+            break;
+        chain.push_front(*hit);
+        next = hit->previousId;
+    }
+    const auto deliver = [reply](ChainFound done, std::optional<std::vector<StoredResponse>> found) {
+        reply->post([done = std::move(done), found = std::move(found)]() mutable { done(std::move(found)); });
+    };
+    if (next.isEmpty() || int(chain.size()) >= m_options.maxChain) {
+        deliver(std::move(done), std::vector<StoredResponse>(chain.begin(), chain.end()));
+        return;
+    }
+    if (!m_db.isOpen()) {
+        deliver(std::move(done), std::nullopt);
+        return;
+    }
+    const int maxChain = m_options.maxChain;
+    m_db.post([next, chain = std::move(chain), deliver, done = std::move(done), maxChain](Database &db) mutable {
+        QString link = next;
+        std::deque<StoredResponse> older;
+        while (!link.isEmpty() && int(chain.size() + older.size()) < maxChain) {
+            std::optional<StoredResponse> row = readOne(db, link);
+            if (!row) {
+                deliver(std::move(done), std::nullopt);
+                return;
+            }
+            link = row->previousId;
+            older.push_front(std::move(*row));
+        }
+        std::vector<StoredResponse> whole(older.begin(), older.end());
+        whole.insert(whole.end(), chain.begin(), chain.end());
+        deliver(std::move(done), std::move(whole));
+    });
+}
+
+void ResponseStore::remove(const QString &id, const std::shared_ptr<ReplyChannel> &reply, Removed done)
+{
+    bool inMemory = false;
+    {
+        std::lock_guard lock(m_mutex);
+        inMemory = m_memory.contains(id);
+        forgetLocked(id);
+    }
+    if (!m_db.isOpen()) {
+        reply->post([done = std::move(done), inMemory] { done(inMemory); });
+        return;
+    }
+    // After any save of the same id still queued: the thread runs jobs in order.
+    m_db.post([id, reply, inMemory, done = std::move(done)](Database &db) mutable {
+        QSqlQuery q(db.connection());
+        q.prepare(QStringLiteral("DELETE FROM responses WHERE id = ?"));
+        q.addBindValue(Database::text(id));
+        bool deleted = false;
+        if (q.exec())
+            deleted = q.numRowsAffected() > 0;
+        else
+            spdlog::warn("responses: cannot delete response {}: {}", id.toStdString(), q.lastError().text().toStdString());
+        reply->post([done = std::move(done), existed = inMemory || deleted] { done(existed); });
+    });
+}
+
+void ResponseStore::flush()
+{
+    m_db.flush();
+}
+
+std::shared_ptr<const StoredResponse> ResponseStore::fromMemory(const QString &id)
+{
+    std::lock_guard lock(m_mutex);
+    const auto it = m_memory.find(id);
+    if (it == m_memory.end())
+        return nullptr;
+    if (m_db.isOpen() && m_clock.wallMillis() - it->response->createdMs > m_options.memoryAgeMs) {
+        forgetLocked(id); // SQLite has it, and applies the retention
+        return nullptr;
+    }
+    m_recency.splice(m_recency.begin(), m_recency, it->recency);
+    return it->response;
+}
+
+void ResponseStore::remember(std::shared_ptr<const StoredResponse> response, qsizetype bytes)
+{
+    std::lock_guard lock(m_mutex);
+    const QString id = response->id;
+    forgetLocked(id);
+    m_recency.push_front(id);
+    m_memory.insert(id, Entry{std::move(response), bytes, m_recency.begin()});
+    m_memoryBytes += bytes;
+    while (m_memoryBytes > m_options.memoryBytes && m_recency.size() > 1)
+        forgetLocked(QString(m_recency.back())); // a copy: the list element goes
+}
+
+void ResponseStore::forgetLocked(const QString &id)
+{
+    const auto it = m_memory.find(id);
+    if (it == m_memory.end())
+        return;
+    m_memoryBytes -= it->bytes;
+    m_recency.erase(it->recency);
+    m_memory.erase(it);
+}
+
+} // namespace sb
