@@ -56,8 +56,10 @@ public:
     // Starts the response first if no content ever came. Nothing after the first call, or fail().
     QByteArray finish();
     // response.failed, the response with status failed and error {code, message}; nothing is
-    // written after it. The item the break cut short gets no output_item.done (a client would run
-    // a tool call with half its arguments); it is in the failed response's output, incomplete.
+    // written after it. Starts the response first if nothing was written yet (the proxy answers an
+    // error before the first byte with errorBody instead). The item the break cut short gets no
+    // output_item.done (a client would run a tool call with half its arguments); if it was added,
+    // it is in the failed response's output as it stood, status incomplete.
     QByteArray fail(const ApiError &error);
 
     bool hasStarted() const { return m_started; } // response.created went out

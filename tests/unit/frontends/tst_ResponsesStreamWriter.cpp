@@ -626,6 +626,49 @@ private slots:
         QVERIFY_GRAMMAR(test::parseEvents(run(writer, {text("ok"), finishWith("stop")})));
     }
 
+    void grammarCheckCatchesBrokenStreams()
+    {
+        // The check every test above relies on finds what the SDK would throw on.
+        const QList<test::WireEvent> good =
+            runEvents({text("a"), toolPiece(0, "call_1", "f", "{}"), toolPiece(1, "call_2", "g", "{}"), finishWith("tool_calls")});
+        QVERIFY_GRAMMAR(good);
+        const auto broken = [&](const std::function<void(QList<test::WireEvent> &)> &change) {
+            QList<test::WireEvent> events = good;
+            change(events);
+            return test::responsesGrammarViolation(events);
+        };
+        const auto indexOf = [&](const QByteArray &name, int outputIndex) {
+            for (qsizetype i = 0; i < good.size(); ++i)
+                if (good.at(i).name == name && good.at(i).data.value("output_index").toInt(-1) == outputIndex)
+                    return int(i);
+            return -1;
+        };
+        QVERIFY(broken([](auto &e) { e[3].data.insert("sequence_number", 7); }).contains("sequence_number"));
+        QVERIFY(broken([](auto &e) {
+                    e.swapItemsAt(0, 1);
+                    e[0].data.insert("sequence_number", 0);
+                    e[1].data.insert("sequence_number", 1);
+                }).contains("response.created"));
+        QVERIFY(broken([&](auto &e) { e[indexOf("response.output_text.delta", 0)].data.insert("item_id", "msg_other"); }).contains("item_id"));
+        QVERIFY(broken([&](auto &e) {
+                    QJsonObject item = e[indexOf("response.output_item.added", 2)].data.value("item").toObject();
+                    item.insert("call_id", "call_1");
+                    e[indexOf("response.output_item.added", 2)].data.insert("item", item);
+                }).contains("call_id"));
+        QVERIFY(broken([&](auto &e) {
+                    const int done = indexOf("response.output_item.done", 1);
+                    e.removeAt(done);
+                    for (qsizetype i = done; i < e.size(); ++i)
+                        e[i].data.insert("sequence_number", int(i));
+                }).contains("is open"));
+        QVERIFY(broken([](auto &e) { e.append(e.at(2)); }).contains("not the last"));
+        QVERIFY(broken([](auto &e) {
+                    QJsonObject response = e.last().data.value("response").toObject();
+                    response.insert("status", "incomplete");
+                    e.last().data.insert("response", response);
+                }).contains("status"));
+    }
+
     void responseBeforeTheEnd()
     {
         // response() is the object as it stands: the items done so far, still in progress.
