@@ -1,0 +1,126 @@
+#include "frontends/openai_responses/ResponsesAnswer.h"
+
+#include "frontends/openai_responses/ResponseItems.h"
+
+#include <QJsonArray>
+
+namespace sb {
+
+namespace {
+
+const QLatin1String kType("type"), kText("text"), kCompleted("completed");
+
+QString textOf(const QJsonValue &content)
+{
+    if (content.isString())
+        return content.toString();
+    QString text;
+    for (const QJsonValue &part : content.toArray()) {
+        const QJsonObject p = part.toObject();
+        if (p.value(kType).toString() == kText)
+            text += p.value(kText).toString();
+    }
+    return text;
+}
+
+// DeepSeek and others name the reasoning "reasoning_content", OpenRouter "reasoning".
+QString reasoningOf(const QJsonObject &message)
+{
+    const QJsonValue reasoning = message.value(QLatin1String("reasoning_content"));
+    if (reasoning.isString() && !reasoning.toString().isEmpty())
+        return reasoning.toString();
+    return message.value(QLatin1String("reasoning")).toString();
+}
+
+qint64 count(const QJsonObject &object, const char *key)
+{
+    return qMax<qint64>(0, object.value(QLatin1String(key)).toInteger());
+}
+
+// One tool call of the upstream as the item the client runs: a custom tool's call as
+// custom_tool_call with its input decoded, any other as function_call.
+QJsonObject toolCallItem(const ResponseFrame &frame, int outputIndex, const QString &upstreamId, const QString &name,
+                         const QString &arguments, QSet<QString> *usedCallIds)
+{
+    const QString callId = ResponseItems::callId(frame, upstreamId, outputIndex, usedCallIds);
+    if (frame.customTools.contains(name))
+        return ResponseItems::customToolCall(ResponseItems::itemId(frame, QLatin1String("ctc"), outputIndex), kCompleted, callId, name,
+                                             ResponseItems::customToolInput(arguments));
+    return ResponseItems::functionCall(ResponseItems::itemId(frame, QLatin1String("fc"), outputIndex), kCompleted, callId, name,
+                                       arguments);
+}
+
+} // namespace
+
+QJsonObject ResponsesAnswer::usage(const QJsonObject &chatUsage)
+{
+    const qint64 input = count(chatUsage, "prompt_tokens");
+    const qint64 output = count(chatUsage, "completion_tokens");
+    const QJsonObject promptDetails = chatUsage.value(QLatin1String("prompt_tokens_details")).toObject();
+    const QJsonValue cachedValue = promptDetails.value(QLatin1String("cached_tokens")).isDouble()
+        ? promptDetails.value(QLatin1String("cached_tokens"))
+        : chatUsage.value(QLatin1String("prompt_cache_hit_tokens"));
+    const qint64 cached = qBound<qint64>(0, cachedValue.toInteger(), input);
+    const qint64 reasoning = count(chatUsage.value(QLatin1String("completion_tokens_details")).toObject(), "reasoning_tokens");
+    const QJsonValue total = chatUsage.value(QLatin1String("total_tokens"));
+    return QJsonObject{
+        {QStringLiteral("input_tokens"), input},
+        {QStringLiteral("input_tokens_details"),
+         QJsonObject{{QStringLiteral("cached_tokens"), cached}, {QStringLiteral("cache_write_tokens"), count(promptDetails, "cache_write_tokens")}}},
+        {QStringLiteral("output_tokens"), output},
+        {QStringLiteral("output_tokens_details"), QJsonObject{{QStringLiteral("reasoning_tokens"), reasoning}}},
+        {QStringLiteral("total_tokens"), total.isDouble() ? qMax<qint64>(0, total.toInteger()) : input + output},
+    };
+}
+
+QJsonObject ResponsesAnswer::fromChatCompletion(const QJsonObject &completion, const ResponseFrame &frame)
+{
+    const QJsonObject choice = completion.value(QLatin1String("choices")).toArray().at(0).toObject();
+    const QJsonObject message = choice.value(QLatin1String("message")).toObject();
+    QJsonArray output;
+
+    const QString reasoning = reasoningOf(message);
+    if (!reasoning.isEmpty())
+        output.append(ResponseItems::reasoning(ResponseItems::itemId(frame, QLatin1String("rs"), int(output.size())), kCompleted,
+                                               QJsonArray{ResponseItems::summaryText(reasoning)}));
+
+    QJsonArray content;
+    const QString text = textOf(message.value(QLatin1String("content")));
+    if (!text.isEmpty())
+        content.append(ResponseItems::outputText(text));
+    const QString refusal = message.value(QLatin1String("refusal")).toString();
+    if (!refusal.isEmpty())
+        content.append(ResponseItems::refusal(refusal));
+    if (!content.isEmpty())
+        output.append(ResponseItems::message(ResponseItems::itemId(frame, QLatin1String("msg"), int(output.size())), kCompleted, content));
+
+    QSet<QString> usedCallIds;
+    const QJsonArray calls = message.value(QLatin1String("tool_calls")).toArray();
+    for (const QJsonValue &value : calls) {
+        const QJsonObject call = value.toObject();
+        const QJsonObject function = call.value(QLatin1String("function")).toObject();
+        output.append(toolCallItem(frame, int(output.size()), call.value(QLatin1String("id")).toString(),
+                                   function.value(QLatin1String("name")).toString(), function.value(QLatin1String("arguments")).toString(),
+                                   &usedCallIds));
+    }
+    // The legacy single function_call of older OpenAI answers.
+    const QJsonObject functionCall = message.value(QLatin1String("function_call")).toObject();
+    if (calls.isEmpty() && !functionCall.isEmpty())
+        output.append(toolCallItem(frame, int(output.size()), QString(), functionCall.value(QLatin1String("name")).toString(),
+                                   functionCall.value(QLatin1String("arguments")).toString(), &usedCallIds));
+
+    // An answer cut short was cut in its last item, which says so as OpenAI's do.
+    const QString reason = ResponseItems::incompleteReason(choice.value(QLatin1String("finish_reason")).toString());
+    if (!reason.isEmpty() && !output.isEmpty()) {
+        QJsonObject last = output.last().toObject();
+        last.insert(QStringLiteral("status"), QStringLiteral("incomplete"));
+        output.replace(output.size() - 1, last);
+    }
+
+    QJsonObject response = ResponseItems::response(frame);
+    const QJsonObject chatUsage = completion.value(QLatin1String("usage")).toObject();
+    ResponseItems::conclude(&response, reason, output, chatUsage.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(usage(chatUsage)));
+    return response;
+}
+
+} // namespace sb

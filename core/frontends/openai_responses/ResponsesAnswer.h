@@ -1,0 +1,25 @@
+#pragma once
+
+#include "frontends/openai_responses/ResponseFrame.h"
+
+#include <QJsonObject>
+
+namespace sb {
+
+// A buffered OpenAI chat.completion (what the engine answers with, whatever the upstream's dialect)
+// as the Responses API's "response" object. The output items, in the order a Responses model
+// writes them: a reasoning item first when the upstream reasoned, then the assistant message (an
+// output_text part, or a refusal part), then one function_call item per tool call, or a
+// custom_tool_call item for a tool the client declared custom.
+struct ResponsesAnswer {
+    // A chat.completion object → a complete response object (status completed, or incomplete with
+    // incomplete_details.reason "max_output_tokens" for finish_reason length / "content_filter").
+    static QJsonObject fromChatCompletion(const QJsonObject &completion, const ResponseFrame &frame);
+    // The usage object in Responses form from a chat usage object (missing details → 0).
+    // input_tokens counts cached tokens too, as prompt_tokens does; they are also in
+    // input_tokens_details.cached_tokens (prompt_tokens_details.cached_tokens, or DeepSeek's
+    // prompt_cache_hit_tokens). Shared with ResponsesStreamWriter.
+    static QJsonObject usage(const QJsonObject &chatUsage);
+};
+
+} // namespace sb

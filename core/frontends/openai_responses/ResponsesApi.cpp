@@ -1,0 +1,70 @@
+#include "frontends/openai_responses/ResponsesApi.h"
+
+#include "frontends/openai_responses/ResponsesAnswer.h"
+#include "providers/common/OpenAiAnswer.h"
+#include "providers/common/ProviderText.h"
+
+#include <QJsonDocument>
+
+namespace sb {
+
+ResponsesApi::ResponsesApi(ResponseFrame frame, std::function<void(const QJsonObject &response)> onFinished)
+    : m_frame(std::move(frame))
+    , m_onFinished(std::move(onFinished))
+    , m_writer(m_frame)
+{
+}
+
+void ResponsesApi::reportOnce(const QJsonObject &response)
+{
+    if (m_reported)
+        return;
+    m_reported = true;
+    if (m_onFinished)
+        m_onFinished(response);
+}
+
+QByteArray ResponsesApi::answer(const OpenAiAnswer &answer, const QString &model, qint64 createdSeconds)
+{
+    // The frame names the response; the engine's arguments only fill what it left open.
+    ResponseFrame frame = m_frame;
+    if (frame.model.isEmpty())
+        frame.model = model;
+    if (frame.createdAt <= 0)
+        frame.createdAt = createdSeconds;
+    const QJsonObject completion = QJsonDocument::fromJson(answer.toJson(frame.model, frame.createdAt)).object();
+    const QJsonObject response = ResponsesAnswer::fromChatCompletion(completion, frame);
+    reportOnce(response);
+    return compactJson(response);
+}
+
+QByteArray ResponsesApi::streamChunks(const std::vector<QByteArray> &openAiChunks)
+{
+    QByteArray out;
+    for (const QByteArray &chunk : openAiChunks) {
+        out += m_writer.onChunk(chunk);
+        if (m_writer.isFinished()) { // an in-band error failed the stream
+            reportOnce(m_writer.response());
+            break;
+        }
+    }
+    return out;
+}
+
+QByteArray ResponsesApi::streamEnd()
+{
+    const QByteArray out = m_writer.finish();
+    if (m_writer.isFinished())
+        reportOnce(m_writer.response());
+    return out;
+}
+
+QByteArray ResponsesApi::streamError(const ApiError &error)
+{
+    const QByteArray out = m_writer.fail(error);
+    if (m_writer.isFinished())
+        reportOnce(m_writer.response());
+    return out;
+}
+
+} // namespace sb

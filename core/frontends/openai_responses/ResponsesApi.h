@@ -1,0 +1,44 @@
+#pragma once
+
+#include "frontends/ClientApi.h"
+#include "frontends/openai_responses/ResponseFrame.h"
+#include "frontends/openai_responses/ResponsesStreamWriter.h"
+
+#include <QJsonObject>
+
+#include <functional>
+
+namespace sb {
+
+// OpenAI's Responses API as the answer goes back: the engine's OpenAI answers, chunks and errors as
+// a response object, the Responses streaming events, and OpenAI's error shape. One per request
+// (the stream writer keeps the open item and the usage).
+//
+// `onFinished` is called once with the final response object (completed, incomplete or failed) —
+// after answer(), streamEnd() or streamError(), or the in-band error chunk that fails a stream —
+// so the proxy can store it for previous_response_id and GET /v1/responses/{id}. An error answered
+// before the first byte (errorStatus/errorBody) made no response and does not call it.
+class ResponsesApi final : public ClientApi {
+public:
+    ResponsesApi(ResponseFrame frame, std::function<void(const QJsonObject &response)> onFinished);
+
+    QByteArray answer(const OpenAiAnswer &answer, const QString &model, qint64 createdSeconds) override;
+    QByteArray streamChunks(const std::vector<QByteArray> &openAiChunks) override;
+    QByteArray streamEnd() override;
+    QByteArray streamError(const ApiError &error) override;
+    // OpenAI's error body ({"error": {message, type, param, code}}) with the status as given.
+    int errorStatus(const ApiError &error) const override { return error.status; }
+    QByteArray errorBody(const ApiError &error) const override { return error.toJson(); }
+
+    const ResponsesStreamWriter &writer() const { return m_writer; }
+
+private:
+    void reportOnce(const QJsonObject &response);
+
+    ResponseFrame m_frame;
+    std::function<void(const QJsonObject &)> m_onFinished;
+    ResponsesStreamWriter m_writer;
+    bool m_reported = false;
+};
+
+} // namespace sb
