@@ -100,6 +100,9 @@ bool EngineHost::start(const Options &options, QString *error)
     // Semantic cache entries live in the same database so they survive a restart.
     if (QString cacheError; !m_gateway->context().cache().openStore(m_dbPath, &cacheError))
         spdlog::warn("semantic cache kept in memory only: {}", cacheError.toStdString());
+    // Stored Responses API responses too, so that previous_response_id works across a restart.
+    if (QString storeError; !m_gateway->context().responses().open(m_dbPath, &storeError))
+        spdlog::warn("stored responses kept in memory only: {}", storeError.toStdString());
     restoreSpend(*config);
     wireHistory();
     if (!m_gateway->start(error)) {

@@ -8,6 +8,7 @@
 #include "routing/RetryBudget.h"
 #include "routing/RetryPolicy.h"
 #include "routing/Router.h"
+#include "store/ResponseStore.h"
 #include "telemetry/HistoryRecords.h"
 #include "telemetry/RequestMetrics.h"
 
@@ -60,6 +61,8 @@ public:
     // The exact and semantic caches in front of the router, shared by every worker.
     CacheFront &cache() { return m_cache; }
     const CacheFront &cache() const { return m_cache; }
+    // The Responses API's stored responses (previous_response_id, GET/DELETE /v1/responses/{id}).
+    ResponseStore &responses() { return m_responses; }
 
     EngineConfigPtr config() const { return m_router.config(); }
     // The policy belongs to the config it was built from; a request keeps the one it started with.
@@ -81,6 +84,7 @@ private:
     CostMeter m_costMeter;
     SlidingWindow m_clientWindow{std::chrono::seconds(300)};
     CacheFront m_cache{m_clock};
+    ResponseStore m_responses{m_clock};
     RequestMetrics m_requestMetrics;
     mutable std::mutex m_mutex; // guards the two pointers below
     std::shared_ptr<const RetryPolicy> m_retryPolicy;

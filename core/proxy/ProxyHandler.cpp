@@ -1,5 +1,6 @@
 #include "proxy/ProxyHandler.h"
 
+#include "common/ReplyChannel.h"
 #include "common/SecretMask.h"
 #include "frontends/anthropic_messages/AnthropicMessagesApi.h"
 #include "frontends/anthropic_messages/AnthropicRequest.h"
@@ -9,6 +10,7 @@
 #include "proxy/ControlRoutes.h"
 #include "proxy/EngineContext.h"
 #include "proxy/ProxyCall.h"
+#include "proxy/ResponsesEndpoint.h"
 #include "net/HttpRequest.h"
 #include "net/ResponseWriter.h"
 #include "net/UpstreamClient.h"
@@ -29,6 +31,12 @@ ProxyHandler::ProxyHandler(EngineContext &engine, int workerIndex, const Control
     , m_workerIndex(workerIndex)
     , m_control(control)
     , m_upstream(std::make_unique<UpstreamClient>(engine.clock()))
+    , m_replies(ReplyChannel::to(this))
+    , m_responses(std::make_unique<ResponsesEndpoint>(
+          engine, m_replies, [this](const HttpRequest &request, ProxyCall::Input input, std::shared_ptr<ResponseWriter> response) {
+              if (chooseAutoTier(request, &input, response))
+                  startCall(std::move(input), std::move(response));
+          }))
     , m_reaper(engine.clock().createTimer([this] {
         for (ProxyCall *done : std::exchange(m_finished, {}))
             m_calls.erase(done);
@@ -38,6 +46,7 @@ ProxyHandler::ProxyHandler(EngineContext &engine, int workerIndex, const Control
 
 ProxyHandler::~ProxyHandler()
 {
+    m_replies->close(); // a store's answer that comes later finds no one
     // Calls cancel their transfers on destruction; the client must still exist then.
     m_calls.clear();
     m_upstream.reset();
@@ -52,6 +61,7 @@ void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWr
     const bool messages = path == "/v1/messages";
     const bool countTokens = path == "/v1/messages/count_tokens";
     const bool anthropic = messages || countTokens;
+    const bool responses = ResponsesEndpoint::handles(path);
 
     if (m_control && m_control->handles(path)) { // /admin/* and /metrics: their own access rule and errors
         m_control->handle(request, std::move(response), this);
@@ -63,8 +73,8 @@ void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWr
         response->send(200, headers, QByteArrayLiteral("{\"status\":\"ok\"}"));
         return;
     }
-    if (!chat && !embeddings && !models && !anthropic) {
-        sendError(response, ApiError{404, QStringLiteral("Unknown path %1. Switchboard serves /v1/chat/completions, /v1/messages, /v1/embeddings and /v1/models.")
+    if (!chat && !embeddings && !models && !anthropic && !responses) {
+        sendError(response, ApiError{404, QStringLiteral("Unknown path %1. Switchboard serves /v1/chat/completions, /v1/responses, /v1/messages, /v1/embeddings and /v1/models.")
                                               .arg(QString::fromUtf8(path.left(200))),
                                      QStringLiteral("invalid_request_error"), {}, QStringLiteral("unknown_url")});
         return;
@@ -76,6 +86,10 @@ void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWr
         else
             sendError(response, ApiError{401, QStringLiteral("Missing or wrong local token. Send 'Authorization: Bearer <token>' with the token set in Switchboard's Settings."),
                                          QStringLiteral("invalid_request_error"), {}, QStringLiteral("invalid_api_key")});
+        return;
+    }
+    if (responses) { // each of its paths has its own methods
+        m_responses->handle(request, std::move(response), nextRequestId());
         return;
     }
     const QByteArray wanted = models ? QByteArrayLiteral("GET") : QByteArrayLiteral("POST");

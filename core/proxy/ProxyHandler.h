@@ -14,13 +14,16 @@ namespace sb {
 
 class ControlRoutes;
 class EngineContext;
+class ReplyChannel;
+class ResponsesEndpoint;
 class UpstreamClient;
 struct AnthropicError;
 struct ApiError;
 
-// The OpenAI-compatible front door on one worker thread: authenticates, routes the path and hands
-// chat and embeddings requests to a ProxyCall. Owns this worker's upstream client (one libcurl
-// multi handle per worker, ARCHITECTURE.md, "Threads").
+// The front door on one worker thread: authenticates, routes the path (OpenAI chat completions and
+// embeddings, OpenAI Responses, Anthropic Messages) and hands each model request to a ProxyCall.
+// Owns this worker's upstream client (one libcurl multi handle per worker, ARCHITECTURE.md,
+// "Threads").
 class ProxyHandler : public QObject, public HttpHandler {
     Q_OBJECT
 public:
@@ -48,6 +51,8 @@ private:
     const int m_workerIndex;
     const ControlRoutes *m_control;
     std::unique_ptr<UpstreamClient> m_upstream;
+    std::shared_ptr<ReplyChannel> m_replies; // stores answer lookups on this worker's thread
+    std::unique_ptr<ResponsesEndpoint> m_responses;
     std::unordered_map<ProxyCall *, std::unique_ptr<ProxyCall>> m_calls;
     // Finished calls are freed from the event loop, not inside their own callback; a 0 ms timer
     // does that without the eventfd wake-up a queued call costs (two system calls per request).

@@ -20,9 +20,13 @@ QString nestedFunctionHint(const QJsonObject &object)
 
 QString builtInToolMessage(const QString &type)
 {
-    return QStringLiteral("The built-in tool '%1' runs on OpenAI's own servers and Switchboard's upstreams cannot run it; "
-                          "remove it or declare a function tool instead.")
-        .arg(shownValue(type));
+    QString message = QStringLiteral("The built-in tool '%1' runs on OpenAI's own servers and Switchboard's upstreams cannot run it; "
+                                     "remove it or declare a function tool instead.")
+                          .arg(shownValue(type));
+    // Codex CLI offers web search unless told not to: say how, since that is who meets this most.
+    if (type.startsWith(QLatin1String("web_search")))
+        message += QStringLiteral(" In Codex CLI, set web_search = \"disabled\" in config.toml.");
+    return message;
 }
 
 // What the model is told about a custom tool's one parameter. A grammar cannot be enforced by a chat
@@ -162,6 +166,51 @@ bool allowedTools(Check &check, const QJsonObject &choice, QJsonArray *chatTools
 
 } // namespace
 
+namespace {
+
+// One declared tool → its chat function tool(s) in *out; a namespace (a group of tools under one
+// name, as Codex CLI declares its sub-agent tools) gives each of its tools, under their own names.
+bool declareTool(const QJsonValue &value, const QString &path, Check &check, QJsonArray *out, QSet<QString> *names,
+                 QSet<QString> *customTools, QStringList *dropped, bool nested)
+{
+    if (!value.isObject())
+        return check.wrongType(path, value, QStringLiteral("an object such as {\"type\": \"function\", \"name\": …}"));
+    const QJsonObject tool = value.toObject();
+    QString type;
+    if (!check.requiredString(tool, kType, path, &type, false, QStringLiteral("Declare your own tools as \"function\" or \"custom\".")))
+        return false;
+    QString name;
+    QJsonObject chatTool;
+    if (type == QLatin1String("function")) {
+        if (!functionTool(check, tool, path, &name, &chatTool))
+            return false;
+    } else if (type == QLatin1String("custom")) {
+        if (!customTool(check, tool, path, &name, &chatTool, dropped))
+            return false;
+        customTools->insert(name);
+    } else if (type == QLatin1String("namespace") && !nested) {
+        const QJsonValue members = tool.value(QLatin1String("tools"));
+        const QString membersPath = memberPath(path, QLatin1String("tools"));
+        if (!members.isArray())
+            return check.wrongType(membersPath, members, QStringLiteral("an array of function or custom tools"));
+        const QJsonArray list = members.toArray();
+        for (qsizetype i = 0; i < list.size(); ++i)
+            if (!declareTool(list.at(i), indexPath(membersPath, i), check, out, names, customTools, dropped, true))
+                return false;
+        return true;
+    } else {
+        return check.fail(memberPath(path, kType), builtInToolMessage(type), QStringLiteral("unsupported_value"));
+    }
+    // The answer side tells a custom tool's calls by name: two tools of one name cannot be told apart.
+    if (names->contains(name))
+        return check.fail(memberPath(path, kName), QStringLiteral("Tool names must be unique: '%1' is declared twice.").arg(shownValue(name)));
+    names->insert(name);
+    out->append(chatTool);
+    return true;
+}
+
+} // namespace
+
 bool chatTools(const QJsonValue &tools, Check &check, QJsonArray *out, QSet<QString> *customTools, QStringList *dropped)
 {
     if (!given(tools))
@@ -170,32 +219,9 @@ bool chatTools(const QJsonValue &tools, Check &check, QJsonArray *out, QSet<QStr
         return check.wrongType(QStringLiteral("tools"), tools, QStringLiteral("an array of tools"));
     const QJsonArray list = tools.toArray();
     QSet<QString> names;
-    for (qsizetype i = 0; i < list.size(); ++i) {
-        const QString path = indexPath(QStringLiteral("tools"), i);
-        if (!list.at(i).isObject())
-            return check.wrongType(path, list.at(i), QStringLiteral("an object such as {\"type\": \"function\", \"name\": …}"));
-        const QJsonObject tool = list.at(i).toObject();
-        QString type;
-        if (!check.requiredString(tool, kType, path, &type, false, QStringLiteral("Declare your own tools as \"function\" or \"custom\".")))
+    for (qsizetype i = 0; i < list.size(); ++i)
+        if (!declareTool(list.at(i), indexPath(QStringLiteral("tools"), i), check, out, &names, customTools, dropped, false))
             return false;
-        QString name;
-        QJsonObject chatTool;
-        if (type == QLatin1String("function")) {
-            if (!functionTool(check, tool, path, &name, &chatTool))
-                return false;
-        } else if (type == QLatin1String("custom")) {
-            if (!customTool(check, tool, path, &name, &chatTool, dropped))
-                return false;
-            customTools->insert(name);
-        } else {
-            return check.fail(memberPath(path, kType), builtInToolMessage(type), QStringLiteral("unsupported_value"));
-        }
-        // The answer side tells a custom tool's calls by name: two tools of one name cannot be told apart.
-        if (names.contains(name))
-            return check.fail(memberPath(path, kName), QStringLiteral("Tool names must be unique: '%1' is declared twice.").arg(shownValue(name)));
-        names.insert(name);
-        out->append(chatTool);
-    }
     return true;
 }
 

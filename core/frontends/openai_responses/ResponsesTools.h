@@ -10,7 +10,8 @@
 namespace sb::responses {
 
 // The Responses `tools` → chat function tools. Function tools carry over; a custom tool becomes a
-// function of one string parameter "input" and its name joins `customTools`; a built-in tool
+// function of one string parameter "input" and its name joins `customTools`; the tools of a
+// namespace are declared under their own names; a built-in tool
 // (web search, file search, …) runs on OpenAI's own servers and is refused with a 400 naming it.
 bool chatTools(const QJsonValue &tools, Check &check, QJsonArray *out, QSet<QString> *customTools, QStringList *dropped);
 

@@ -15,7 +15,7 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$wo
 (cd "$work" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund @anthropic-ai/claude-code >/dev/null)
 claude="$work/node_modules/.bin/claude"
 
-node "$here/tool-upstream.mjs" 18711 & pids+=($!)
+node "$root/tests/integration/support/scripted-model.mjs" 18711 & pids+=($!)
 cat > "$work/config.json" <<JSON
 { "format": "switchboard-config", "version": 1,
   "settings": { "proxy": { "listen_host": "127.0.0.1", "listen_port": 18710 } },

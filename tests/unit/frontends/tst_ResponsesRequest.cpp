@@ -425,7 +425,7 @@ private slots:
     {
         QTest::addColumn<QJsonObject>("tool");
         for (const char *type : {"web_search", "web_search_preview", "file_search", "code_interpreter", "computer_use_preview",
-                                 "computer_use", "image_generation", "mcp", "local_shell", "shell", "apply_patch", "tool_search", "namespace"})
+                                 "computer_use", "image_generation", "mcp", "local_shell", "shell", "apply_patch", "tool_search"})
             QTest::newRow(type) << QJsonObject{{"type", type}};
         // As recent Codex versions offer it.
         QTest::newRow("codex web_search") << QJsonObject{{"type", "web_search"}, {"external_web_access", false},
@@ -438,10 +438,33 @@ private slots:
         QVERIFY(!ResponsesRequest::parse(patched({{"tools", QJsonArray{weatherTool(), tool}}}), &error));
         QCOMPARE(error.status, 400);
         QCOMPARE(error.param, QStringLiteral("tools[1].type"));
-        QCOMPARE(error.message, QStringLiteral("The built-in tool '%1' runs on OpenAI's own servers and Switchboard's upstreams cannot run it; "
-                                               "remove it or declare a function tool instead.").arg(tool.value("type").toString()));
+        QVERIFY2(error.message.startsWith(QStringLiteral("The built-in tool '%1' runs on OpenAI's own servers and Switchboard's upstreams cannot run it; "
+                                                          "remove it or declare a function tool instead.").arg(tool.value("type").toString())),
+                 qPrintable(error.message));
+        // Codex CLI offers web search unless told not to; the refusal says how.
+        QCOMPARE(error.message.contains(QStringLiteral("web_search = \"disabled\"")), tool.value("type").toString().startsWith("web_search"));
         QVERIFY(!ResponsesRequest::parse(patched({{"tools", QJsonArray{weatherTool()}}, {"tool_choice", tool}}), &error));
         QCOMPARE(error.param, QStringLiteral("tool_choice.type"));
+    }
+
+    void aNamespacesToolsAreDeclaredUnderTheirOwnNames()
+    {
+        // As Codex CLI groups its sub-agent tools.
+        QJsonObject spawn = weatherTool();
+        spawn.insert("name", "spawn_agent");
+        const QJsonObject group{{"type", "namespace"}, {"name", "multi_agent_v1"}, {"description", "Sub-agents."},
+                                {"tools", QJsonArray{spawn}}};
+        const QJsonObject out = parseOk(patched({{"tools", QJsonArray{weatherTool(), group}}})).chatBody();
+        const QJsonArray tools = out.value("tools").toArray();
+        QCOMPARE(tools.size(), 2);
+        QCOMPARE(tools[1].toObject().value("function").toObject().value("name").toString(), QStringLiteral("spawn_agent"));
+        ApiError error;
+        QVERIFY(!ResponsesRequest::parse(patched({{"tools", QJsonArray{QJsonObject{{"type", "namespace"}, {"name", "n"},
+                                                                                   {"tools", QJsonArray{group}}}}}}), &error));
+        QCOMPARE(error.param, QStringLiteral("tools[0].tools[0].type"));
+        QVERIFY(!ResponsesRequest::parse(patched({{"tools", QJsonArray{weatherTool(), QJsonObject{{"type", "namespace"}, {"name", "n"},
+                                                                                                   {"tools", QJsonArray{weatherTool()}}}}}}), &error));
+        QCOMPARE(error.param, QStringLiteral("tools[1].tools[0].name")); // declared twice
     }
 
     void acceptedButNotSent()
