@@ -2,8 +2,13 @@
 
 #include "cache/CacheKey.h"
 #include "cache/EmbeddingsClient.h"
+#include "frontends/ClientApi.h"
+#include "providers/common/OpenAiAnswer.h"
 #include "net/ResponseWriter.h"
 #include "stream/StreamTee.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <spdlog/spdlog.h>
 
@@ -146,11 +151,25 @@ void CacheFront::serveHit(const Lookup &lookup, const CachedAnswer &answer, cons
         headers.set("X-Accel-Buffering", "no");
         lookup.response->startStream(200, headers);
         // One write: the whole answer is here, and the first event should not wait for the rest.
-        lookup.response->write(answer.toSseBody());
+        if (ClientApi *api = lookup.request.api.get()) {
+            QByteArray events = api->streamChunks(answer.toChunks()); // before streamEnd(): the writer is a sequence
+            events += api->streamEnd();
+            lookup.response->write(events);
+        } else {
+            lookup.response->write(answer.toSseBody());
+        }
         lookup.response->finish();
     } else {
         headers.set("Content-Type", "application/json");
-        lookup.response->send(200, headers, answer.toCompletionJson());
+        const QByteArray completion = answer.toCompletionJson();
+        if (ClientApi *api = lookup.request.api.get()) {
+            const QJsonObject object = QJsonDocument::fromJson(completion).object();
+            lookup.response->send(200, headers,
+                                  api->answer(OpenAiAnswer::fromObject(object), lookup.request.model,
+                                              object.value(QLatin1String("created")).toInteger(m_clock.wallMillis() / 1000)));
+        } else {
+            lookup.response->send(200, headers, completion);
+        }
     }
 
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(m_clock.now() - lookup.startedAt);
@@ -166,6 +185,7 @@ void CacheFront::serveHit(const Lookup &lookup, const CachedAnswer &answer, cons
     row.latencyMs = int(elapsed.count());
     row.cacheHit = true;
     row.streamed = lookup.request.stream;
+    row.clientApi = lookup.request.clientApi;
     if (lookup.record)
         lookup.record(std::move(row));
 }

@@ -15,6 +15,7 @@
 
 namespace sb {
 
+class ClientApi;
 class ResponseWriter;
 class StreamTee;
 class UpstreamClient;
@@ -31,6 +32,10 @@ public:
         ClientBody body;
         bool stream = false;
         HttpHeaders headers;
+        // The API the client called, which words a hit (entries are kept in the engine's OpenAI
+        // form, so every front door shares them); null: OpenAI chat completions, as stored.
+        std::shared_ptr<ClientApi> api;
+        QString clientApi = QStringLiteral("openai_chat"); // its name, for the history
     };
     // How a request that was not answered from the cache goes on.
     struct Miss {

@@ -49,59 +49,61 @@ qint64 CachedAnswer::bytes() const
     return total;
 }
 
+std::vector<QByteArray> CachedAnswer::toChunks() const
+{
+    if (isStream())
+        return events;
+    // A whole answer as the chunks a provider would have sent: the message, the end, the usage.
+    std::vector<QByteArray> chunks;
+    const QJsonObject c = QJsonDocument::fromJson(completion).object();
+    QJsonObject base{{QStringLiteral("id"), c.value(QLatin1String("id"))},
+                     {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
+                     {QStringLiteral("created"), c.value(QLatin1String("created"))},
+                     {QStringLiteral("model"), c.value(QLatin1String("model"))}};
+    QJsonArray first, last;
+    for (const QJsonValue &v : c.value(QLatin1String("choices")).toArray()) {
+        const QJsonObject choice = v.toObject();
+        QJsonObject delta = choice.value(QLatin1String("message")).toObject();
+        QJsonArray calls = delta.value(QLatin1String("tool_calls")).toArray();
+        for (qsizetype i = 0; i < calls.size(); ++i) {
+            QJsonObject call = calls[i].toObject();
+            call.insert(QStringLiteral("index"), int(i));
+            calls[i] = call;
+        }
+        if (!calls.isEmpty())
+            delta.insert(QStringLiteral("tool_calls"), calls);
+        const QJsonValue index = choice.value(QLatin1String("index"));
+        first.append(QJsonObject{{QStringLiteral("index"), index}, {QStringLiteral("delta"), delta},
+                                 {QStringLiteral("finish_reason"), QJsonValue::Null}});
+        last.append(QJsonObject{{QStringLiteral("index"), index}, {QStringLiteral("delta"), QJsonObject{}},
+                                {QStringLiteral("finish_reason"), choice.value(QLatin1String("finish_reason"))}});
+    }
+    for (const QJsonArray &choices : {first, last}) {
+        QJsonObject chunk = base;
+        chunk.insert(QStringLiteral("choices"), choices);
+        chunks.push_back(QJsonDocument(chunk).toJson(QJsonDocument::Compact));
+    }
+    if (c.contains(QLatin1String("usage"))) {
+        QJsonObject chunk = base;
+        chunk.insert(QStringLiteral("choices"), QJsonArray{});
+        chunk.insert(QStringLiteral("usage"), c.value(QLatin1String("usage")));
+        chunks.push_back(QJsonDocument(chunk).toJson(QJsonDocument::Compact));
+    }
+    return chunks;
+}
+
 QByteArray CachedAnswer::toSseBody() const
 {
+    const std::vector<QByteArray> chunks = toChunks();
+    qint64 size = 16;
+    for (const QByteArray &e : chunks)
+        size += e.size() + 8;
     QByteArray out;
-    if (isStream()) {
-        qint64 size = 16;
-        for (const QByteArray &e : events)
-            size += e.size() + 8;
-        out.reserve(size);
-        for (const QByteArray &e : events) {
-            out.append("data: ");
-            out.append(e);
-            out.append("\n\n");
-        }
-    } else {
-        // A whole answer as the two chunks a provider would have sent: the message, then the end.
-        const QJsonObject c = QJsonDocument::fromJson(completion).object();
-        QJsonObject base{{QStringLiteral("id"), c.value(QLatin1String("id"))},
-                         {QStringLiteral("object"), QStringLiteral("chat.completion.chunk")},
-                         {QStringLiteral("created"), c.value(QLatin1String("created"))},
-                         {QStringLiteral("model"), c.value(QLatin1String("model"))}};
-        QJsonArray first, last;
-        for (const QJsonValue &v : c.value(QLatin1String("choices")).toArray()) {
-            const QJsonObject choice = v.toObject();
-            QJsonObject delta = choice.value(QLatin1String("message")).toObject();
-            QJsonArray calls = delta.value(QLatin1String("tool_calls")).toArray();
-            for (qsizetype i = 0; i < calls.size(); ++i) {
-                QJsonObject call = calls[i].toObject();
-                call.insert(QStringLiteral("index"), int(i));
-                calls[i] = call;
-            }
-            if (!calls.isEmpty())
-                delta.insert(QStringLiteral("tool_calls"), calls);
-            const QJsonValue index = choice.value(QLatin1String("index"));
-            first.append(QJsonObject{{QStringLiteral("index"), index}, {QStringLiteral("delta"), delta},
-                                     {QStringLiteral("finish_reason"), QJsonValue::Null}});
-            last.append(QJsonObject{{QStringLiteral("index"), index}, {QStringLiteral("delta"), QJsonObject{}},
-                                    {QStringLiteral("finish_reason"), choice.value(QLatin1String("finish_reason"))}});
-        }
-        for (const QJsonArray &choices : {first, last}) {
-            QJsonObject chunk = base;
-            chunk.insert(QStringLiteral("choices"), choices);
-            out.append("data: ");
-            out.append(QJsonDocument(chunk).toJson(QJsonDocument::Compact));
-            out.append("\n\n");
-        }
-        if (c.contains(QLatin1String("usage"))) {
-            QJsonObject chunk = base;
-            chunk.insert(QStringLiteral("choices"), QJsonArray{});
-            chunk.insert(QStringLiteral("usage"), c.value(QLatin1String("usage")));
-            out.append("data: ");
-            out.append(QJsonDocument(chunk).toJson(QJsonDocument::Compact));
-            out.append("\n\n");
-        }
+    out.reserve(size);
+    for (const QByteArray &e : chunks) {
+        out.append("data: ");
+        out.append(e);
+        out.append("\n\n");
     }
     out.append("data: [DONE]\n\n");
     return out;

@@ -17,6 +17,9 @@ struct CachedAnswer {
     bool isStream() const { return !events.empty(); }
     qint64 bytes() const;
 
+    // The answer as chunk payloads: the stream's own, or a whole answer as a provider would have
+    // streamed it (the message, the end, the usage).
+    std::vector<QByteArray> toChunks() const;
     // The answer as an SSE body: "data: <chunk>\n\n" per chunk, then "data: [DONE]\n\n".
     QByteArray toSseBody() const;
     // The answer as one chat.completion JSON (chunks are merged: content and tool-call arguments

@@ -102,6 +102,7 @@ struct ProxyCall::Attempt {
     bool upstreamPaused = false; // the client reads slower than the provider writes
     bool passThrough = false;    // the upstream speaks the client's API: its answer goes out as it came
     QByteArray held;             // a pass-through stream's events before its first content
+    std::vector<QByteArray> heldChunks; // and their OpenAI chunks, for the cache
 
     // The running transfer's id, which is then no longer the attempt's (0 when none runs).
     quint64 takeTransfer() { return std::exchange(transferId, 0); }
@@ -377,6 +378,8 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         const bool content = event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
         if (!content) {
             m_attempt->held += bytes;
+            if (m_input.cacheTee)
+                std::move(step.chunks.begin(), step.chunks.end(), std::back_inserter(m_attempt->heldChunks));
             return;
         }
         if (!m_attempt->ttft)
@@ -385,6 +388,11 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         bytes.prepend(std::exchange(m_attempt->held, {}));
     }
     m_response->write(bytes);
+    if (m_input.cacheTee) { // the cache keeps the translator's OpenAI chunks, which every front door can word
+        if (!m_attempt->heldChunks.empty())
+            m_input.cacheTee->append(std::exchange(m_attempt->heldChunks, {}));
+        m_input.cacheTee->append(step.chunks);
+    }
     pauseIfClientIsSlow();
     if (step.finished) {
         cancelTransfer();
@@ -493,8 +501,8 @@ void ProxyCall::completeBufferedResponse()
     const QByteArray json = m_attempt->passThrough ? passedThroughAnswer(m_attempt->body, m_input.model)
                                                    : m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
     m_response->send(200, headers, json);
-    if (m_input.cacheTee && m_input.kind == Kind::Chat) // saved only once it has been sent
-        m_input.cacheTee->completeWhole(json);
+    if (m_input.cacheTee && m_input.kind == Kind::Chat) // saved only once it has been sent, in the engine's form
+        m_input.cacheTee->completeWhole(m_input.api ? answer.toJson(m_input.model, qint64(m_engine.clock().wallMillis() / 1000)) : json);
     recordAttempt(outcome);
     endAttempt();
     finish(RequestStatus::Ok, 200);

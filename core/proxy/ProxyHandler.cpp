@@ -35,7 +35,7 @@ ProxyHandler::ProxyHandler(EngineContext &engine, int workerIndex, const Control
     , m_responses(std::make_unique<ResponsesEndpoint>(
           engine, m_replies, [this](const HttpRequest &request, ProxyCall::Input input, std::shared_ptr<ResponseWriter> response) {
               if (chooseAutoTier(request, &input, response))
-                  startCall(std::move(input), std::move(response));
+                  throughCache(request, std::move(input), std::move(response));
           }))
     , m_reaper(engine.clock().createTimer([this] {
         for (ProxyCall *done : std::exchange(m_finished, {}))
@@ -183,28 +183,34 @@ void ProxyHandler::handleCompletion(const HttpRequest &request, std::shared_ptr<
         if (!chooseAutoTier(request, &input, response))
             return;
     }
-    // ---- cache hook: exact, then semantic cache. A hit is answered there and recorded;
-    // a miss goes on to the router, perhaps after an embeddings call, with the cache's tee.
     if (input.kind == ProxyCall::Kind::Chat) {
-        CacheFront::Request lookup{input.requestId, input.model, input.body, input.stream, request.headers};
-        m_engine.cache().handle(
-            std::move(lookup), m_engine.config(), response, *m_upstream,
-            [this](RequestRecord &&row) {
-                m_engine.counters().requests.fetch_add(1, std::memory_order_relaxed);
-                m_engine.counters().succeeded.fetch_add(1, std::memory_order_relaxed);
-                m_engine.clientWindow().record(m_engine.clock().now(), OutcomeKind::Success, std::chrono::milliseconds(row.latencyMs),
-                                               std::chrono::milliseconds(row.ttftMs));
-                m_engine.emitRequest(std::move(row));
-            },
-            [this, input = std::move(input), response](CacheFront::Miss miss) mutable {
-                input.cacheTee = std::move(miss.tee);
-                input.cacheHeader = std::move(miss.header);
-                startCall(std::move(input), std::move(response));
-            });
+        throughCache(request, std::move(input), std::move(response));
         return;
     }
-    // ---- end of the cache hook
     startCall(std::move(input), std::move(response));
+}
+
+void ProxyHandler::throughCache(const HttpRequest &request, ProxyCall::Input input, std::shared_ptr<ResponseWriter> response)
+{
+    // ---- cache hook: exact, then semantic cache. A hit is answered there, in the API the client
+    // called, and recorded; a miss goes on to the router, perhaps after an embeddings call, with
+    // the cache's tee.
+    CacheFront::Request lookup{input.requestId, input.model, input.body, input.stream, request.headers, input.api, input.clientApi};
+    m_engine.cache().handle(
+        std::move(lookup), m_engine.config(), response, *m_upstream,
+        [this](RequestRecord &&row) {
+            m_engine.counters().requests.fetch_add(1, std::memory_order_relaxed);
+            m_engine.counters().succeeded.fetch_add(1, std::memory_order_relaxed);
+            m_engine.clientWindow().record(m_engine.clock().now(), OutcomeKind::Success, std::chrono::milliseconds(row.latencyMs),
+                                           std::chrono::milliseconds(row.ttftMs));
+            m_engine.emitRequest(std::move(row));
+        },
+        [this, input = std::move(input), response](CacheFront::Miss miss) mutable {
+            input.cacheTee = std::move(miss.tee);
+            input.cacheHeader = std::move(miss.header);
+            startCall(std::move(input), std::move(response));
+        });
+    // ---- end of the cache hook
 }
 
 void ProxyHandler::handleMessages(const HttpRequest &request, std::shared_ptr<ResponseWriter> response)
@@ -232,9 +238,7 @@ void ProxyHandler::handleMessages(const HttpRequest &request, std::shared_ptr<Re
             input.nativeHeaders.set(name.toByteArray(), value);
     if (!chooseAutoTier(request, &input, response))
         return;
-    // The caches keep answers in the engine's OpenAI form, for OpenAI clients: an Anthropic
-    // request goes to the router.
-    startCall(std::move(input), std::move(response));
+    throughCache(request, std::move(input), std::move(response));
 }
 
 void ProxyHandler::handleCountTokens(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response)

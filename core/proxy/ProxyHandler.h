@@ -41,6 +41,8 @@ private:
     void handleCountTokens(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response);
     // `auto` → the tier's model; false when the request was answered with an error instead.
     bool chooseAutoTier(const HttpRequest &request, ProxyCall::Input *input, const std::shared_ptr<ResponseWriter> &response);
+    // A chat request (of any front door) goes to the exact and semantic caches first.
+    void throughCache(const HttpRequest &request, ProxyCall::Input input, std::shared_ptr<ResponseWriter> response);
     void startCall(ProxyCall::Input input, std::shared_ptr<ResponseWriter> response);
     bool authorized(const HttpRequest &request) const;
     void sendError(const std::shared_ptr<ResponseWriter> &response, const ApiError &error);

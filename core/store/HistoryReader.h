@@ -22,7 +22,7 @@ public:
         qint64 fromMs = 0;                                       // inclusive
         qint64 toMs = std::numeric_limits<qint64>::max();        // exclusive
         QString logicalModel;                                    // empty: any
-        QString clientApi;                                       // "openai_chat", "anthropic_messages"; empty: any
+        QString clientApi;                                       // "openai_chat", "openai_responses", "anthropic_messages"; empty: any
         int channelId = 0;                                       // 0: any
         std::optional<RequestStatus> status;
         bool failoverOnly = false;

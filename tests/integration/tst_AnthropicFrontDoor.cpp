@@ -372,6 +372,27 @@ private slots:
         QCOMPARE(count.headers.value("x-switchboard-token-count"), QByteArray("estimate"));
     }
 
+    void aCachedAnswerIsServedAsAMessage()
+    {
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        QString error;
+        QVERIFY2(m_proxy->start(fakeProviderSpec(QStringLiteral("primary")), [](EngineConfig &config) { config.routes.front().cacheEnabled = true; }, &error),
+                 qPrintable(error));
+        const Reply first = messages(false);
+        QCOMPARE(first.status, 200);
+        QCOMPARE(first.headers.value("x-switchboard-cache"), QByteArray("miss"));
+        const Reply again = messages(false);
+        QCOMPARE(again.headers.value("x-switchboard-cache"), QByteArray("hit"));
+        QCOMPARE(again.json().value(QStringLiteral("type")).toString(), QStringLiteral("message"));
+        QCOMPARE(again.json().value(QStringLiteral("content")), first.json().value(QStringLiteral("content")));
+        const Reply streamed = messages(true);
+        QCOMPARE(streamed.headers.value("x-switchboard-cache"), QByteArray("hit"));
+        QString text;
+        const QString problem = checkGrammar(eventsOf(streamed.body), &text);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(streamed.body.left(2000))));
+        QCOMPARE(text, first.json().value(QStringLiteral("content")).toArray()[0].toObject().value(QStringLiteral("text")).toString());
+    }
+
     void theHistoryRecordsTheApiTheClientCalled()
     {
         startOne(QStringLiteral("gemini"));

@@ -518,6 +518,33 @@ private slots:
         QCOMPARE(continued.error().value(QStringLiteral("param")).toString(), QStringLiteral("previous_response_id"));
     }
 
+    void aCachedAnswerIsServedAsAResponseAndStored()
+    {
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        QString error;
+        QVERIFY2(m_proxy->start(fakeProviderSpec(QStringLiteral("primary")), [](EngineConfig &config) { config.routes.front().cacheEnabled = true; }, &error),
+                 qPrintable(error));
+        const Reply first = post(responsesBody(false));
+        QCOMPARE(first.status, 200);
+        QCOMPARE(first.headers.value("x-switchboard-cache"), QByteArray("miss"));
+        const Reply again = post(responsesBody(false));
+        QCOMPARE(again.status, 200);
+        QCOMPARE(again.headers.value("x-switchboard-cache"), QByteArray("hit"));
+        const QJsonObject hit = again.json();
+        QCOMPARE(hit.value(QStringLiteral("object")).toString(), QStringLiteral("response"));
+        QCOMPARE(outputText(hit), outputText(first.json()));
+        QVERIFY(hit.value(QStringLiteral("id")) != first.json().value(QStringLiteral("id"))); // a response of its own
+        QCOMPARE(get(QStringLiteral("/v1/responses/") + hit.value(QStringLiteral("id")).toString()).status, 200);
+        // The same entry streamed, in the Responses events; and asked in chat completions.
+        const Reply streamed = post(responsesBody(true));
+        QCOMPARE(streamed.headers.value("x-switchboard-cache"), QByteArray("hit"));
+        QString text;
+        QByteArray terminal;
+        const QString problem = checkStream(eventsOf(streamed.body), &text, &terminal);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(streamed.body.left(2000))));
+        QCOMPARE(text, outputText(first.json()));
+    }
+
     void theHistoryRecordsTheApiTheClientCalled()
     {
         startOne(QStringLiteral("openai_compat"));

@@ -65,10 +65,17 @@ QString RequestFormat::failoverPath(const RequestRecord &r)
     return names.join(QStringLiteral(" → "));
 }
 
+QStringList RequestFormat::clientApis()
+{
+    return {QStringLiteral("openai_chat"), QStringLiteral("openai_responses"), QStringLiteral("anthropic_messages")};
+}
+
 QString RequestFormat::clientApi(const QString &name)
 {
     if (name == QLatin1String("openai_chat"))
         return QObject::tr("OpenAI chat");
+    if (name == QLatin1String("openai_responses"))
+        return QObject::tr("OpenAI responses");
     if (name == QLatin1String("anthropic_messages"))
         return QObject::tr("Anthropic messages");
     return name;

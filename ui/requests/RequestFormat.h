@@ -3,6 +3,7 @@
 #include "telemetry/HistoryRecords.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace sb {
 
@@ -16,6 +17,7 @@ public:
     static QString outcome(OutcomeKind kind);         // "provider down", "rate limited", …
     static QString failoverPath(const RequestRecord &r); // "A → B"
     static QString cost(double usd);
+    static QStringList clientApis();                  // the front doors' names, as the history records them
     static QString clientApi(const QString &name);    // "OpenAI chat", "Anthropic messages"; the name itself if unknown
     // Masks anything shaped like an API key or a bearer token ("sk-…a1F3"). The engine stores
     // messages free of secrets already; this is the console's own belt and braces, since an

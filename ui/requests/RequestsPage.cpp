@@ -61,8 +61,8 @@ RequestsPage::RequestsPage(HistoryService *history, QWidget *parent) : QWidget(p
     m_apiBox->setObjectName(QStringLiteral("apiFilter"));
     m_apiBox->setToolTip(tr("The API the client called"));
     m_apiBox->addItem(tr("Any API"), QString());
-    for (const char *api : {"openai_chat", "anthropic_messages"})
-        m_apiBox->addItem(RequestFormat::clientApi(QString::fromLatin1(api)), QString::fromLatin1(api));
+    for (const QString &api : RequestFormat::clientApis())
+        m_apiBox->addItem(RequestFormat::clientApi(api), api);
     m_timeBox = new QComboBox(this);
     m_timeBox->setObjectName(QStringLiteral("timeFilter"));
     const QStringList presetNames{tr("Any time"), tr("Last 5 min"), tr("Last 15 min"), tr("Last hour"),
