@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# What each front door adds, side by side in one run: the same small completion asked of nginx
+# returning a canned answer, directly and through Switchboard's doors:
+#   chat        OpenAI chat completions to an OpenAI-compatible upstream (the answer passes through)
+#   responses   the Responses API to the same upstream (translated each way; the response is stored,
+#               as OpenAI's default store: true asks)
+#   messages    Anthropic Messages to an Anthropic upstream (nearly as sent, both ways)
+#   messages→oa Anthropic Messages to the OpenAI-compatible upstream (translated each way)
+# Alternating rounds, rotating order; each round measures one connection (p50) and 50 connections
+# (req/s) per target.
+#
+#   tests/bench/front-doors.sh [--rounds N] [--seconds S]
+#
+# "added" at one connection is p50(door) - p50(direct); at 50 connections it is the machine time a
+# request costs, 1/rps(door) - 1/rps(direct), since load generator, proxy and upstream share the
+# cores. The verdict compares each translating door's added cost to the chat door's. Runs as
+# root in a private network namespace, like tests/bench/run.sh, on build/bench.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+peers="$root/tests/bench/peers"
+bench_dir="$root/build/bench"
+rounds=4 seconds=8
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    *) echo "usage: tests/bench/front-doors.sh [--rounds N] [--seconds S]"; exit 2 ;;
+  esac
+done
+if [ -z "${SB_DOORS_INSIDE:-}" ]; then
+  "$root/packaging/install-deps.sh" >/dev/null
+  cmake --preset bench >/dev/null
+  cmake --build --preset bench --target switchboard >/dev/null
+  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
+  export SB_DOORS_INSIDE=1
+  exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@"' "$0" --rounds "$rounds" --seconds "$seconds"
+fi
+
+ulimit -n 65536 2>/dev/null || ulimit -n 8192
+work=$(mktemp -d /tmp/sb-doors.XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [ -f "$work/upstream-nginx.pid" ] && kill "$(cat "$work/upstream-nginx.pid")" 2>/dev/null || true
+  sleep 0.3; rm -rf "$work"
+}
+trap cleanup EXIT
+wait_for() { for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1"; exit 1; }
+
+sed "s|@WORK@|$work|g" "$peers/upstream-nginx.conf" > "$work/upstream-nginx.conf"
+nginx -c "$work/upstream-nginx.conf" -p "$work" -g 'daemon on;' 2>"$work/nginx.log" || { cat "$work/nginx.log"; exit 1; }
+HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/bin/switchboard" --headless --db "$work/switchboard.db" \
+  --config "$peers/switchboard-bench.json" --log-level warn >"$work/switchboard.log" 2>&1 &
+pids+=($!)
+wait_for http://127.0.0.1:19001/
+wait_for http://127.0.0.1:19003/healthz
+
+doors=(chat responses messages messages-oa)
+url_of() { case $1 in
+  direct) echo http://127.0.0.1:19001/v1/chat/completions ;;
+  chat) echo http://127.0.0.1:19003/v1/chat/completions ;;
+  responses) echo http://127.0.0.1:19003/v1/responses ;;
+  messages|messages-oa) echo http://127.0.0.1:19003/v1/messages ;;
+esac; }
+body_of() { case $1 in
+  direct) echo '{"model":"bench-model","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' ;;
+  chat) echo '{"model":"bench","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' ;;
+  responses) echo '{"model":"bench","input":"Say hello.","max_output_tokens":16}' ;;
+  messages) echo '{"model":"bench-anthropic","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' ;;
+  messages-oa) echo '{"model":"bench","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' ;;
+esac; }
+headers_of() { case $1 in messages|messages-oa) echo 'anthropic-version: 2023-06-01' ;; esac; }
+wrk_ms() { awk -v q="$1" '$1==q { v=$2; u=v; gsub(/[0-9.]/,"",u); gsub(/[a-z]/,"",v);
+  if (u=="us") v/=1000; else if (u=="s") v*=1000; printf "%.3f", v }'; }
+cell() { # target connections → "p50_ms rps non2xx"
+  local threads=1 out
+  [ "$2" -gt 1 ] && threads=2
+  out=$(WRK_BODY="$(body_of "$1")" WRK_HEADERS="$(headers_of "$1")" wrk -t$threads -c"$2" -d"${seconds}s" --latency \
+        -s "$peers/post.lua" "$(url_of "$1")" 2>&1)
+  echo "$(echo "$out" | wrk_ms 50%) $(echo "$out" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p') \
+$(echo "$out" | sed -n 's/.*Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p')"
+}
+# Each door answers before it is measured: a refusal would be fast and look like a win.
+for t in "${doors[@]}"; do
+  code=$(curl -s -o "$work/$t.json" -w '%{http_code}' -H 'Content-Type: application/json' -H "$(headers_of "$t")" \
+         -d "$(body_of "$t")" "$(url_of "$t")")
+  [ "$code" = 200 ] || { echo "$t answered $code: $(cat "$work/$t.json")"; exit 1; }
+done
+
+printf '%s s per cell, %s rounds, %s cores, load average %s\n\n' "$seconds" "$rounds" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
+all=(direct "${doors[@]}")
+row() { printf '%-5s |' "$1"; shift; for v in "${@:1:5}"; do printf ' %-11s' "$v"; done; printf ' |'
+  for v in "${@:6:5}"; do printf ' %-11s' "$v"; done; printf '\n'; }
+printf '%-5s | %-59s | %s\n' "" "1 connection, p50 ms" "50 connections, req/s"
+row round "${all[@]}" "${all[@]}"
+declare -A p50s rpss
+orders=("direct chat responses messages messages-oa" "messages-oa messages responses chat direct"
+        "chat direct messages-oa responses messages" "responses messages-oa direct messages chat")
+for round in $(seq 1 "$rounds"); do
+  declare -A p50=() rps=()
+  for t in ${orders[$(( (round - 1) % 4 ))]}; do
+    read -r p50[$t] _ bad1 <<< "$(cell "$t" 1)"
+    read -r _ rps[$t] bad50 <<< "$(cell "$t" 50)"
+    [ "${bad1:-0}${bad50:-0}" = "00" ] || [ -z "$bad1$bad50" ] || { echo "$t: non-2xx answers ($bad1, $bad50)"; exit 1; }
+    p50s[$t]+="${p50[$t]} "; rpss[$t]+="${rps[$t]} "
+  done
+  row "$round" "${p50[direct]}" "${p50[chat]}" "${p50[responses]}" "${p50[messages]}" "${p50[messages-oa]}" \
+    "${rps[direct]}" "${rps[chat]}" "${rps[responses]}" "${rps[messages]}" "${rps[messages-oa]}"
+done
+
+median() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+declare -A m_p50 m_rps
+for t in "${all[@]}"; do
+  m_p50[$t]=$(echo "${p50s[$t]}" | median)
+  m_rps[$t]=$(echo "${rpss[$t]}" | median)
+done
+added_ms() { awk -v a="${m_p50[$1]}" -v d="${m_p50[direct]}" 'BEGIN { printf "%.3f", a - d }'; }
+cost_us() { awk -v a="${m_rps[$1]}" -v d="${m_rps[direct]}" 'BEGIN { printf "%.1f", 1e6 / a - 1e6 / d }'; }
+times() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+printf '\nMedians: what each door adds over asking the upstream directly\n'
+printf '%-11s | %-22s | %-26s\n' door "1 conn p50 added (ms)" "50 conns cost added (us/req)"
+for t in "${doors[@]}"; do
+  printf '%-11s | %-22s | %-26s\n' "$t" "$(added_ms "$t")" "$(cost_us "$t")"
+done
+printf '\nAgainst chat completions to the OpenAI-compatible upstream (the limits: responses 1.5x, messages 1.3x)\n'
+for t in responses:1.5 messages:1.3 messages-oa:-; do
+  door=${t%%:*} limit=${t##*:}
+  one=$(times "$(added_ms "$door")" "$(added_ms chat)")
+  fifty=$(times "$(cost_us "$door")" "$(cost_us chat)")
+  verdict=""
+  [ "$limit" != - ] && verdict=$(awk -v a="$one" -v b="$fifty" -v l="$limit" \
+    'BEGIN { printf "%s %sx", (a <= l && b <= l) ? ": within" : ": OVER", l }')
+  printf '%-11s | 1 conn %sx, 50 conns %sx%s\n' "$door" "$one" "$fifty" "$verdict"
+done
