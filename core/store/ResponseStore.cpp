@@ -52,7 +52,10 @@ ResponseStore::ResponseStore(const Clock &clock) : ResponseStore(clock, Options{
 
 ResponseStore::ResponseStore(const Clock &clock, Options options) : m_clock(clock), m_options(options) {}
 
-ResponseStore::~ResponseStore() = default;
+ResponseStore::~ResponseStore()
+{
+    m_db.close(); // its last jobs write m_pending, which goes before m_db does
+}
 
 bool ResponseStore::open(const QString &path, QString *error)
 {
@@ -67,20 +70,41 @@ void ResponseStore::close()
 void ResponseStore::save(StoredResponse response)
 {
     auto row = std::make_shared<const StoredResponse>(std::move(response));
-    QByteArray input = compact(row->input);
-    QByteArray object = compact(row->response);
-    remember(row, input.size() + object.size());
-    m_db.post([row, input = std::move(input), object = std::move(object)](Database &db) {
-        QSqlQuery q(db.connection());
-        q.prepare(QStringLiteral("INSERT OR REPLACE INTO responses (id, created_ms, previous_id, input, response) VALUES (?,?,?,?,?)"));
-        q.addBindValue(Database::text(row->id));
-        q.addBindValue(row->createdMs);
-        q.addBindValue(Database::text(row->previousId));
-        q.addBindValue(input);
-        q.addBindValue(object);
+    PendingRow pending{row, compact(row->input), compact(row->response)};
+    remember(row, pending.input.size() + pending.object.size());
+    if (!m_db.isOpen())
+        return;
+    bool first = false;
+    {
+        std::lock_guard lock(m_pendingMutex);
+        first = m_pending.empty();
+        m_pending.push_back(std::move(pending));
+    }
+    if (first)
+        m_db.post([this](Database &db) { writePending(db); });
+}
+
+void ResponseStore::writePending(Database &db)
+{
+    std::vector<PendingRow> rows;
+    {
+        std::lock_guard lock(m_pendingMutex);
+        rows.swap(m_pending);
+    }
+    db.connection().transaction();
+    QSqlQuery q(db.connection());
+    q.prepare(QStringLiteral("INSERT OR REPLACE INTO responses (id, created_ms, previous_id, input, response) VALUES (?,?,?,?,?)"));
+    for (const PendingRow &row : rows) {
+        q.bindValue(0, Database::text(row.response->id));
+        q.bindValue(1, row.response->createdMs);
+        q.bindValue(2, Database::text(row.response->previousId));
+        q.bindValue(3, row.input);
+        q.bindValue(4, row.object);
         if (!q.exec())
-            spdlog::error("responses: cannot store response {}: {}", row->id.toStdString(), q.lastError().text().toStdString());
-    });
+            spdlog::error("responses: cannot store response {}: {}", row.response->id.toStdString(), q.lastError().text().toStdString());
+    }
+    if (!db.connection().commit())
+        spdlog::error("responses: cannot store {} responses: {}", rows.size(), db.connection().lastError().text().toStdString());
 }
 
 void ResponseStore::find(const QString &id, const std::shared_ptr<ReplyChannel> &reply, Found done)

@@ -73,6 +73,13 @@ private:
         std::list<QString>::iterator recency;
     };
 
+    struct PendingRow {
+        std::shared_ptr<const StoredResponse> response;
+        QByteArray input, object; // serialised
+    };
+
+    // Writes every row saved since the last call in one transaction (one fsync, not one a row).
+    void writePending(Database &db);
     std::shared_ptr<const StoredResponse> fromMemory(const QString &id);
     void remember(std::shared_ptr<const StoredResponse> response, qsizetype bytes);
     void forgetLocked(const QString &id);
@@ -80,6 +87,9 @@ private:
     const Clock &m_clock;
     const Options m_options;
     DatabaseThread m_db;
+
+    std::mutex m_pendingMutex;
+    std::vector<PendingRow> m_pending; // saved, not yet written; a write job is queued while non-empty
 
     std::mutex m_mutex; // guards the memory below
     QHash<QString, Entry> m_memory;

@@ -474,6 +474,50 @@ private slots:
         upstream.shutdown(500ms);
     }
 
+    void aFailoverFromAnthropicToOpenAiInTheMiddleOfAToolLoop_data()
+    {
+        QTest::addColumn<bool>("stream");
+        QTest::newRow("whole") << false;
+        QTest::newRow("stream") << true;
+    }
+    void aFailoverFromAnthropicToOpenAiInTheMiddleOfAToolLoop()
+    {
+        // The conversation holds a tool_use and its tool_result when the Anthropic channel fails:
+        // the OpenAI-compatible fallback gets them as tool_calls and a tool message, and the client
+        // an Anthropic answer it can go on with.
+        QFETCH(bool, stream);
+        HttpServer upstream(HttpServerLimits(), [](int) { return std::make_unique<ToolUpstream>(); }, 1);
+        QString error;
+        QVERIFY2(upstream.listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        ProviderSpec down = fakeProviderSpec(QStringLiteral("primary"), {always(SimError::Http503)});
+        down.dialect = QStringLiteral("anthropic");
+        QVERIFY2(m_proxy->startProviders(down, &error), qPrintable(error));
+        auto config = twoChannelConfig(m_proxy->primary->baseUrl(), QStringLiteral("http://127.0.0.1:%1/v1").arg(upstream.serverPort()));
+        config->providers[0].dialect = QStringLiteral("anthropic");
+        QVERIFY2(m_proxy->startGateway(config, &error), qPrintable(error));
+
+        const Reply reply = m_client.request(port(), "POST", QStringLiteral("/v1/messages"), toolRequest(QStringLiteral("gpt-4o"), stream, true),
+                                             kAnthropicHeaders);
+        QCOMPARE(reply.status, 200);
+        QCOMPARE(reply.headers.value("x-switchboard-failover"), QByteArray("true"));
+        if (stream) {
+            QString text;
+            const QString problem = checkGrammar(eventsOf(reply.body), &text);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(reply.body.left(1500))));
+        } else {
+            QCOMPARE(reply.json().value(QStringLiteral("type")).toString(), QStringLiteral("message"));
+            QCOMPARE(reply.json().value(QStringLiteral("stop_reason")).toString(), QStringLiteral("tool_use"));
+        }
+        const QByteArray sent = QJsonDocument(ToolUpstream::lastBody().value(QStringLiteral("messages")).toArray()).toJson(QJsonDocument::Compact);
+        QVERIFY2(sent.contains(R"("role":"tool")") && sent.contains(R"("tool_call_id":"toolu_9")") && sent.contains("18 °C, rain")
+                     && sent.contains(R"("tool_calls")"),
+                 sent.constData());
+        m_proxy->stop();
+        m_proxy.reset();
+        upstream.shutdown(500ms);
+    }
+
     void anErrorRightAfterTheUpstreamsStartFailsOverUnseen()
     {
         // Anthropic's overloaded_error right after its own message_start: nothing has reached the
