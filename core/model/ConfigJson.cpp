@@ -432,6 +432,10 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         o.insert(QStringLiteral("model"), p.model);
         o.insert(QStringLiteral("input_usd_per_1m"), p.inputUsdPerM);
         o.insert(QStringLiteral("output_usd_per_1m"), p.outputUsdPerM);
+        if (ModelPrice::isSet(p.cachedInputUsdPerM)) // unset ones stay out: they mean the input price
+            o.insert(QStringLiteral("cached_input_usd_per_1m"), p.cachedInputUsdPerM);
+        if (ModelPrice::isSet(p.cacheWriteUsdPerM))
+            o.insert(QStringLiteral("cache_write_usd_per_1m"), p.cacheWriteUsdPerM);
         prices.append(o);
     }
     root.insert(QStringLiteral("prices"), prices);
@@ -661,8 +665,13 @@ ConfigImport importConfigJson(const QJsonObject &root)
         r.read("model", &price.model, true);
         r.read("input_usd_per_1m", &price.inputUsdPerM);
         r.read("output_usd_per_1m", &price.outputUsdPerM);
+        r.read("cached_input_usd_per_1m", &price.cachedInputUsdPerM);
+        r.read("cache_write_usd_per_1m", &price.cacheWriteUsdPerM);
         r.warnUnknown();
-        if (price.inputUsdPerM < 0 || price.outputUsdPerM < 0)
+        // Left out (or null), a cache price stays unset; written, it must not be negative.
+        const bool cacheNegative = (o.value(QLatin1String("cached_input_usd_per_1m")).isDouble() && price.cachedInputUsdPerM < 0)
+            || (o.value(QLatin1String("cache_write_usd_per_1m")).isDouble() && price.cacheWriteUsdPerM < 0);
+        if (price.inputUsdPerM < 0 || price.outputUsdPerM < 0 || cacheNegative)
             errors << QStringLiteral("The price of \"%1\" cannot be negative.").arg(price.model);
         config.prices.push_back(price);
     }

@@ -94,6 +94,17 @@ struct ModelPrice {
     QString model;             // upstream model name as a channel names it, e.g. "gpt-4o-mini"
     double inputUsdPerM = 0.0;  // USD per 1M input (prompt) tokens
     double outputUsdPerM = 0.0; // USD per 1M output (completion) tokens
+    // USD per 1M prompt tokens read from / written to the provider's prompt cache. Negative means
+    // unset, and unset means the input price: a config written before these existed bills exactly
+    // as it did (no guess at a provider's discount, e.g. Anthropic's 10% reads, 125% writes). 0 is
+    // a real price: free.
+    double cachedInputUsdPerM = kUnsetPrice;
+    double cacheWriteUsdPerM = kUnsetPrice;
+
+    static constexpr double kUnsetPrice = -1.0;
+    static bool isSet(double usdPerM) { return usdPerM >= 0.0; }
+    double cacheReadPrice() const { return isSet(cachedInputUsdPerM) ? cachedInputUsdPerM : inputUsdPerM; }
+    double cacheWritePrice() const { return isSet(cacheWriteUsdPerM) ? cacheWriteUsdPerM : inputUsdPerM; }
 };
 
 struct EngineConfig {

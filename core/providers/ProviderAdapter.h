@@ -3,6 +3,7 @@
 #include "common/HttpHeaders.h"
 #include "model/EngineConfig.h"
 #include "model/Outcome.h"
+#include "model/TokenUsage.h"
 #include "common/json/ClientBody.h"
 #include "net/UpstreamRequest.h"
 #include "providers/common/OpenAiAnswer.h"
@@ -18,14 +19,6 @@
 #include <vector>
 
 namespace sb {
-
-// Token counts as the provider reported them; -1 where it did not.
-struct TokenUsage {
-    int promptTokens = -1;
-    int completionTokens = -1;
-    int totalTokens = -1;
-    bool isKnown() const { return promptTokens >= 0 || completionTokens >= 0; }
-};
 
 // What an adapter needs to address one attempt: the provider, the channel and the key chosen.
 struct AdapterContext {

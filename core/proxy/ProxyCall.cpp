@@ -690,7 +690,7 @@ void ProxyCall::recordCost(RequestStatus status)
     const bool answered = status == RequestStatus::Ok || status == RequestStatus::MidStream
         || (status == RequestStatus::Cancelled && m_clientTtft);
     const RequestCost cost = CostMeter::cost(config->prices, channel ? channel->upstreamModel : QString(), m_input.model,
-                                             m_usage.promptTokens, m_usage.completionTokens, answered);
+                                             m_usage, answered);
     m_record.costUsd = cost.usd;
     m_record.costKnown = cost.known;
     if (cost.known && cost.usd <= 0.0)
@@ -749,6 +749,8 @@ void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &erro
     m_record.ttftMs = m_clientTtft ? millisOf(*m_clientTtft) : -1;
     m_record.inputTokens = std::max(0, m_usage.promptTokens);
     m_record.outputTokens = std::max(0, m_usage.completionTokens);
+    m_record.cacheReadTokens = std::max(0, m_usage.cacheReadTokens);
+    m_record.cacheWriteTokens = std::max(0, m_usage.cacheWriteTokens);
     m_record.failover = failover;
     m_record.error = error;
     recordCost(status);

@@ -56,18 +56,18 @@ const ModelPrice *CostMeter::findPrice(const std::vector<ModelPrice> &prices, co
 }
 
 RequestCost CostMeter::cost(const std::vector<ModelPrice> &prices, const QString &upstreamModel, const QString &logicalModel,
-                            int promptTokens, int completionTokens, bool answered)
+                            const TokenUsage &usage, bool answered)
 {
     RequestCost out;
-    if (promptTokens < 0 && completionTokens < 0) {
+    if (usage.promptTokens < 0 && usage.completionTokens < 0) {
         if (answered) {
             out.known = false;
             out.note = QStringLiteral("the provider reported no token usage");
         }
         return out;
     }
-    const int in = std::max(0, promptTokens);
-    const int outTokens = std::max(0, completionTokens);
+    const int in = std::max(0, usage.promptTokens);
+    const int outTokens = std::max(0, usage.completionTokens);
     if (in == 0 && outTokens == 0)
         return out;
     const ModelPrice *price = findPrice(prices, upstreamModel, logicalModel);
@@ -76,7 +76,14 @@ RequestCost CostMeter::cost(const std::vector<ModelPrice> &prices, const QString
         out.note = QStringLiteral("no price for \"%1\"; add it under prices").arg(upstreamModel.isEmpty() ? logicalModel : upstreamModel);
         return out;
     }
-    out.usd = (double(in) * price->inputUsdPerM + double(outTokens) * price->outputUsdPerM) / 1e6;
+    // The cache counts are parts of the prompt; a provider that claims more cached tokens than
+    // prompt tokens is trusted no further than the prompt.
+    const int read = std::min(in, std::max(0, usage.cacheReadTokens));
+    const int write = std::min(in - read, std::max(0, usage.cacheWriteTokens));
+    const int uncached = in - read - write;
+    out.usd = (double(uncached) * price->inputUsdPerM + double(read) * price->cacheReadPrice()
+               + double(write) * price->cacheWritePrice() + double(outTokens) * price->outputUsdPerM)
+        / 1e6;
     return out;
 }
 

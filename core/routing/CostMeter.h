@@ -4,6 +4,7 @@
 #include "health/HealthEvent.h"
 #include "model/BudgetConfig.h"
 #include "model/EngineConfig.h"
+#include "model/TokenUsage.h"
 #include "routing/RouteBudget.h"
 #include "routing/RouteSpend.h"
 
@@ -50,9 +51,12 @@ public:
     static const ModelPrice *findPrice(const std::vector<ModelPrice> &prices, const QString &upstreamModel,
                                        const QString &logicalModel);
     // Token counts as the provider reported them, -1 where it did not. No tokens and no usage at all
-    // (nothing was answered) costs a known 0.
+    // (nothing was answered) costs a known 0. Per 1M tokens: the prompt's uncached part (prompt −
+    // cache reads − cache writes) at the input price, cache reads at the cached-input price, cache
+    // writes at the cache-write price (each unset one at the input price) and the completion at
+    // the output price.
     static RequestCost cost(const std::vector<ModelPrice> &prices, const QString &upstreamModel, const QString &logicalModel,
-                            int promptTokens, int completionTokens, bool answered);
+                            const TokenUsage &usage, bool answered);
 
     // Set when the route's hard stop is reached for the current period; the proxy answers 429.
     std::optional<Refusal> refusal(const QString &route, const BudgetConfig *budget, qint64 wallMs);

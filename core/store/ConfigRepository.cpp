@@ -281,10 +281,12 @@ EngineConfigPtr ConfigRepository::load(QString *error)
             r.fallbackModels << q.value(0).toString();
     }
 
-    if (!q.exec(QStringLiteral("SELECT model, input_usd_per_m, output_usd_per_m FROM prices ORDER BY model")))
+    if (!q.exec(QStringLiteral("SELECT model, input_usd_per_m, output_usd_per_m, cached_input_usd_per_m, cache_write_usd_per_m"
+                               " FROM prices ORDER BY model")))
         return fail(QStringLiteral("prices"));
     while (q.next())
-        config->prices.push_back(ModelPrice{q.value(0).toString(), q.value(1).toDouble(), q.value(2).toDouble()});
+        config->prices.push_back(ModelPrice{q.value(0).toString(), q.value(1).toDouble(), q.value(2).toDouble(),
+                                            q.value(3).toDouble(), q.value(4).toDouble()});
     if (QString costError; !CostConfigTables::load(db, config.get(), &costError)) {
         if (error)
             *error = costError;
@@ -452,7 +454,8 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         insRouteCache.prepare(QStringLiteral("INSERT INTO route_cache (route_id, ttl_s, semantic, preset, embeddings_channel_id, embeddings_model)"
                                              " VALUES (?,?,?,?,?,?)"));
         insSetting.prepare(QStringLiteral("INSERT INTO settings (key, value) VALUES (?,?)"));
-        insPrice.prepare(QStringLiteral("INSERT OR REPLACE INTO prices (model, input_usd_per_m, output_usd_per_m) VALUES (?,?,?)"));
+        insPrice.prepare(QStringLiteral("INSERT OR REPLACE INTO prices (model, input_usd_per_m, output_usd_per_m,"
+                                        " cached_input_usd_per_m, cache_write_usd_per_m) VALUES (?,?,?,?,?)"));
         insMeta.prepare(QStringLiteral("INSERT OR REPLACE INTO meta (key, value) VALUES (?,?)"));
         insEvent.prepare(QStringLiteral("INSERT INTO events (time_ms, kind, channel_id, provider_id, key_id, from_state, to_state, message)"
                                         " VALUES (?,?,0,0,0,'','',?)"));
@@ -487,7 +490,12 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         for (const auto &[key, value] : engineSettings(config))
             ok = ok && run(insSetting, {key, encodeValue(value)}, &error);
         for (const auto &price : config.prices)
-            ok = ok && run(insPrice, {price.model, price.inputUsdPerM, price.outputUsdPerM}, &error);
+            ok = ok
+                && run(insPrice,
+                       {price.model, price.inputUsdPerM, price.outputUsdPerM,
+                        ModelPrice::isSet(price.cachedInputUsdPerM) ? price.cachedInputUsdPerM : ModelPrice::kUnsetPrice,
+                        ModelPrice::isSet(price.cacheWriteUsdPerM) ? price.cacheWriteUsdPerM : ModelPrice::kUnsetPrice},
+                       &error);
         ok = ok && CostConfigTables::save(db, config, &error);
 
         const qint64 now = m_clock.wallMillis();

@@ -122,6 +122,19 @@ QStringList schemaV2()
     };
 }
 
+// Prompt caching: the part of a request's input_tokens (the whole prompt) read from and written to
+// the provider's cache, and what those tokens cost. A price of -1 is unset, which bills them at the
+// model's input price, as every request was billed before.
+QStringList schemaPromptCache()
+{
+    return {
+        QStringLiteral("ALTER TABLE requests ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0"),
+        QStringLiteral("ALTER TABLE requests ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0"),
+        QStringLiteral("ALTER TABLE prices ADD COLUMN cached_input_usd_per_m REAL NOT NULL DEFAULT -1"),
+        QStringLiteral("ALTER TABLE prices ADD COLUMN cache_write_usd_per_m REAL NOT NULL DEFAULT -1"),
+    };
+}
+
 QString sqlError(const QSqlError &e)
 {
     return e.text().trimmed();
@@ -143,6 +156,7 @@ const std::vector<Migration> &Database::migrations()
          {QStringLiteral("CREATE TABLE responses (id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL, previous_id TEXT NOT NULL,"
                          " input BLOB NOT NULL, response BLOB NOT NULL)"),
           QStringLiteral("CREATE INDEX responses_created ON responses (created_ms)")}},
+        {6, QStringLiteral("prompt-cache tokens and their prices"), schemaPromptCache()},
     };
     return list;
 }

@@ -69,8 +69,9 @@ public:
         return m_request.prepare(c,
                                  "INSERT INTO requests (time_ms, request_id, logical_model, channel_id, channel_name, status,"
                                  " outcome, http_status, ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover,"
-                                 " cache_hit, streamed, error, attempts, cost_known, auto_tier, client_api)"
-                                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                                 " cache_hit, streamed, error, attempts, cost_known, auto_tier, client_api, cache_read_tokens,"
+                                 " cache_write_tokens)"
+                                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                                  error)
             && m_event.prepare(c,
                                "INSERT INTO events (time_ms, kind, channel_id, provider_id, key_id, from_state, to_state, message)"
@@ -122,6 +123,8 @@ public:
             m_request.bind(18, r.costKnown);
             m_request.bind(19, r.autoTier);
             m_request.bind(20, r.clientApi);
+            m_request.bind(21, r.cacheReadTokens);
+            m_request.bind(22, r.cacheWriteTokens);
             ok = m_request.exec(error);
         }
         for (std::size_t i = 0; ok && i < batch.health.size(); ++i) {

@@ -50,6 +50,8 @@ struct RequestRecord {
     int latencyMs = -1;
     int inputTokens = 0;
     int outputTokens = 0;
+    int cacheReadTokens = 0;              // parts of inputTokens (which counts the whole prompt) read from / written to
+    int cacheWriteTokens = 0;             // the provider's prompt cache; 0 when it reported none
     double costUsd = 0.0;
     bool costKnown = true;                // false: tokens were used but there is no price, or no usage was reported; costUsd is then 0 and means "unknown"
     QString autoTier;                     // the task-based tier ("small", "large") when the caller asked for `auto`; empty otherwise

@@ -1,13 +1,17 @@
 // Cost end to end: a real Gateway on loopback in front of the simulator's fake providers, one per
 // dialect. Every finished request's token usage (streamed usage included) and cost reach the
 // request record and the route's spend; a spent hard budget answers 429 in OpenAI's error format;
-// crossing a soft limit raises one budget event.
+// crossing a soft limit raises one budget event; prompt tokens an Anthropic upstream read from or
+// wrote to its cache are recorded apart and billed at their own prices.
 #include "FakeProviderSpecs.h"
 #include "ProxyClient.h"
 #include "ProxyConfigs.h"
 #include "ProxyUnderTest.h"
 #include "StreamText.h"
+#include "net/HttpServer.h"
+#include "net/ResponseWriter.h"
 
+#include <QFile>
 #include <QtTest>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -56,6 +60,34 @@ QByteArray chatBodyWithUsage(bool stream, bool includeUsage)
     return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
+QByteArray fixture(const QString &relative)
+{
+    QFile file(QStringLiteral(SB_SOURCE_DIR "/tests/fixtures/") + relative);
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("missing fixture %s", qPrintable(relative));
+    return file.readAll();
+}
+
+// An Anthropic upstream whose prompt cache is warm, which the simulator does not play: a whole
+// answer reads 3,200 of its 3,242 prompt tokens from the cache; a stream reads 1,500 and writes
+// 500 of its 2,030.
+class PromptCachingUpstream : public HttpHandler {
+public:
+    void handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response) override
+    {
+        HttpHeaders headers;
+        if (QJsonDocument::fromJson(request.body).object().value(QStringLiteral("stream")).toBool()) {
+            headers.set("Content-Type", "text/event-stream");
+            response->startStream(200, headers);
+            response->write(fixture(QStringLiteral("anthropic/text_cache.sse")));
+            response->finish();
+            return;
+        }
+        headers.set("Content-Type", "application/json");
+        response->send(200, headers, fixture(QStringLiteral("anthropic/message_cache_read_200.json")));
+    }
+};
+
 } // namespace
 
 class tst_CostTracking : public QObject {
@@ -83,6 +115,13 @@ private:
         config->prices = {ModelPrice{QStringLiteral("up-model"), 3.0, 15.0}};
         if (tweak)
             tweak(*config);
+        startGateway(config);
+    }
+
+    // The Gateway over `config`, its finished requests and budget events collected in m_sink.
+    void startGateway(const std::shared_ptr<EngineConfig> &config)
+    {
+        QString error;
         QVERIFY2(config->validate().isEmpty(), qPrintable(config->validate().join(' ')));
         m_proxy.gateway = std::make_unique<Gateway>(m_clock, m_random, config);
         m_sink = std::make_shared<Sink>();
@@ -162,6 +201,59 @@ private slots:
         } else {
             QCOMPARE(reply.json().value("usage").toObject().value("completion_tokens").toInt(), kCompletionTokens);
         }
+    }
+
+    void cachedPromptTokensAreRecordedAndBilledAtTheCachePrice_data()
+    {
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<int>("prompt");
+        QTest::addColumn<int>("cacheRead");
+        QTest::addColumn<int>("cacheWrite");
+        QTest::addColumn<int>("completion");
+        QTest::newRow("whole answer") << false << 3242 << 3200 << 0 << 18;
+        QTest::newRow("stream") << true << 2030 << 1500 << 500 << 8;
+    }
+
+    void cachedPromptTokensAreRecordedAndBilledAtTheCachePrice()
+    {
+        QFETCH(bool, stream);
+        QFETCH(int, prompt);
+        QFETCH(int, cacheRead);
+        QFETCH(int, cacheWrite);
+        QFETCH(int, completion);
+        HttpServer upstream(HttpServerLimits(), [](int) { return std::make_unique<PromptCachingUpstream>(); }, 1);
+        QString error;
+        QVERIFY2(upstream.listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
+        auto config = oneChannelConfig(QStringLiteral("claude"), QStringLiteral("http://127.0.0.1:%1/v1").arg(upstream.serverPort()),
+                                       QStringLiteral("m"));
+        config->providers.front().dialect = QStringLiteral("anthropic");
+        config->channels.front().upstreamModel = QStringLiteral("up-model");
+        // Reads at 10% of the input price and writes at 125%, as Anthropic bills them.
+        config->prices = {ModelPrice{QStringLiteral("up-model"), 3.0, 15.0, 0.30, 3.75}};
+        startGateway(config);
+
+        const Reply reply = chat(chatBodyWithUsage(stream, true));
+        QCOMPARE(reply.status, 200);
+        QTRY_COMPARE(m_sink->recordCount(), std::size_t(1));
+        const RequestRecord r = m_sink->last();
+        QCOMPARE(r.status, RequestStatus::Ok);
+        QCOMPARE(r.inputTokens, prompt); // the whole prompt, cached parts included
+        QCOMPARE(r.cacheReadTokens, cacheRead);
+        QCOMPARE(r.cacheWriteTokens, cacheWrite);
+        QCOMPARE(r.outputTokens, completion);
+        QVERIFY(r.costKnown);
+        const double expected = ((prompt - cacheRead - cacheWrite) * 3.0 + cacheRead * 0.30 + cacheWrite * 3.75 + completion * 15.0) / 1e6;
+        QVERIFY2(qAbs(r.costUsd - expected) < 1e-12, qPrintable(QStringLiteral("%1 vs %2").arg(r.costUsd).arg(expected)));
+        const double fullPrice = (prompt * 3.0 + completion * 15.0) / 1e6;
+        QVERIFY2(r.costUsd < fullPrice, qPrintable(QStringLiteral("%1 vs %2").arg(r.costUsd).arg(fullPrice)));
+
+        // The client hears of the cache in OpenAI's words.
+        const QJsonObject usage = stream ? parseStream(reply.body).usage : reply.json().value("usage").toObject();
+        QCOMPARE(usage.value("prompt_tokens").toInt(), prompt);
+        QCOMPARE(usage.value("prompt_tokens_details").toObject().value("cached_tokens").toInt(), cacheRead);
+        QCOMPARE(usage.value("prompt_tokens_details").toObject().value("cache_write_tokens").toInt(), cacheWrite);
+        m_proxy.stop();
+        upstream.shutdown(500ms);
     }
 
     void anUnpricedModelHasUnknownCostNotZero()

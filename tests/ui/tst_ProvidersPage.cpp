@@ -336,6 +336,15 @@ private slots:
         QVERIFY(prices->setData(prices->index(row, PriceTableModel::Model), QStringLiteral("claude-3-5-sonnet")));
         QVERIFY(prices->setData(prices->index(row, PriceTableModel::Input), QStringLiteral("3")));
         QVERIFY(prices->setData(prices->index(row, PriceTableModel::Output), QStringLiteral("$15.00")));
+        // The prompt-cache prices: empty reads as the input price; a bad one is a problem like any price.
+        QCOMPARE(cell(prices, row, PriceTableModel::CachedInput), QStringLiteral("as input"));
+        QVERIFY(editor->problemText().isEmpty());
+        QVERIFY(prices->setData(prices->index(row, PriceTableModel::CachedInput), QStringLiteral("-0.3")));
+        QVERIFY2(editor->problemText().contains(QStringLiteral("Row 3: the cached input price cannot be negative")),
+                 qPrintable(editor->problemText()));
+        QVERIFY(!save->isEnabled());
+        QVERIFY(prices->setData(prices->index(row, PriceTableModel::CachedInput), QStringLiteral("0.30")));
+        QCOMPARE(cell(prices, row, PriceTableModel::CachedInput), QStringLiteral("0.30"));
         QVERIFY(editor->problemText().isEmpty());
         QCOMPARE(cell(prices, row, PriceTableModel::UsedBy), QStringLiteral("gpt-4o/B"));
         QVERIFY(child<QLabel>(&page, "unpricedChannels")->text().isEmpty());
@@ -348,6 +357,16 @@ private slots:
         QVERIFY(claude);
         QCOMPARE(claude->inputUsdPerM, 3.0);
         QCOMPARE(claude->outputUsdPerM, 15.0);
+        QCOMPARE(claude->cachedInputUsdPerM, 0.30);
+        QVERIFY(!ModelPrice::isSet(claude->cacheWriteUsdPerM)); // left empty: billed at the input price
+        QCOMPARE(claude->cacheWritePrice(), 3.0);
+        int claudeRow = -1;
+        for (int r = 0; r < prices->rowCount(); ++r)
+            if (cell(prices, r, PriceTableModel::Model) == QLatin1String("claude-3-5-sonnet"))
+                claudeRow = r;
+        QVERIFY(claudeRow >= 0);
+        QCOMPARE(prices->index(claudeRow, PriceTableModel::CachedInput).data(Qt::EditRole).toString(), QStringLiteral("0.3")); // read back
+        QVERIFY(prices->index(claudeRow, PriceTableModel::CacheWrite).data(Qt::EditRole).toString().isEmpty());
         QVERIFY(!save->isEnabled()); // saved: the draft is the stored table again
         QCOMPARE(prices->rowCount(), 3);
         QVERIFY(!prices->dirty());

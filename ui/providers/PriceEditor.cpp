@@ -55,10 +55,10 @@ PriceEditor::PriceEditor(QWidget *parent) : QWidget(parent)
     m_view->horizontalHeader()->setHighlightSections(false);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    const int digits = m_view->fontMetrics().horizontalAdvance(QStringLiteral("Output $ / 1M")) + 32;
+    const int digits = m_view->fontMetrics().horizontalAdvance(QStringLiteral("Cache write $ / 1M")) + 32;
     m_view->setColumnWidth(PriceTableModel::Model, 260);
-    m_view->setColumnWidth(PriceTableModel::Input, digits);
-    m_view->setColumnWidth(PriceTableModel::Output, digits);
+    for (int column : {PriceTableModel::Input, PriceTableModel::CachedInput, PriceTableModel::CacheWrite, PriceTableModel::Output})
+        m_view->setColumnWidth(column, digits);
     layout->addWidget(m_view, 1);
 
     m_problems = new QLabel(this);

@@ -8,14 +8,16 @@
 
 namespace sb {
 
-// The price table as a draft the user edits in place: model, USD per 1M input tokens, USD per 1M
-// output tokens, and which channels each row prices. Cells keep the text as typed; problems()
-// names every cell that would not save (not a number, negative, an empty or repeated model), and
-// those cells are marked in the table, so the editor can disable Save and say why beside it.
+// The price table as a draft the user edits in place: model, USD per 1M input tokens, per 1M
+// prompt tokens read from and written to the provider's prompt cache, per 1M output tokens, and
+// which channels each row prices. Cells keep the text as typed; problems() names every cell that
+// would not save (not a number, negative, an empty or repeated model), and those cells are marked
+// in the table, so the editor can disable Save and say why beside it. An empty cache price is
+// allowed and means "the input price" (ModelPrice's unset).
 class PriceTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Model, Input, Output, UsedBy, ColumnCount };
+    enum Column { Model, Input, CachedInput, CacheWrite, Output, UsedBy, ColumnCount };
     enum Role { ProblemRole = Qt::UserRole + 1 }; // the cell's problem, empty when it is fine
 
     explicit PriceTableModel(QObject *parent = nullptr);
@@ -46,8 +48,12 @@ signals:
 
 private:
     struct Row {
-        QString model, input, output; // as typed
+        QString model, input, cachedInput, cacheWrite, output; // as typed
     };
+    static bool isPrice(int column) { return column == Input || column == CachedInput || column == CacheWrite || column == Output; }
+    static bool isOptional(int column) { return column == CachedInput || column == CacheWrite; }
+    static QString *field(Row &row, int column);
+    static const QString &text(const Row &row, int column);
     QString cellProblem(int row, int column) const;
     std::vector<ModelPrice> parseablePrices() const; // the rows that parse, for "used by"
 

@@ -79,6 +79,9 @@ QString RequestInspector::html(const RequestRecord &r)
     out += row(tr("Latency"), ms(r.latencyMs));
     out += row(tr("Tokens"), tr("%1 in · %2 out").arg(formatCount(std::uint64_t(std::max(0, r.inputTokens))),
                                                       formatCount(std::uint64_t(std::max(0, r.outputTokens)))));
+    if (r.cacheReadTokens > 0 || r.cacheWriteTokens > 0) // parts of "in", priced apart
+        out += row(tr("Prompt cache"), tr("%1 read · %2 written").arg(formatCount(std::uint64_t(r.cacheReadTokens)),
+                                                                      formatCount(std::uint64_t(std::max(0, r.cacheWriteTokens)))));
     out += row(tr("Cost"), esc(RequestFormat::cost(r.costUsd)));
     out += row(tr("Mode"), (r.streamed ? tr("stream") : tr("single answer")) + (r.cacheHit ? tr(" · cache hit") : QString()));
     if (!r.error.isEmpty())

@@ -65,13 +65,16 @@ QJsonObject AnthropicAnswer::usage(const QJsonObject &openAiUsage)
     const qint64 prompt = openAiUsage.value(QLatin1String("prompt_tokens")).toInteger();
     const qint64 completion = openAiUsage.value(QLatin1String("completion_tokens")).toInteger();
     QJsonObject out;
-    const QJsonValue details = openAiUsage.value(QLatin1String("prompt_tokens_details")).toObject().value(QLatin1String("cached_tokens"));
+    const QJsonObject details = openAiUsage.value(QLatin1String("prompt_tokens_details")).toObject();
+    const QJsonValue detailsRead = details.value(QLatin1String("cached_tokens"));
     const QJsonValue deepSeekHit = openAiUsage.value(QLatin1String("prompt_cache_hit_tokens"));
-    const QJsonValue cached = details.isDouble() ? details : deepSeekHit;
-    if (cached.isDouble()) {
+    const QJsonValue cached = detailsRead.isDouble() ? detailsRead : deepSeekHit;
+    const QJsonValue written = details.value(QLatin1String("cache_write_tokens"));
+    if (cached.isDouble() || written.isDouble()) {
         const qint64 read = qBound<qint64>(0, cached.toInteger(), prompt);
-        out.insert(QStringLiteral("input_tokens"), prompt - read);
-        out.insert(QStringLiteral("cache_creation_input_tokens"), 0);
+        const qint64 write = qBound<qint64>(0, written.toInteger(), prompt - read);
+        out.insert(QStringLiteral("input_tokens"), prompt - read - write);
+        out.insert(QStringLiteral("cache_creation_input_tokens"), write);
         out.insert(QStringLiteral("cache_read_input_tokens"), read);
     } else {
         out.insert(QStringLiteral("input_tokens"), qMax<qint64>(0, prompt));

@@ -27,8 +27,10 @@ public:
     // keeps the sequence in the text ends the text with it.
     static QString matchedStopSequence(const QJsonObject &choice, const QString &textEnd, const QStringList &stopSequences);
     // OpenAI usage → Anthropic usage. Cached prompt tokens (prompt_tokens_details.cached_tokens, or
-    // DeepSeek's prompt_cache_hit_tokens) become cache_read_input_tokens and leave input_tokens,
-    // as Anthropic counts them; cache_creation_input_tokens is then 0, as OpenAI caches for free.
+    // DeepSeek's prompt_cache_hit_tokens) become cache_read_input_tokens and tokens written to the
+    // cache (prompt_tokens_details.cache_write_tokens, what an Anthropic upstream's
+    // cache_creation_input_tokens became in the engine) cache_creation_input_tokens; both leave
+    // input_tokens, as Anthropic counts them. Without a write count it is 0: OpenAI caches for free.
     static QJsonObject usage(const QJsonObject &openAiUsage);
     // A tool call's arguments (a JSON string) as the "input" object Anthropic requires; {} when they
     // are empty or not a JSON object.

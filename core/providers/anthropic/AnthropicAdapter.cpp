@@ -10,6 +10,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 namespace sb {
 
 namespace {
@@ -306,11 +308,15 @@ QString AnthropicAdapter::finishReason(const QString &stopReason)
 TokenUsage AnthropicAdapter::usageFromAnthropic(const QJsonObject &usage)
 {
     TokenUsage out;
+    if (usage.contains(QLatin1String("cache_read_input_tokens")))
+        out.cacheReadTokens = std::max(0, usage.value(QLatin1String("cache_read_input_tokens")).toInt());
+    if (usage.contains(QLatin1String("cache_creation_input_tokens")))
+        out.cacheWriteTokens = std::max(0, usage.value(QLatin1String("cache_creation_input_tokens")).toInt());
     if (usage.contains(QLatin1String("input_tokens"))) {
-        // OpenAI's prompt_tokens counts cached input too; Anthropic reports it separately.
-        out.promptTokens = usage.value(QLatin1String("input_tokens")).toInt()
-                           + usage.value(QLatin1String("cache_creation_input_tokens")).toInt()
-                           + usage.value(QLatin1String("cache_read_input_tokens")).toInt();
+        // TokenUsage counts cached input in the prompt, as OpenAI's prompt_tokens does; Anthropic's
+        // input_tokens is only what came after the last cache breakpoint.
+        out.promptTokens = std::max(0, usage.value(QLatin1String("input_tokens")).toInt()) + std::max(0, out.cacheReadTokens)
+                           + std::max(0, out.cacheWriteTokens);
     }
     if (usage.contains(QLatin1String("output_tokens")))
         out.completionTokens = usage.value(QLatin1String("output_tokens")).toInt();

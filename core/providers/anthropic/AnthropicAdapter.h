@@ -40,6 +40,9 @@ public:
     static QJsonObject translateRequest(const QJsonObject &openAiBody, const QString &upstreamModel);
     // Shared with the stream translator.
     static QString finishReason(const QString &stopReason);
+    // Anthropic usage → TokenUsage: promptTokens = input_tokens + cache_read_input_tokens +
+    // cache_creation_input_tokens (the whole prompt, as OpenAI counts it); the cache counts only
+    // where the usage has them.
     static TokenUsage usageFromAnthropic(const QJsonObject &usage);
 };
 

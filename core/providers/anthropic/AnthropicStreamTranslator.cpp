@@ -6,6 +6,8 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace sb {
 
 AnthropicStreamTranslator::AnthropicStreamTranslator(QString clientModel, bool clientWantsUsage)
@@ -38,6 +40,26 @@ QByteArray AnthropicStreamTranslator::usageChunk() const
         {QStringLiteral("choices"), QJsonArray()},
         {QStringLiteral("usage"), usageToOpenAi(m_usage)},
     });
+}
+
+void AnthropicStreamTranslator::mergeUsage(const QJsonObject &usage, bool atStart)
+{
+    // message_delta's counts are cumulative, so the last one wins; its input_tokens only when it
+    // says more than 0 (some servers send 0 there after a real count in message_start).
+    const QJsonValue input = usage.value(QLatin1String("input_tokens"));
+    if (input.isDouble() && (atStart || input.toInt() > 0))
+        m_inputTokens = std::max(0, input.toInt());
+    const TokenUsage counts = AnthropicAdapter::usageFromAnthropic(usage);
+    if (counts.completionTokens >= 0)
+        m_usage.completionTokens = counts.completionTokens;
+    if (counts.cacheReadTokens >= 0)
+        m_usage.cacheReadTokens = counts.cacheReadTokens;
+    if (counts.cacheWriteTokens >= 0)
+        m_usage.cacheWriteTokens = counts.cacheWriteTokens;
+    if (m_inputTokens >= 0) // the whole prompt, cached parts included, as TokenUsage counts it
+        m_usage.promptTokens = m_inputTokens + std::max(0, m_usage.cacheReadTokens) + std::max(0, m_usage.cacheWriteTokens);
+    if (!atStart && m_usage.promptTokens >= 0 && m_usage.completionTokens >= 0)
+        m_usage.totalTokens = m_usage.promptTokens + m_usage.completionTokens;
 }
 
 StreamStep AnthropicStreamTranslator::fail(OutcomeKind kind, const QString &code, const QString &message)
@@ -83,9 +105,7 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
         const QJsonObject message = data.value(QLatin1String("message")).toObject();
         m_id = message.value(QLatin1String("id")).toString();
         m_model = message.value(QLatin1String("model")).toString();
-        const TokenUsage start = AnthropicAdapter::usageFromAnthropic(message.value(QLatin1String("usage")).toObject());
-        m_usage.promptTokens = start.promptTokens;
-        m_usage.completionTokens = start.completionTokens;
+        mergeUsage(message.value(QLatin1String("usage")).toObject(), true);
         step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
                                                 {QStringLiteral("content"), QString()}}));
         return step;
@@ -129,13 +149,7 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
         return step;
     }
     if (type == QLatin1String("message_delta")) {
-        const TokenUsage late = AnthropicAdapter::usageFromAnthropic(data.value(QLatin1String("usage")).toObject());
-        if (late.completionTokens >= 0)
-            m_usage.completionTokens = late.completionTokens; // cumulative, so the last one wins
-        if (late.promptTokens > 0)
-            m_usage.promptTokens = late.promptTokens;
-        if (m_usage.promptTokens >= 0 && m_usage.completionTokens >= 0)
-            m_usage.totalTokens = m_usage.promptTokens + m_usage.completionTokens;
+        mergeUsage(data.value(QLatin1String("usage")).toObject(), false);
         step.usage = m_usage;
         const QString stopReason = data.value(QLatin1String("delta")).toObject().value(QLatin1String("stop_reason")).toString();
         if (!stopReason.isEmpty())

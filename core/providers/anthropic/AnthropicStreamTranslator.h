@@ -18,7 +18,8 @@ namespace sb {
 //   message_stop         → finished; plus a usage chunk when the client asked for include_usage
 //   ping, content_block_stop, unknown types → nothing (Anthropic may add event types)
 //   error                → StreamStep::error (overloaded_error → PROVIDER_DOWN, …)
-// Usage comes from the final events (message_delta's cumulative output_tokens).
+// Usage comes from message_start (input and cache counts) and the final events (message_delta's
+// cumulative counts); the usage chunk carries the cache counts in prompt_tokens_details.
 class AnthropicStreamTranslator final : public StreamTranslator {
 public:
     AnthropicStreamTranslator(QString clientModel, bool clientWantsUsage);
@@ -29,6 +30,8 @@ public:
 private:
     QByteArray chunk(const QJsonObject &delta, const QJsonValue &finishReason = QJsonValue(QJsonValue::Null)) const;
     QByteArray usageChunk() const;
+    // Folds an event's Anthropic usage (message_start's or message_delta's) into m_usage.
+    void mergeUsage(const QJsonObject &usage, bool atStart);
     StreamStep fail(OutcomeKind kind, const QString &code, const QString &message);
 
     QString m_clientModel;
@@ -36,6 +39,7 @@ private:
     QString m_id;
     QString m_model;
     TokenUsage m_usage;
+    int m_inputTokens = -1; // Anthropic's input_tokens: the prompt without its cached parts
     QHash<int, int> m_toolIndexByBlock; // Anthropic content-block index → OpenAI tool_calls index
     int m_nextToolIndex = 0;
     bool m_stopped = false;

@@ -8,9 +8,12 @@ namespace sb {
 
 QJsonObject openAiUsageCounts(const TokenUsage &usage)
 {
-    return QJsonObject{{QStringLiteral("prompt_tokens"), qMax(0, usage.promptTokens)},
-                       {QStringLiteral("completion_tokens"), qMax(0, usage.completionTokens)},
-                       {QStringLiteral("total_tokens"), qMax(0, usage.totalTokens)}};
+    QJsonObject out{{QStringLiteral("prompt_tokens"), qMax(0, usage.promptTokens)},
+                    {QStringLiteral("completion_tokens"), qMax(0, usage.completionTokens)},
+                    {QStringLiteral("total_tokens"), qMax(0, usage.totalTokens)}};
+    if (const QJsonObject details = openAiPromptDetails(usage); !details.isEmpty())
+        out.insert(QStringLiteral("prompt_tokens_details"), details);
+    return out;
 }
 
 QByteArray openAiChunk(const QString &id, qint64 created, const QString &model, const QJsonObject &delta,

@@ -13,7 +13,8 @@ namespace sb {
 // ernie), kept in one place so every dialect hands clients the same shape.
 
 // {"prompt_tokens", "completion_tokens", "total_tokens"}, each count as the upstream reported it
-// (an unknown one as 0); unlike usageToOpenAi, no total is derived here — usageFrom already did.
+// (an unknown one as 0), and prompt_tokens_details when the provider reported cache counts;
+// unlike usageToOpenAi, no total is derived here — usageFrom already did.
 QJsonObject openAiUsageCounts(const TokenUsage &usage);
 
 // A chat.completion.chunk with one choice (index 0). The first chunk of a stream also carries

@@ -77,6 +77,13 @@ TokenUsage usageFromOpenAi(const QJsonObject &usage)
         out.completionTokens = usage.value(QLatin1String("completion_tokens")).toInt(-1);
     if (usage.contains(QLatin1String("total_tokens")))
         out.totalTokens = usage.value(QLatin1String("total_tokens")).toInt(-1);
+    const QJsonObject details = usage.value(QLatin1String("prompt_tokens_details")).toObject();
+    if (details.contains(QLatin1String("cached_tokens")))
+        out.cacheReadTokens = details.value(QLatin1String("cached_tokens")).toInt(-1);
+    else if (usage.contains(QLatin1String("prompt_cache_hit_tokens")))
+        out.cacheReadTokens = usage.value(QLatin1String("prompt_cache_hit_tokens")).toInt(-1);
+    if (details.contains(QLatin1String("cache_write_tokens")))
+        out.cacheWriteTokens = details.value(QLatin1String("cache_write_tokens")).toInt(-1);
     return withTotal(out);
 }
 
@@ -86,19 +93,30 @@ TokenUsage usageFromOpenAiJson(QByteArrayView usage)
     if (scan.scan(usage)) {
         TokenUsage out;
         bool plain = true;
-        const auto read = [&](QByteArrayView key, int *field) {
-            if (const JsonObjectScan::Member *member = scan.find(key)) {
+        const auto read = [&](const JsonObjectScan &in, QByteArrayView json, QByteArrayView key, int *field) {
+            if (const JsonObjectScan::Member *member = in.find(key)) {
                 bool ok = false;
-                const int value = member->valueIn(usage).toInt(&ok);
+                const int value = member->valueIn(json).toInt(&ok);
                 if (ok)
                     *field = value;
                 else
                     plain = false; // 9.0, 1e1, a string: Qt's reading decides
             }
         };
-        read("prompt_tokens", &out.promptTokens);
-        read("completion_tokens", &out.completionTokens);
-        read("total_tokens", &out.totalTokens);
+        read(scan, usage, "prompt_tokens", &out.promptTokens);
+        read(scan, usage, "completion_tokens", &out.completionTokens);
+        read(scan, usage, "total_tokens", &out.totalTokens);
+        read(scan, usage, "prompt_cache_hit_tokens", &out.cacheReadTokens);
+        if (const JsonObjectScan::Member *member = scan.find("prompt_tokens_details")) {
+            const QByteArrayView detailsJson = member->valueIn(usage);
+            JsonObjectScan details;
+            if (details.scan(detailsJson)) {
+                read(details, detailsJson, "cached_tokens", &out.cacheReadTokens); // wins over DeepSeek's name
+                read(details, detailsJson, "cache_write_tokens", &out.cacheWriteTokens);
+            } else if (detailsJson != "null") {
+                plain = false;
+            }
+        }
         if (plain)
             return withTotal(out);
     }
@@ -107,15 +125,28 @@ TokenUsage usageFromOpenAiJson(QByteArrayView usage)
     return usageFromOpenAi(object);
 }
 
+QJsonObject openAiPromptDetails(const TokenUsage &usage)
+{
+    QJsonObject details;
+    if (usage.cacheReadTokens >= 0 || usage.cacheWriteTokens >= 0)
+        details.insert(QStringLiteral("cached_tokens"), std::max(usage.cacheReadTokens, 0));
+    if (usage.cacheWriteTokens >= 0)
+        details.insert(QStringLiteral("cache_write_tokens"), usage.cacheWriteTokens);
+    return details;
+}
+
 QJsonObject usageToOpenAi(const TokenUsage &usage)
 {
     const int prompt = std::max(usage.promptTokens, 0);
     const int completion = std::max(usage.completionTokens, 0);
-    return QJsonObject{
+    QJsonObject out{
         {QStringLiteral("prompt_tokens"), prompt},
         {QStringLiteral("completion_tokens"), completion},
         {QStringLiteral("total_tokens"), usage.totalTokens >= 0 ? usage.totalTokens : prompt + completion},
     };
+    if (const QJsonObject details = openAiPromptDetails(usage); !details.isEmpty())
+        out.insert(QStringLiteral("prompt_tokens_details"), details);
+    return out;
 }
 
 QByteArray compactJson(const QJsonObject &object)

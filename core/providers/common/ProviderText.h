@@ -17,12 +17,19 @@ QString cleanProviderMessage(const QString &raw);
 // "https://host/v1" + "/chat/completions", tolerant of a trailing slash in the configured base.
 QUrl joinUrl(const QString &baseUrl, QStringView path);
 
-// OpenAI "usage" object ↔ TokenUsage.
+// OpenAI "usage" object ↔ TokenUsage. Cache reads come from prompt_tokens_details.cached_tokens
+// (or DeepSeek's top-level prompt_cache_hit_tokens), cache writes from
+// prompt_tokens_details.cache_write_tokens: not OpenAI's (it charges nothing to write its cache)
+// but OpenRouter's name, which the engine also uses to carry Anthropic's
+// cache_creation_input_tokens through its OpenAI form to the front doors.
 TokenUsage usageFromOpenAi(const QJsonObject &usage);
 // The same from the usage object's bytes: plain integers are read straight from them (the proxy's
 // hot path), anything else through Qt's parser and usageFromOpenAi.
 TokenUsage usageFromOpenAiJson(QByteArrayView usage);
 QJsonObject usageToOpenAi(const TokenUsage &usage);
+// {"cached_tokens", "cache_write_tokens"} for "prompt_tokens_details", each only when known (a
+// known write count alone still says cached_tokens 0); empty when the provider reported neither.
+QJsonObject openAiPromptDetails(const TokenUsage &usage);
 
 // A compact JSON serialisation of an object (what goes after "data: ").
 QByteArray compactJson(const QJsonObject &object);

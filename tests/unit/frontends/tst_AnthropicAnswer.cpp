@@ -45,6 +45,7 @@ private slots:
         QTest::addColumn<QString>("fixture");
         QTest::newRow("text") << "message.json";
         QTest::newRow("tool_use") << "message_tool_use.json";
+        QTest::newRow("prompt cache read and written") << "message_cached.json";
     }
     void referenceMessagesRoundTrip()
     {
@@ -204,6 +205,12 @@ private slots:
         const QJsonObject deepSeek{{"prompt_tokens", 50}, {"completion_tokens", 2}, {"prompt_cache_hit_tokens", 32}, {"prompt_cache_miss_tokens", 18}};
         QCOMPARE(AnthropicAnswer::usage(deepSeek),
                  (QJsonObject{{"input_tokens", 18}, {"cache_creation_input_tokens", 0}, {"cache_read_input_tokens", 32}, {"output_tokens", 2}}));
+        // Cache writes (an Anthropic upstream's cache_creation_input_tokens, carried through the
+        // engine as OpenRouter names them) leave input_tokens too.
+        const QJsonObject written{{"prompt_tokens", 2030}, {"completion_tokens", 8},
+                                  {"prompt_tokens_details", QJsonObject{{"cached_tokens", 1500}, {"cache_write_tokens", 500}}}};
+        QCOMPARE(AnthropicAnswer::usage(written),
+                 (QJsonObject{{"input_tokens", 30}, {"cache_creation_input_tokens", 500}, {"cache_read_input_tokens", 1500}, {"output_tokens", 8}}));
         // No cache details: no cache fields, as Anthropic's own reference answer has none.
         QCOMPARE(AnthropicAnswer::usage(QJsonObject{{"prompt_tokens", 7}, {"completion_tokens", 3}}),
                  (QJsonObject{{"input_tokens", 7}, {"output_tokens", 3}}));

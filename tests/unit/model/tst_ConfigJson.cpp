@@ -74,6 +74,30 @@ private slots:
         QCOMPARE(c.breaker.consecutiveFailures, 5);
     }
 
+    void promptCachePricesAreOptionalAndUnsetMeansTheInputPrice()
+    {
+        const QByteArray json = "{\"prices\": [{\"model\": \"claude-sonnet-4\", \"input_usd_per_1m\": 3, \"output_usd_per_1m\": 15,"
+                                " \"cached_input_usd_per_1m\": 0.3, \"cache_write_usd_per_1m\": 3.75},"
+                                " {\"model\": \"gpt-4o\", \"input_usd_per_1m\": 2.5, \"output_usd_per_1m\": 10}]}";
+        const ConfigImport imported = importConfigJson(json);
+        QVERIFY2(imported.ok(), qPrintable(imported.errors.join('\n')));
+        QVERIFY2(imported.warnings.isEmpty(), qPrintable(imported.warnings.join('\n')));
+        const ModelPrice &claude = imported.config.prices.at(0);
+        QCOMPARE(claude.cacheReadPrice(), 0.3);
+        QCOMPARE(claude.cacheWritePrice(), 3.75);
+        const ModelPrice &gpt = imported.config.prices.at(1);
+        QVERIFY(!ModelPrice::isSet(gpt.cachedInputUsdPerM));
+        QCOMPARE(gpt.cacheReadPrice(), 2.5);
+        QCOMPARE(gpt.cacheWritePrice(), 2.5);
+
+        // Written back, an unset price stays out of the file rather than becoming a -1 a person would misread.
+        const QJsonArray prices = exportConfigJson(imported.config).json.value("prices").toArray();
+        QCOMPARE(prices.at(0).toObject().value("cached_input_usd_per_1m").toDouble(), 0.3);
+        QCOMPARE(prices.at(0).toObject().value("cache_write_usd_per_1m").toDouble(), 3.75);
+        QVERIFY(!prices.at(1).toObject().contains("cached_input_usd_per_1m"));
+        QVERIFY(!prices.at(1).toObject().contains("cache_write_usd_per_1m"));
+    }
+
     void badInputGivesSentencesNotACrash_data()
     {
         QTest::addColumn<QByteArray>("json");
@@ -90,6 +114,9 @@ private slots:
         QTest::newRow("bad strategy")
             << QByteArray("{\"routes\": [{\"model\": \"m\", \"strategy\": \"fastest\"}]}") << "unknown strategy \"fastest\"";
         QTest::newRow("missing name") << QByteArray("{\"providers\": [{\"base_url\": \"http://x/v1\"}]}") << "\"name\" is missing";
+        QTest::newRow("negative cache price")
+            << QByteArray("{\"prices\": [{\"model\": \"m\", \"input_usd_per_1m\": 3, \"cached_input_usd_per_1m\": -0.3}]}")
+            << "cannot be negative";
         QTest::newRow("invalid config") << QByteArray("{\"providers\": [{\"name\": \"p\", \"base_url\": \"ftp://x\"}]}") << "not an http(s) URL";
     }
 

@@ -169,7 +169,29 @@ void answerAgreesWithClassify(const ProviderAdapter &adapter, int status, const 
         QCOMPARE(usage.promptTokens, expectedUsage.promptTokens);
         QCOMPARE(usage.completionTokens, expectedUsage.completionTokens);
         QCOMPARE(usage.totalTokens, expectedUsage.totalTokens);
+        QCOMPARE(usage.cacheReadTokens, expectedUsage.cacheReadTokens);
+        QCOMPARE(usage.cacheWriteTokens, expectedUsage.cacheWriteTokens);
     }
+}
+
+// A case's "cacheUsage": [cache reads, cache writes] as TokenUsage holds them (-1: not reported),
+// and, when the client's usage object is given, the cache reads it tells the client.
+void compareCacheUsage(const QJsonObject &fixture, const TokenUsage &usage, const QJsonObject &clientUsage)
+{
+    if (!fixture.contains(QLatin1String("cacheUsage")))
+        return;
+    const QJsonArray cache = fixture.value(QLatin1String("cacheUsage")).toArray();
+    QCOMPARE(usage.cacheReadTokens, cache.at(0).toInt());
+    QCOMPARE(usage.cacheWriteTokens, cache.at(1).toInt());
+    if (clientUsage.isEmpty())
+        return;
+    // An OpenAI-compatible answer passes through as written: DeepSeek's name is as good (the
+    // front doors read both).
+    QJsonValue cached = clientUsage.value(QLatin1String("prompt_tokens_details")).toObject().value(QLatin1String("cached_tokens"));
+    if (!cached.isDouble())
+        cached = clientUsage.value(QLatin1String("prompt_cache_hit_tokens"));
+    if (cache.at(0).toInt() >= 0)
+        QCOMPARE(cached.toInt(-1), cache.at(0).toInt());
 }
 
 } // namespace
@@ -428,6 +450,15 @@ void DialectFixtures::errorFixture(const QJsonObject &fixture) const
         QVERIFY(!outcome.message.contains(fixture.value(QLatin1String("messageMustNotContain")).toString()));
     if (!outcome.isSuccess())
         QVERIFY2(!outcome.message.isEmpty(), "an error must say something a person can read");
+    if (outcome.isSuccess() && fixture.contains(QLatin1String("usage"))) {
+        TokenUsage usage;
+        const QJsonObject completion = m_adapter->chatResponse(body, &usage);
+        const QJsonArray u = fixture.value(QLatin1String("usage")).toArray();
+        QCOMPARE(usage.promptTokens, u.at(0).toInt());
+        QCOMPARE(usage.completionTokens, u.at(1).toInt());
+        QCOMPARE(usage.totalTokens, u.at(2).toInt());
+        compareCacheUsage(fixture, usage, completion.value(QLatin1String("usage")).toObject());
+    }
 }
 
 void DialectFixtures::streamFixture(const QJsonObject &fixture) const
@@ -443,6 +474,7 @@ void DialectFixtures::streamFixture(const QJsonObject &fixture) const
 
     QString content, reasoning, finishReason;
     bool sawUsageChunk = false;
+    QJsonObject clientUsage;
     QMap<int, QJsonObject> tools; // index → {id, name, arguments}
     for (const QByteArray &bytes : result.chunks) {
         QJsonObject chunk;
@@ -450,8 +482,10 @@ void DialectFixtures::streamFixture(const QJsonObject &fixture) const
         QCOMPARE(chunk.value(QLatin1String("object")).toString(), QStringLiteral("chat.completion.chunk"));
         // The client sees the model it asked for, whatever the upstream called it.
         QCOMPARE(chunk.value(QLatin1String("model")).toString(), request.value(QLatin1String("model")).toString());
-        if (chunk.value(QLatin1String("usage")).isObject())
+        if (chunk.value(QLatin1String("usage")).isObject()) {
             sawUsageChunk = true;
+            clientUsage = chunk.value(QLatin1String("usage")).toObject();
+        }
         for (const QJsonValue &c : chunk.value(QLatin1String("choices")).toArray()) {
             const QJsonObject delta = c.toObject().value(QLatin1String("delta")).toObject();
             content += delta.value(QLatin1String("content")).toString();
@@ -483,6 +517,7 @@ void DialectFixtures::streamFixture(const QJsonObject &fixture) const
         QCOMPARE(result.usage->promptTokens, u.at(0).toInt());
         QCOMPARE(result.usage->completionTokens, u.at(1).toInt());
         QCOMPARE(result.usage->totalTokens, u.at(2).toInt());
+        compareCacheUsage(fixture, *result.usage, clientUsage);
     }
     const QJsonArray expectedTools = fixture.value(QLatin1String("toolCalls")).toArray();
     QCOMPARE(tools.size(), expectedTools.size());

@@ -218,6 +218,46 @@ private slots:
         QCOMPARE(usage.totalTokens, 29);
     }
 
+    // The pass-through path reads usage from its bytes; it must agree with Qt's reading, cache
+    // counts included, on every shape a provider writes them in.
+    void cacheCountsReadFromBytesAgreeWithQt_data()
+    {
+        QTest::addColumn<QByteArray>("usage");
+        QTest::addColumn<int>("cacheRead");
+        QTest::addColumn<int>("cacheWrite");
+        QTest::newRow("openai") << QByteArray("{\"prompt_tokens\":2150,\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":1792}}")
+                                << 1792 << -1;
+        QTest::newRow("openrouter writes") << QByteArray("{\"prompt_tokens\":90,\"prompt_tokens_details\":{\"cached_tokens\":0,\"cache_write_tokens\":64}}")
+                                           << 0 << 64;
+        QTest::newRow("deepseek") << QByteArray("{\"prompt_tokens\":1200,\"prompt_cache_hit_tokens\":1024,\"prompt_cache_miss_tokens\":176}")
+                                  << 1024 << -1;
+        QTest::newRow("details win over deepseek's name")
+            << QByteArray("{\"prompt_tokens\":10,\"prompt_cache_hit_tokens\":3,\"prompt_tokens_details\":{\"cached_tokens\":4}}") << 4 << -1;
+        QTest::newRow("null details") << QByteArray("{\"prompt_tokens\":10,\"prompt_tokens_details\":null}") << -1 << -1;
+        QTest::newRow("details without a count") << QByteArray("{\"prompt_tokens\":10,\"prompt_tokens_details\":{\"audio_tokens\":0}}")
+                                                 << -1 << -1;
+        QTest::newRow("a float count") << QByteArray("{\"prompt_tokens\":10,\"prompt_tokens_details\":{\"cached_tokens\":8.0}}") << 8 << -1;
+        QTest::newRow("details not an object") << QByteArray("{\"prompt_tokens\":10,\"prompt_tokens_details\":[1]}") << -1 << -1;
+    }
+
+    void cacheCountsReadFromBytesAgreeWithQt()
+    {
+        QFETCH(QByteArray, usage);
+        QFETCH(int, cacheRead);
+        QFETCH(int, cacheWrite);
+        const TokenUsage fromBytes = usageFromOpenAiJson(usage);
+        const TokenUsage fromQt = usageFromOpenAi(QJsonDocument::fromJson(usage).object());
+        QCOMPARE(fromBytes.cacheReadTokens, cacheRead);
+        QCOMPARE(fromBytes.cacheWriteTokens, cacheWrite);
+        QCOMPARE(fromQt.cacheReadTokens, cacheRead);
+        QCOMPARE(fromQt.cacheWriteTokens, cacheWrite);
+        QCOMPARE(fromBytes.promptTokens, fromQt.promptTokens);
+        // The engine's own OpenAI usage says the same again.
+        const QJsonObject written = usageToOpenAi(fromBytes);
+        QCOMPARE(usageFromOpenAi(written).cacheReadTokens, cacheRead);
+        QCOMPARE(usageFromOpenAi(written).cacheWriteTokens, cacheWrite);
+    }
+
     void goDurationsAndRetryAfterEdgeCases()
     {
         QCOMPARE(parseGoDuration("6m0s")->count(), 360000);

@@ -33,6 +33,16 @@ BudgetConfig budget(BudgetPeriod period, double soft, double hard)
     return b;
 }
 
+TokenUsage tokens(int prompt, int completion, int cacheRead = -1, int cacheWrite = -1)
+{
+    TokenUsage u;
+    u.promptTokens = prompt;
+    u.completionTokens = completion;
+    u.cacheReadTokens = cacheRead;
+    u.cacheWriteTokens = cacheWrite;
+    return u;
+}
+
 RequestCost usd(double value)
 {
     RequestCost c;
@@ -48,14 +58,43 @@ private slots:
     void costIsUsageTimesThePricePerMillion()
     {
         // 1,000 prompt tokens at $2.50/M + 500 completion tokens at $10/M = $0.0025 + $0.005.
-        const RequestCost c = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), QStringLiteral("x"), 1000, 500, true);
+        const RequestCost c = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), QStringLiteral("x"), tokens(1000, 500), true);
         QVERIFY(c.known);
         QVERIFY(c.note.isEmpty());
         QVERIFY(qAbs(c.usd - 0.0075) < 1e-12);
         // Embeddings report prompt tokens only.
-        const RequestCost e = CostMeter::cost(prices(), QStringLiteral("gpt-4o-mini"), QString(), 2'000'000, -1, true);
+        const RequestCost e = CostMeter::cost(prices(), QStringLiteral("gpt-4o-mini"), QString(), tokens(2'000'000, -1), true);
         QVERIFY(e.known);
         QVERIFY(qAbs(e.usd - 0.30) < 1e-12);
+    }
+
+    void cachedPromptTokensArePricedApart()
+    {
+        // Claude's published convention as an example: reads at 10% of the input price, writes at 125%.
+        ModelPrice claude{QStringLiteral("claude-sonnet-4"), 3.0, 15.0};
+        claude.cachedInputUsdPerM = 0.30;
+        claude.cacheWriteUsdPerM = 3.75;
+        const std::vector<ModelPrice> table{claude};
+        // 10,000 prompt tokens of which 8,000 read and 1,000 written; 500 completion tokens:
+        // 1,000 × $3 + 8,000 × $0.30 + 1,000 × $3.75 + 500 × $15, per million.
+        const RequestCost c = CostMeter::cost(table, QStringLiteral("claude-sonnet-4"), {}, tokens(10'000, 500, 8'000, 1'000), true);
+        QVERIFY(c.known);
+        QVERIFY(qAbs(c.usd - (3'000.0 + 2'400.0 + 3'750.0 + 7'500.0) / 1e6) < 1e-12);
+        const RequestCost full = CostMeter::cost(table, QStringLiteral("claude-sonnet-4"), {}, tokens(10'000, 500), true);
+        QVERIFY(c.usd < full.usd); // a cached read is not billed as a full input token
+        QVERIFY(qAbs(full.usd - (30'000.0 + 7'500.0) / 1e6) < 1e-12);
+
+        // Unset cache prices are the input price: an old table bills cached prompts as before.
+        const RequestCost unsetCost = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), {}, tokens(1000, 500, 800, 100), true);
+        QVERIFY(qAbs(unsetCost.usd - 0.0075) < 1e-12);
+        // A price of 0 is a price: free reads.
+        ModelPrice freeReads{QStringLiteral("gpt-4o"), 2.5, 10.0};
+        freeReads.cachedInputUsdPerM = 0.0;
+        const RequestCost freeCost = CostMeter::cost({freeReads}, QStringLiteral("gpt-4o"), {}, tokens(1000, 0, 800), true);
+        QVERIFY(qAbs(freeCost.usd - 200 * 2.5 / 1e6) < 1e-12);
+        // Cache counts larger than the prompt are trusted no further than the prompt.
+        const RequestCost odd = CostMeter::cost(table, QStringLiteral("claude-sonnet-4"), {}, tokens(100, 0, 500, 500), true);
+        QVERIFY(qAbs(odd.usd - 100 * 0.30 / 1e6) < 1e-12);
     }
 
     void priceMatchesDatedVersionsCaseAndTheLogicalModel()
@@ -75,17 +114,17 @@ private slots:
 
     void unknownPriceOrUsageIsUnknownNotFree()
     {
-        const RequestCost noPrice = CostMeter::cost(prices(), QStringLiteral("llama-3-70b"), QStringLiteral("llama"), 100, 100, true);
+        const RequestCost noPrice = CostMeter::cost(prices(), QStringLiteral("llama-3-70b"), QStringLiteral("llama"), tokens(100, 100), true);
         QVERIFY(!noPrice.known);
         QCOMPARE(noPrice.usd, 0.0);
         QVERIFY2(noPrice.note.contains(QStringLiteral("llama-3-70b")), qPrintable(noPrice.note));
 
-        const RequestCost noUsage = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), {}, -1, -1, true);
+        const RequestCost noUsage = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), {}, tokens(-1, -1), true);
         QVERIFY(!noUsage.known);
         QVERIFY(noUsage.note.contains(QStringLiteral("usage")));
 
         // Nothing answered (an error before any byte): nothing was billed.
-        const RequestCost failed = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), {}, -1, -1, false);
+        const RequestCost failed = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), {}, tokens(-1, -1), false);
         QVERIFY(failed.known);
         QCOMPARE(failed.usd, 0.0);
 

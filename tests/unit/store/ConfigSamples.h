@@ -111,7 +111,9 @@ inline EngineConfig everyFieldSetConfig()
     r2.channelIds = {13};
     c.routes = {r1, r2};
 
-    c.prices = {ModelPrice{QStringLiteral("claude-3-5-sonnet"), 3.0, 15.0}, ModelPrice{QStringLiteral("gpt-4o-2024-08-06"), 2.5, 10.0}};
+    // One row with prompt-cache prices, one with them unset (the input price).
+    c.prices = {ModelPrice{QStringLiteral("claude-3-5-sonnet"), 3.0, 15.0, 0.30, 3.75},
+                ModelPrice{QStringLiteral("gpt-4o-2024-08-06"), 2.5, 10.0}};
     c.demo = false;
     return c;
 }
@@ -197,6 +199,8 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
         cmp(p + "model", a.prices[i].model, b.prices[i].model);
         cmp(p + "input", a.prices[i].inputUsdPerM, b.prices[i].inputUsdPerM);
         cmp(p + "output", a.prices[i].outputUsdPerM, b.prices[i].outputUsdPerM);
+        cmp(p + "cachedInput", a.prices[i].cachedInputUsdPerM, b.prices[i].cachedInputUsdPerM);
+        cmp(p + "cacheWrite", a.prices[i].cacheWriteUsdPerM, b.prices[i].cacheWriteUsdPerM);
     }
     return d;
 }

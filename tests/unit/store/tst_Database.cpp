@@ -130,6 +130,42 @@ private slots:
         QCOMPARE(db.schemaVersion(), next);
     }
 
+    void anOlderDatabaseGainsThePromptCacheColumnsWithDefaults()
+    {
+        // A database as the build before prompt-cache accounting left it, with a request and a
+        // price in it: upgraded, the request read and wrote no cache and the price has no cache
+        // prices (-1: unset, billed at the input price).
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v5.db"));
+        std::vector<Migration> upToV5;
+        for (const Migration &m : Database::migrations())
+            if (m.version <= 5)
+                upToV5.push_back(m);
+        {
+            Database db(path);
+            QString error;
+            QVERIFY2(db.open(upToV5, &error), qPrintable(error));
+            QCOMPARE(db.schemaVersion(), 5);
+            QVERIFY(db.exec(QStringLiteral("INSERT INTO requests (time_ms, request_id, logical_model, channel_id, channel_name, status,"
+                                           " outcome, http_status, ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover,"
+                                           " cache_hit, streamed, error, attempts)"
+                                           " VALUES (1, 'req-old', 'gpt-4o', 1, 'gpt-4o/A', 'ok', 'success', 200, 10, 20, 100, 50, 0.001,"
+                                           " 0, 0, 0, '', '[]')")));
+            QVERIFY(db.exec(QStringLiteral("INSERT INTO prices (model, input_usd_per_m, output_usd_per_m) VALUES ('gpt-4o', 2.5, 10)")));
+        }
+        Database db(path);
+        QString error;
+        QVERIFY2(db.open(&error), qPrintable(error));
+        QCOMPARE(db.schemaVersion(), Database::currentVersion());
+        QVERIFY(Database::currentVersion() >= 6);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT cache_read_tokens FROM requests WHERE request_id = 'req-old'")), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT cache_write_tokens FROM requests WHERE request_id = 'req-old'")), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT input_tokens FROM requests WHERE request_id = 'req-old'")), 100);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT cached_input_usd_per_m FROM prices WHERE model = 'gpt-4o'")), -1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT cache_write_usd_per_m FROM prices WHERE model = 'gpt-4o'")), -1);
+        QVERIFY(db.integrityOk());
+    }
+
     void aFileThatIsNotADatabaseIsRefusedUntouched()
     {
         QTemporaryDir dir;

@@ -70,6 +70,8 @@ private slots:
         r.latencyMs = 1900;
         r.inputTokens = 120;
         r.outputTokens = 480;
+        r.cacheReadTokens = 90; // parts of the 120 input tokens
+        r.cacheWriteTokens = 20;
         r.costUsd = 0.0051;
         r.failover = true;
         r.cacheHit = false;
@@ -113,6 +115,8 @@ private slots:
         QCOMPARE(got.latencyMs, 1900);
         QCOMPARE(got.inputTokens, 120);
         QCOMPARE(got.outputTokens, 480);
+        QCOMPARE(got.cacheReadTokens, 90);
+        QCOMPARE(got.cacheWriteTokens, 20);
         QCOMPARE(got.costUsd, 0.0051);
         QVERIFY(got.failover);
         QVERIFY(!got.cacheHit);
