@@ -13,15 +13,6 @@ trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done' EXIT
 
 "$sim" serve "$here/every-dialect.json" > "$work/sim.log" 2>&1 & pids+=($!)
 node "$here/../support/scripted-model.mjs" 18466 "$work/scripted-requests.log" & pids+=($!)
-# The routes of the test's config plus m-tools, on the scripted model.
-python3 - "$here/config.json" "$work/config.json" <<'PY'
-import json, sys
-config = json.load(open(sys.argv[1]))
-config["providers"].append({"name": "scripted", "dialect": "openai_compat", "base_url": "http://127.0.0.1:18466/v1"})
-config["channels"].append({"name": "scripted", "provider": "scripted", "upstream_model": "scripted"})
-config["routes"].append({"model": "m-tools", "channels": ["scripted"]})
-json.dump(config, open(sys.argv[2], "w"))
-PY
 for port in 18461 18462 18463 18464 18465 18466; do
   for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 done
@@ -29,7 +20,7 @@ done
 proxy_pid=""
 start_proxy() {
   HOME="$work/home" XDG_DATA_HOME="$work/data" "$switchboard" --headless --db "$work/switchboard.db" \
-    --config "$work/config.json" --listen 127.0.0.1:0 > "$work/proxy-$1.log" 2>&1 &
+    --config "$here/config.json" --listen 127.0.0.1:0 > "$work/proxy-$1.log" 2>&1 &
   proxy_pid=$!
   pids+=($proxy_pid)
   port=""
