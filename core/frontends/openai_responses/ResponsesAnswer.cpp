@@ -1,6 +1,6 @@
 #include "frontends/openai_responses/ResponsesAnswer.h"
 
-#include "frontends/openai_responses/ResponseItems.h"
+#include "frontends/openai_responses/ResponseObject.h"
 
 #include <QJsonArray>
 
@@ -42,11 +42,11 @@ qint64 count(const QJsonObject &object, const char *key)
 QJsonObject toolCallItem(const ResponseFrame &frame, int outputIndex, const QString &upstreamId, const QString &name,
                          const QString &arguments, QSet<QString> *usedCallIds)
 {
-    const QString callId = ResponseItems::callId(frame, upstreamId, outputIndex, usedCallIds);
+    const QString callId = ResponseObject::callId(frame, upstreamId, outputIndex, usedCallIds);
     if (frame.customTools.contains(name))
-        return ResponseItems::customToolCall(ResponseItems::itemId(frame, QLatin1String("ctc"), outputIndex), kCompleted, callId, name,
-                                             ResponseItems::customToolInput(arguments));
-    return ResponseItems::functionCall(ResponseItems::itemId(frame, QLatin1String("fc"), outputIndex), kCompleted, callId, name,
+        return ResponseObject::customToolCall(ResponseObject::itemId(frame, QLatin1String("ctc"), outputIndex), kCompleted, callId, name,
+                                             ResponseObject::customToolInput(arguments));
+    return ResponseObject::functionCall(ResponseObject::itemId(frame, QLatin1String("fc"), outputIndex), kCompleted, callId, name,
                                        arguments);
 }
 
@@ -81,18 +81,18 @@ QJsonObject ResponsesAnswer::fromChatCompletion(const QJsonObject &completion, c
 
     const QString reasoning = reasoningOf(message);
     if (!reasoning.isEmpty())
-        output.append(ResponseItems::reasoning(ResponseItems::itemId(frame, QLatin1String("rs"), int(output.size())), kCompleted,
-                                               QJsonArray{ResponseItems::summaryText(reasoning)}));
+        output.append(ResponseObject::reasoning(ResponseObject::itemId(frame, QLatin1String("rs"), int(output.size())), kCompleted,
+                                               QJsonArray{ResponseObject::summaryText(reasoning)}));
 
     QJsonArray content;
     const QString text = textOf(message.value(QLatin1String("content")));
     if (!text.isEmpty())
-        content.append(ResponseItems::outputText(text));
+        content.append(ResponseObject::outputText(text));
     const QString refusal = message.value(QLatin1String("refusal")).toString();
     if (!refusal.isEmpty())
-        content.append(ResponseItems::refusal(refusal));
+        content.append(ResponseObject::refusal(refusal));
     if (!content.isEmpty())
-        output.append(ResponseItems::message(ResponseItems::itemId(frame, QLatin1String("msg"), int(output.size())), kCompleted, content));
+        output.append(ResponseObject::message(ResponseObject::itemId(frame, QLatin1String("msg"), int(output.size())), kCompleted, content));
 
     QSet<QString> usedCallIds;
     const QJsonArray calls = message.value(QLatin1String("tool_calls")).toArray();
@@ -110,16 +110,16 @@ QJsonObject ResponsesAnswer::fromChatCompletion(const QJsonObject &completion, c
                                    functionCall.value(QLatin1String("arguments")).toString(), &usedCallIds));
 
     // An answer cut short was cut in its last item, which says so as OpenAI's do.
-    const QString reason = ResponseItems::incompleteReason(choice.value(QLatin1String("finish_reason")).toString());
+    const QString reason = ResponseObject::incompleteReason(choice.value(QLatin1String("finish_reason")).toString());
     if (!reason.isEmpty() && !output.isEmpty()) {
         QJsonObject last = output.last().toObject();
         last.insert(QStringLiteral("status"), QStringLiteral("incomplete"));
         output.replace(output.size() - 1, last);
     }
 
-    QJsonObject response = ResponseItems::response(frame);
+    QJsonObject response = ResponseObject::response(frame);
     const QJsonObject chatUsage = completion.value(QLatin1String("usage")).toObject();
-    ResponseItems::conclude(&response, reason, output, chatUsage.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(usage(chatUsage)));
+    ResponseObject::conclude(&response, reason, output, chatUsage.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(usage(chatUsage)));
     return response;
 }
 

@@ -1,7 +1,7 @@
 #include "frontends/openai_responses/ResponsesStreamWriter.h"
 
 #include "common/json/JsonText.h"
-#include "frontends/openai_responses/ResponseItems.h"
+#include "frontends/openai_responses/ResponseObject.h"
 #include "frontends/openai_responses/ResponsesAnswer.h"
 #include "providers/common/ProviderText.h"
 
@@ -32,7 +32,7 @@ ApiError inBandError(const QJsonObject &e)
 
 ResponsesStreamWriter::ResponsesStreamWriter(ResponseFrame frame)
     : m_frame(std::move(frame))
-    , m_response(ResponseItems::response(m_frame))
+    , m_response(ResponseObject::response(m_frame))
 {
 }
 
@@ -115,7 +115,7 @@ bool ResponsesStreamWriter::isCustomTool() const
 
 QJsonObject ResponsesStreamWriter::partObject() const
 {
-    return m_item.part == Part::Refusal ? ResponseItems::refusal(m_item.text) : ResponseItems::outputText(m_item.text);
+    return m_item.part == Part::Refusal ? ResponseObject::refusal(m_item.text) : ResponseObject::outputText(m_item.text);
 }
 
 QJsonObject ResponsesStreamWriter::itemObject(const QString &status) const
@@ -124,18 +124,18 @@ QJsonObject ResponsesStreamWriter::itemObject(const QString &status) const
     const bool empty = status == kInProgress;
     switch (m_item.kind) {
     case Kind::Reasoning:
-        return ResponseItems::reasoning(m_item.id, status, empty ? QJsonArray() : QJsonArray{ResponseItems::summaryText(m_item.text)});
+        return ResponseObject::reasoning(m_item.id, status, empty ? QJsonArray() : QJsonArray{ResponseObject::summaryText(m_item.text)});
     case Kind::Message: {
         QJsonArray content = empty ? QJsonArray() : m_item.parts;
         if (!empty && m_item.part != Part::None)
             content.append(partObject());
-        return ResponseItems::message(m_item.id, status, content);
+        return ResponseObject::message(m_item.id, status, content);
     }
     case Kind::Tool:
         if (isCustomTool())
-            return ResponseItems::customToolCall(m_item.id, status, m_item.callId, m_item.name,
-                                                 empty ? QString() : ResponseItems::customToolInput(m_item.arguments));
-        return ResponseItems::functionCall(m_item.id, status, m_item.callId, m_item.name, empty ? QString() : m_item.arguments);
+            return ResponseObject::customToolCall(m_item.id, status, m_item.callId, m_item.name,
+                                                 empty ? QString() : ResponseObject::customToolInput(m_item.arguments));
+        return ResponseObject::functionCall(m_item.id, status, m_item.callId, m_item.name, empty ? QString() : m_item.arguments);
     case Kind::None:
         break;
     }
@@ -153,10 +153,10 @@ void ResponsesStreamWriter::addItem(QByteArray &out)
         prefix = QLatin1String("rs");
     } else if (m_item.kind == Kind::Tool) {
         prefix = isCustomTool() ? QLatin1String("ctc") : QLatin1String("fc");
-        m_item.callId = ResponseItems::callId(m_frame, m_item.upstreamId, m_item.outputIndex, &m_callIds);
+        m_item.callId = ResponseObject::callId(m_frame, m_item.upstreamId, m_item.outputIndex, &m_callIds);
         ++m_stats.toolCalls;
     }
-    m_item.id = ResponseItems::itemId(m_frame, prefix, m_item.outputIndex);
+    m_item.id = ResponseObject::itemId(m_frame, prefix, m_item.outputIndex);
     event("response.output_item.added",
           QJsonObject{{QStringLiteral("output_index"), m_item.outputIndex}, {QStringLiteral("item"), itemObject(kInProgress)}}, out);
 }
@@ -188,7 +188,7 @@ void ResponsesStreamWriter::closeToolCall(QByteArray &out)
     if (!m_item.added)
         addItem(out);
     if (isCustomTool()) {
-        const QString input = ResponseItems::customToolInput(m_item.arguments);
+        const QString input = ResponseObject::customToolInput(m_item.arguments);
         if (!input.isEmpty())
             delta("response.custom_tool_call_input.delta", nullptr, 0, input, false, out);
         itemEvent("response.custom_tool_call_input.done", QJsonObject{{QStringLiteral("input"), input}}, out);
@@ -208,7 +208,7 @@ void ResponsesStreamWriter::closeItem(const QString &status, QByteArray &out)
         itemEvent("response.reasoning_summary_text.done", QJsonObject{{QStringLiteral("summary_index"), 0}, {QStringLiteral("text"), m_item.text}},
                   out);
         itemEvent("response.reasoning_summary_part.done",
-                  QJsonObject{{QStringLiteral("summary_index"), 0}, {QStringLiteral("part"), ResponseItems::summaryText(m_item.text)}}, out);
+                  QJsonObject{{QStringLiteral("summary_index"), 0}, {QStringLiteral("part"), ResponseObject::summaryText(m_item.text)}}, out);
         break;
     case Kind::Message:
         closePart(out);
@@ -231,7 +231,7 @@ void ResponsesStreamWriter::reasoningDelta(const QString &text, QByteArray &out)
         m_item.kind = Kind::Reasoning;
         addItem(out);
         itemEvent("response.reasoning_summary_part.added",
-                  QJsonObject{{QStringLiteral("summary_index"), 0}, {QStringLiteral("part"), ResponseItems::summaryText(QString())}}, out);
+                  QJsonObject{{QStringLiteral("summary_index"), 0}, {QStringLiteral("part"), ResponseObject::summaryText(QString())}}, out);
     }
     delta("response.reasoning_summary_text.delta", "summary_index", 0, text, false, out);
     m_item.text += text;
@@ -249,7 +249,7 @@ void ResponsesStreamWriter::messageDelta(Part part, const QString &text, QByteAr
         m_item.part = part;
         itemEvent("response.content_part.added",
                   QJsonObject{{QStringLiteral("content_index"), int(m_item.parts.size())},
-                              {QStringLiteral("part"), part == Part::Text ? ResponseItems::outputText(QString()) : ResponseItems::refusal(QString())}},
+                              {QStringLiteral("part"), part == Part::Text ? ResponseObject::outputText(QString()) : ResponseObject::refusal(QString())}},
                   out);
     }
     if (part == Part::Text)
@@ -346,7 +346,7 @@ QByteArray ResponsesStreamWriter::onChunk(const QByteArray &openAiChunkJson)
         if (!finishReason.isEmpty()) {
             // The item open when the answer was cut short is the one it cut.
             m_finishReason = finishReason;
-            closeItem(ResponseItems::incompleteReason(finishReason).isEmpty() ? kCompleted : kIncomplete, out);
+            closeItem(ResponseObject::incompleteReason(finishReason).isEmpty() ? kCompleted : kIncomplete, out);
         }
     }
     return out;
@@ -358,10 +358,10 @@ QByteArray ResponsesStreamWriter::finish()
         return QByteArray();
     QByteArray out;
     ensureStarted(out);
-    const QString reason = ResponseItems::incompleteReason(m_finishReason);
+    const QString reason = ResponseObject::incompleteReason(m_finishReason);
     closeItem(reason.isEmpty() ? kCompleted : kIncomplete, out);
     m_finished = true;
-    ResponseItems::conclude(&m_response, reason, m_output, usageSoFar());
+    ResponseObject::conclude(&m_response, reason, m_output, usageSoFar());
     lifecycle(reason.isEmpty() ? "response.completed" : "response.incomplete", out);
     return out;
 }
@@ -376,7 +376,7 @@ QByteArray ResponsesStreamWriter::fail(const ApiError &error)
     QJsonArray output = m_output;
     if (m_item.added)
         output.append(itemObject(kIncomplete));
-    ResponseItems::fail(&m_response, error, output);
+    ResponseObject::fail(&m_response, error, output);
     m_response.insert(QStringLiteral("usage"), usageSoFar());
     lifecycle("response.failed", out);
     return out;

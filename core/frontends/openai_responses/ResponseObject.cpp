@@ -1,4 +1,4 @@
-#include "frontends/openai_responses/ResponseItems.h"
+#include "frontends/openai_responses/ResponseObject.h"
 
 #include "providers/common/ProviderText.h"
 
@@ -22,13 +22,13 @@ bool ownedByTheResponse(const QString &key)
 
 } // namespace
 
-QString ResponseItems::itemId(const ResponseFrame &frame, QLatin1String prefix, int outputIndex)
+QString ResponseObject::itemId(const ResponseFrame &frame, QLatin1String prefix, int outputIndex)
 {
     const QString base = frame.id.startsWith(QLatin1String("resp_")) ? frame.id.mid(5) : frame.id;
     return QStringLiteral("%1_%2_%3").arg(prefix, base).arg(outputIndex);
 }
 
-QString ResponseItems::callId(const ResponseFrame &frame, const QString &upstreamId, int outputIndex, QSet<QString> *used)
+QString ResponseObject::callId(const ResponseFrame &frame, const QString &upstreamId, int outputIndex, QSet<QString> *used)
 {
     QString id = upstreamId.isEmpty() ? itemId(frame, QLatin1String("call"), outputIndex) : upstreamId;
     if (used->contains(id))
@@ -37,7 +37,7 @@ QString ResponseItems::callId(const ResponseFrame &frame, const QString &upstrea
     return id;
 }
 
-QJsonObject ResponseItems::response(const ResponseFrame &frame)
+QJsonObject ResponseObject::response(const ResponseFrame &frame)
 {
     QJsonObject out{
         {kId, frame.id},
@@ -70,7 +70,7 @@ QJsonObject ResponseItems::response(const ResponseFrame &frame)
     return out;
 }
 
-QString ResponseItems::incompleteReason(const QString &finishReason)
+QString ResponseObject::incompleteReason(const QString &finishReason)
 {
     if (finishReason == QLatin1String("length"))
         return QStringLiteral("max_output_tokens");
@@ -79,7 +79,7 @@ QString ResponseItems::incompleteReason(const QString &finishReason)
     return QString();
 }
 
-void ResponseItems::conclude(QJsonObject *response, const QString &incompleteReason, const QJsonArray &output, const QJsonValue &usage)
+void ResponseObject::conclude(QJsonObject *response, const QString &incompleteReason, const QJsonArray &output, const QJsonValue &usage)
 {
     response->insert(kStatus, incompleteReason.isEmpty() ? QStringLiteral("completed") : QStringLiteral("incomplete"));
     response->insert(QStringLiteral("incomplete_details"),
@@ -88,7 +88,7 @@ void ResponseItems::conclude(QJsonObject *response, const QString &incompleteRea
     response->insert(QStringLiteral("usage"), usage);
 }
 
-void ResponseItems::fail(QJsonObject *response, const ApiError &error, const QJsonArray &output)
+void ResponseObject::fail(QJsonObject *response, const ApiError &error, const QJsonArray &output)
 {
     QString code = error.code;
     if (code.isEmpty())
@@ -98,7 +98,7 @@ void ResponseItems::fail(QJsonObject *response, const ApiError &error, const QJs
     response->insert(QStringLiteral("output"), output);
 }
 
-QJsonObject ResponseItems::outputText(const QString &text)
+QJsonObject ResponseObject::outputText(const QString &text)
 {
     // logprobs is required by the reference; an upstream's chat logprobs are not carried over.
     return QJsonObject{{kType, QStringLiteral("output_text")},
@@ -107,17 +107,17 @@ QJsonObject ResponseItems::outputText(const QString &text)
                        {QStringLiteral("logprobs"), QJsonArray()}};
 }
 
-QJsonObject ResponseItems::refusal(const QString &text)
+QJsonObject ResponseObject::refusal(const QString &text)
 {
     return QJsonObject{{kType, QStringLiteral("refusal")}, {QStringLiteral("refusal"), text}};
 }
 
-QJsonObject ResponseItems::summaryText(const QString &text)
+QJsonObject ResponseObject::summaryText(const QString &text)
 {
     return QJsonObject{{kType, QStringLiteral("summary_text")}, {QStringLiteral("text"), text}};
 }
 
-QJsonObject ResponseItems::message(const QString &id, const QString &status, const QJsonArray &content)
+QJsonObject ResponseObject::message(const QString &id, const QString &status, const QJsonArray &content)
 {
     return QJsonObject{{kId, id},
                        {kType, QStringLiteral("message")},
@@ -126,12 +126,12 @@ QJsonObject ResponseItems::message(const QString &id, const QString &status, con
                        {QStringLiteral("content"), content}};
 }
 
-QJsonObject ResponseItems::reasoning(const QString &id, const QString &status, const QJsonArray &summary)
+QJsonObject ResponseObject::reasoning(const QString &id, const QString &status, const QJsonArray &summary)
 {
     return QJsonObject{{kId, id}, {kType, QStringLiteral("reasoning")}, {kStatus, status}, {QStringLiteral("summary"), summary}};
 }
 
-QJsonObject ResponseItems::functionCall(const QString &id, const QString &status, const QString &callId, const QString &name,
+QJsonObject ResponseObject::functionCall(const QString &id, const QString &status, const QString &callId, const QString &name,
                                         const QString &arguments)
 {
     return QJsonObject{{kId, id},
@@ -142,7 +142,7 @@ QJsonObject ResponseItems::functionCall(const QString &id, const QString &status
                        {QStringLiteral("arguments"), arguments}};
 }
 
-QJsonObject ResponseItems::customToolCall(const QString &id, const QString &status, const QString &callId, const QString &name,
+QJsonObject ResponseObject::customToolCall(const QString &id, const QString &status, const QString &callId, const QString &name,
                                           const QString &input)
 {
     return QJsonObject{{kId, id},
@@ -153,7 +153,7 @@ QJsonObject ResponseItems::customToolCall(const QString &id, const QString &stat
                        {QStringLiteral("input"), input}};
 }
 
-QString ResponseItems::customToolInput(const QString &arguments)
+QString ResponseObject::customToolInput(const QString &arguments)
 {
     QJsonObject object;
     if (parseJsonObject(arguments.toUtf8(), &object)) {

@@ -16,7 +16,7 @@ namespace sb {
 // stream (ResponsesStreamWriter) write: the response object around the output, the output items
 // and their ids. One place for them, so that a response reads the same whichever way it went out
 // (and the stored one, which previous_response_id and GET /v1/responses/{id} return, too).
-struct ResponseItems {
+struct ResponseObject {
     // "<prefix>_<the response id without resp_>_<output index>": unique across responses (the
     // response id is), deterministic, and the same in every event of one item.
     static QString itemId(const ResponseFrame &frame, QLatin1String prefix, int outputIndex);
