@@ -7,6 +7,7 @@
 #include "requests/RequestsPage.h"
 #include "store/HistoryWriter.h"
 
+#include <QComboBox>
 #include <QScrollBar>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -231,6 +232,37 @@ private slots:
         page.showRequests(2, failoverTime, failoverTime + 1);
         QTRY_COMPARE(page.model()->isCounting(), false);
         QCOMPARE(page.model()->rowCount(), 1);
+    }
+
+    // Runs last: it adds rows the counts above do not expect.
+    void theApiFilterShowsOneFrontDoorsRequests()
+    {
+        for (const char *api : {"openai_responses", "openai_responses", "anthropic_messages"}) {
+            RequestRecord r = request(m_next++, 1);
+            r.requestId = QStringLiteral("req-%1-%2").arg(QString::fromLatin1(api)).arg(m_next);
+            r.clientApi = QString::fromLatin1(api);
+            write(r);
+        }
+        HistoryService history(m_path);
+        RequestsPage page(&history);
+        page.setLive(false);
+        page.resize(1100, 700);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        auto *apis = page.findChild<QComboBox *>(QStringLiteral("apiFilter"));
+        QVERIFY(apis);
+        const int responses = apis->findData(QStringLiteral("openai_responses"));
+        QVERIFY(responses >= 0);
+        QCOMPARE(apis->itemText(responses), QStringLiteral("OpenAI responses"));
+        apis->setCurrentIndex(responses);
+        QTRY_COMPARE(page.summaryText(), QStringLiteral("2 requests"));
+        page.model()->data(page.model()->index(0, 0));
+        QTRY_VERIFY(page.model()->record(0));
+        QCOMPARE(page.model()->data(page.model()->index(0, RequestTableModel::Api)).toString(), QStringLiteral("OpenAI responses"));
+        page.table()->selectRow(0);
+        QVERIFY(page.inspector()->toPlainText().contains(QStringLiteral("OpenAI responses")));
+        QTest::qWait(50);
+        QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("requests-responses-api.png"))));
     }
 };
 
