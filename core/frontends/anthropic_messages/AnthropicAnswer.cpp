@@ -1,5 +1,6 @@
 #include "frontends/anthropic_messages/AnthropicAnswer.h"
 
+#include "frontends/ChatMessageParts.h"
 #include "providers/common/ProviderText.h"
 
 #include <QJsonArray>
@@ -10,27 +11,6 @@ namespace {
 
 const QLatin1String kType("type"), kText("text");
 
-QString textOf(const QJsonValue &content)
-{
-    if (content.isString())
-        return content.toString();
-    QString text;
-    for (const QJsonValue &part : content.toArray()) {
-        const QJsonObject p = part.toObject();
-        if (p.value(kType).toString() == kText)
-            text += p.value(kText).toString();
-    }
-    return text;
-}
-
-// DeepSeek and others name the reasoning "reasoning_content", OpenRouter "reasoning".
-QString reasoningOf(const QJsonObject &message)
-{
-    const QJsonValue reasoning = message.value(QLatin1String("reasoning_content"));
-    if (reasoning.isString() && !reasoning.toString().isEmpty())
-        return reasoning.toString();
-    return message.value(QLatin1String("reasoning")).toString();
-}
 
 } // namespace
 
@@ -99,14 +79,14 @@ QByteArray AnthropicAnswer::fromChatCompletion(const QJsonObject &completion, co
     const QString finishReason = choice.value(QLatin1String("finish_reason")).toString();
 
     QJsonArray content;
-    const QString reasoning = reasoningOf(message);
+    const QString reasoning = chatReasoning(message);
     if (!reasoning.isEmpty()) {
         // No upstream but Anthropic signs thinking; the empty signature tells the client so.
         content.append(QJsonObject{{kType, QStringLiteral("thinking")},
                                    {QStringLiteral("thinking"), reasoning},
                                    {QStringLiteral("signature"), QString()}});
     }
-    QString text = textOf(message.value(QLatin1String("content")));
+    QString text = chatText(message.value(QLatin1String("content")));
     const QString refusal = message.value(QLatin1String("refusal")).toString();
     const bool refused = text.isEmpty() && !refusal.isEmpty();
     if (refused)

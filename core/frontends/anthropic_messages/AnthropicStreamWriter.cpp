@@ -1,6 +1,7 @@
 #include "frontends/anthropic_messages/AnthropicStreamWriter.h"
 
 #include "common/json/JsonText.h"
+#include "frontends/ChatMessageParts.h"
 #include "frontends/anthropic_messages/AnthropicAnswer.h"
 #include "providers/common/ProviderText.h"
 
@@ -212,9 +213,7 @@ QByteArray AnthropicStreamWriter::onChunk(const QByteArray &openAiChunkJson)
         if (choice.value(kIndex).toInt(0) != 0)
             continue;
         const QJsonObject delta = choice.value(QLatin1String("delta")).toObject();
-        QString reasoning = delta.value(QLatin1String("reasoning_content")).toString();
-        if (reasoning.isEmpty())
-            reasoning = delta.value(QLatin1String("reasoning")).toString();
+        const QString reasoning = chatReasoning(delta);
         if (!reasoning.isEmpty()) {
             openBlock(Block::Thinking, out);
             this->delta("thinking_delta", "thinking", reasoning, out);

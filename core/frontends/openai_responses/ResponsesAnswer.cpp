@@ -1,5 +1,6 @@
 #include "frontends/openai_responses/ResponsesAnswer.h"
 
+#include "frontends/ChatMessageParts.h"
 #include "frontends/openai_responses/ResponseObject.h"
 
 #include <QJsonArray>
@@ -8,29 +9,8 @@ namespace sb {
 
 namespace {
 
-const QLatin1String kType("type"), kText("text"), kCompleted("completed");
+const QLatin1String kCompleted("completed");
 
-QString textOf(const QJsonValue &content)
-{
-    if (content.isString())
-        return content.toString();
-    QString text;
-    for (const QJsonValue &part : content.toArray()) {
-        const QJsonObject p = part.toObject();
-        if (p.value(kType).toString() == kText)
-            text += p.value(kText).toString();
-    }
-    return text;
-}
-
-// DeepSeek and others name the reasoning "reasoning_content", OpenRouter "reasoning".
-QString reasoningOf(const QJsonObject &message)
-{
-    const QJsonValue reasoning = message.value(QLatin1String("reasoning_content"));
-    if (reasoning.isString() && !reasoning.toString().isEmpty())
-        return reasoning.toString();
-    return message.value(QLatin1String("reasoning")).toString();
-}
 
 qint64 count(const QJsonObject &object, const char *key)
 {
@@ -79,13 +59,13 @@ QJsonObject ResponsesAnswer::fromChatCompletion(const QJsonObject &completion, c
     const QJsonObject message = choice.value(QLatin1String("message")).toObject();
     QJsonArray output;
 
-    const QString reasoning = reasoningOf(message);
+    const QString reasoning = chatReasoning(message);
     if (!reasoning.isEmpty())
         output.append(ResponseObject::reasoning(ResponseObject::itemId(frame, QLatin1String("rs"), int(output.size())), kCompleted,
                                                QJsonArray{ResponseObject::summaryText(reasoning)}));
 
     QJsonArray content;
-    const QString text = textOf(message.value(QLatin1String("content")));
+    const QString text = chatText(message.value(QLatin1String("content")));
     if (!text.isEmpty())
         content.append(ResponseObject::outputText(text));
     const QString refusal = message.value(QLatin1String("refusal")).toString();

@@ -1,6 +1,7 @@
 #include "frontends/openai_responses/ResponsesStreamWriter.h"
 
 #include "common/json/JsonText.h"
+#include "frontends/ChatMessageParts.h"
 #include "frontends/openai_responses/ResponseObject.h"
 #include "frontends/openai_responses/ResponsesAnswer.h"
 #include "providers/common/ProviderText.h"
@@ -329,9 +330,7 @@ QByteArray ResponsesStreamWriter::onChunk(const QByteArray &openAiChunkJson)
         if (choice.value(kIndex).toInt(0) != 0)
             continue;
         const QJsonObject delta = choice.value(QLatin1String("delta")).toObject();
-        QString reasoning = delta.value(QLatin1String("reasoning_content")).toString();
-        if (reasoning.isEmpty())
-            reasoning = delta.value(QLatin1String("reasoning")).toString();
+        const QString reasoning = chatReasoning(delta);
         if (!reasoning.isEmpty())
             reasoningDelta(reasoning, out);
         const QString content = delta.value(QLatin1String("content")).toString();
