@@ -11,6 +11,7 @@
 #include "proxy/EngineContext.h"
 #include "proxy/ProxyCall.h"
 #include "proxy/ResponsesEndpoint.h"
+#include "proxy/TokenCounting.h"
 #include "net/HttpRequest.h"
 #include "net/ResponseWriter.h"
 #include "net/UpstreamClient.h"
@@ -249,11 +250,7 @@ void ProxyHandler::handleCountTokens(const HttpRequest &request, const std::shar
         sendAnthropicError(response, error);
         return;
     }
-    HttpHeaders headers;
-    headers.set("Content-Type", "application/json");
-    // Counted here, not by the provider: roughly four bytes a token of what would be sent.
-    headers.set("x-switchboard-token-count", "estimate");
-    response->send(200, headers, AnthropicTokenEstimate::toJson(*tokens));
+    countTokens(request, response, m_engine.config(), *m_upstream, *tokens); // the body is checked: counted upstream or here
 }
 
 bool ProxyHandler::chooseAutoTier(const HttpRequest &request, ProxyCall::Input *input, const std::shared_ptr<ResponseWriter> &response)

@@ -121,6 +121,12 @@ public:
             s_lastBytes = request.body;
             s_lastBeta = request.headers.value("anthropic-beta");
         }
+        if (request.path.endsWith("/messages/count_tokens")) {
+            HttpHeaders h;
+            h.set("Content-Type", "application/json");
+            response->send(200, h, QByteArrayLiteral("{\"input_tokens\":4242}"));
+            return;
+        }
         if (body.value(QStringLiteral("model")).toString() == QLatin1String("thinker")) {
             HttpHeaders h;
             const bool streamed = body.value(QStringLiteral("stream")).toBool();
@@ -370,6 +376,40 @@ private slots:
         QCOMPARE(count.status, 200);
         QVERIFY(count.json().value(QStringLiteral("input_tokens")).toInt() > 0);
         QCOMPARE(count.headers.value("x-switchboard-token-count"), QByteArray("estimate"));
+    }
+
+    void tokensAreCountedByAnAnthropicChannel()
+    {
+        HttpServer upstream(HttpServerLimits(), [](int) { return std::make_unique<ToolUpstream>(); }, 1);
+        QString error;
+        QVERIFY2(upstream.listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        auto config = oneChannelConfig(QStringLiteral("anthropic"), QStringLiteral("http://127.0.0.1:%1/v1").arg(upstream.serverPort()));
+        config->providers.front().dialect = QStringLiteral("anthropic");
+        config->channels.front().upstreamModel = QStringLiteral("claude-test");
+        QVERIFY2(m_proxy->startGateway(config, &error), qPrintable(error));
+        RawHeaders headers = kAnthropicHeaders;
+        headers.append(qMakePair(QByteArray("anthropic-beta"), QByteArray("token-counting-2024-11-01")));
+        const Reply count = m_client.request(port(), "POST", QStringLiteral("/v1/messages/count_tokens"),
+                                             R"({"model":"gpt-4o","messages":[{"role":"user","content":"Hello there"}]})", headers);
+        QCOMPARE(count.status, 200);
+        QCOMPARE(count.headers.value("x-switchboard-token-count"), QByteArray("anthropic"));
+        QCOMPARE(count.json().value(QStringLiteral("input_tokens")).toInt(), 4242);
+        // The provider got the client's body with its own model, and the client's protocol headers.
+        QCOMPARE(ToolUpstream::lastBody().value(QStringLiteral("model")).toString(), QStringLiteral("claude-test"));
+        QCOMPARE(ToolUpstream::lastBeta(), QByteArray("token-counting-2024-11-01"));
+        m_proxy->stop();
+        m_proxy.reset();
+
+        // A count that fails upstream is answered with the estimate, not an error.
+        upstream.shutdown(500ms);
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        QVERIFY2(m_proxy->startGateway(config, &error), qPrintable(error));
+        const Reply estimated = m_client.request(port(), "POST", QStringLiteral("/v1/messages/count_tokens"),
+                                                 R"({"model":"gpt-4o","messages":[{"role":"user","content":"Hello there"}]})", kAnthropicHeaders);
+        QCOMPARE(estimated.status, 200);
+        QCOMPARE(estimated.headers.value("x-switchboard-token-count"), QByteArray("estimate"));
+        QVERIFY(estimated.json().value(QStringLiteral("input_tokens")).toInt() > 0);
     }
 
     void aCachedAnswerIsServedAsAMessage()

@@ -243,12 +243,13 @@ UpstreamRequest AnthropicAdapter::chatRequest(const QJsonObject &openAiBody, con
     return request;
 }
 
-std::optional<UpstreamRequest> AnthropicAdapter::nativeRequest(QStringView clientApi, const QByteArray &clientBytes,
-                                                               const HttpHeaders &clientHeaders, const AdapterContext &context) const
+namespace {
+
+// The client's Messages body to `path` nearly as sent: only the model is the channel's.
+UpstreamRequest forwardedRequest(QStringView path, const QByteArray &clientBytes, const HttpHeaders &clientHeaders,
+                                 const AdapterContext &context, const QString &defaultBase)
 {
-    if (clientApi != u"anthropic_messages")
-        return std::nullopt;
-    UpstreamRequest request = baseRequest(context, defaultBaseUrl(), u"/messages");
+    UpstreamRequest request = baseRequest(context, defaultBase, path);
     for (const QByteArrayView name : {QByteArrayView("anthropic-version"), QByteArrayView("anthropic-beta")})
         if (const QByteArray value = clientHeaders.value(name); !value.isEmpty())
             request.headers.set(name.toByteArray(), value);
@@ -273,6 +274,25 @@ std::optional<UpstreamRequest> AnthropicAdapter::nativeRequest(QStringView clien
     }
     request.headers.set("Content-Type", "application/json");
     request.headers.set("Accept", request.stream ? "text/event-stream" : "application/json");
+    return request;
+}
+
+} // namespace
+
+std::optional<UpstreamRequest> AnthropicAdapter::nativeRequest(QStringView clientApi, const QByteArray &clientBytes,
+                                                               const HttpHeaders &clientHeaders, const AdapterContext &context) const
+{
+    if (clientApi != u"anthropic_messages")
+        return std::nullopt;
+    return forwardedRequest(u"/messages", clientBytes, clientHeaders, context, defaultBaseUrl());
+}
+
+UpstreamRequest AnthropicAdapter::countTokensRequest(const QByteArray &clientBytes, const HttpHeaders &clientHeaders,
+                                                     const AdapterContext &context) const
+{
+    UpstreamRequest request = forwardedRequest(u"/messages/count_tokens", clientBytes, clientHeaders, context, defaultBaseUrl());
+    request.stream = false;
+    request.headers.set("Accept", "application/json");
     return request;
 }
 

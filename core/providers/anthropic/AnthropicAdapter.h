@@ -25,6 +25,9 @@ public:
     // cache_control and beta fields untouched; anthropic-version and anthropic-beta are the client's.
     std::optional<UpstreamRequest> nativeRequest(QStringView clientApi, const QByteArray &clientBytes, const HttpHeaders &clientHeaders,
                                                  const AdapterContext &context) const override;
+    // POST /v1/messages/count_tokens of a client's Messages body, the same way: the channel's model,
+    // the client's protocol headers, this provider's key.
+    UpstreamRequest countTokensRequest(const QByteArray &clientBytes, const HttpHeaders &clientHeaders, const AdapterContext &context) const;
     std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
                                                     const AdapterContext &context) const override;
     UpstreamRequest probeRequest(const AdapterContext &context) const override;
