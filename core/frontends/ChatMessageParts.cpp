@@ -1,6 +1,6 @@
 #include "frontends/ChatMessageParts.h"
 
-#include <QJsonArray>
+#include <QStringList>
 
 namespace sb {
 
@@ -23,6 +23,18 @@ QString chatReasoning(const QJsonObject &messageOrDelta)
     if (reasoning.isString() && !reasoning.toString().isEmpty())
         return reasoning.toString();
     return messageOrDelta.value(QLatin1String("reasoning")).toString();
+}
+
+QJsonValue chatContent(const QJsonArray &parts)
+{
+    QStringList texts;
+    for (const QJsonValue &part : parts) {
+        const QJsonObject p = part.toObject();
+        if (p.value(QLatin1String("type")).toString() != QLatin1String("text"))
+            return parts;
+        texts << p.value(QLatin1String("text")).toString();
+    }
+    return texts.join(QLatin1Char('\n'));
 }
 
 } // namespace sb

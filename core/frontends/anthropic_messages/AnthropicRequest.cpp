@@ -1,5 +1,6 @@
 #include "frontends/anthropic_messages/AnthropicRequest.h"
 
+#include "frontends/ChatMessageParts.h"
 #include "providers/common/ProviderText.h"
 
 #include <QJsonArray>
@@ -62,20 +63,6 @@ QJsonObject textPart(const QString &text)
 QJsonObject imagePart(const QString &url)
 {
     return QJsonObject{{kType, QStringLiteral("image_url")}, {QStringLiteral("image_url"), QJsonObject{{QStringLiteral("url"), url}}}};
-}
-
-// A plain string when every part is text (the widest-supported form of OpenAI content), the parts
-// otherwise.
-QJsonValue openAiContent(const QJsonArray &parts)
-{
-    QStringList texts;
-    for (const QJsonValue &part : parts) {
-        const QJsonObject p = part.toObject();
-        if (p.value(kType).toString() != kText)
-            return parts;
-        texts << p.value(kText).toString();
-    }
-    return texts.join(QLatin1Char('\n'));
 }
 
 class Translator {
@@ -627,7 +614,7 @@ bool Translator::userTurn(const QJsonArray &blocks, const QString &path, QJsonAr
     for (const QJsonValue &tool : std::as_const(toolMessages))
         messages->append(tool);
     if (!parts.isEmpty())
-        messages->append(QJsonObject{{kRole, QStringLiteral("user")}, {kContent, openAiContent(parts)}});
+        messages->append(QJsonObject{{kRole, QStringLiteral("user")}, {kContent, chatContent(parts)}});
     else if (toolMessages.isEmpty())
         messages->append(QJsonObject{{kRole, QStringLiteral("user")}, {kContent, QString()}});
     return true;

@@ -1,5 +1,6 @@
 #include "frontends/openai_responses/ResponsesItems.h"
 
+#include "frontends/ChatMessageParts.h"
 #include "providers/common/ProviderText.h"
 
 #include <QJsonDocument>
@@ -55,21 +56,6 @@ const QString &attachedNote()
 QJsonObject textPart(const QString &text)
 {
     return QJsonObject{{kType, kText}, {kText, text}};
-}
-
-// Parts that are all text become one string: the smallest body, and the form every dialect's
-// adapter reads (some read nothing else). Several parts are joined by a newline, as the adapters
-// join them.
-QJsonValue chatContent(const QJsonArray &parts)
-{
-    QStringList texts;
-    for (const QJsonValue &part : parts) {
-        const QJsonObject p = part.toObject();
-        if (p.value(kType).toString() != kText)
-            return parts;
-        texts << p.value(kText).toString();
-    }
-    return texts.join(QLatin1Char('\n'));
 }
 
 bool partType(Check &check, const QJsonValue &value, const QString &path, QJsonObject *part, QString *type)
