@@ -128,6 +128,15 @@ public:
         return outcome;
     }
 
+    // A complete buffered answer to a nativeRequest(), which goes to the client as it came: only
+    // the verdict and the usage are wanted, not the answer in OpenAI's shape. A dialect whose
+    // translation costs something overrides it to read no more than that.
+    virtual Outcome classifyNativeAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body, TokenUsage *usage) const
+    {
+        OpenAiAnswer unused;
+        return classifyAnswer(httpStatus, headers, body, false, &unused, usage);
+    }
+
     virtual std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const = 0;
 };
 

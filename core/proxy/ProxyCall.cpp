@@ -79,6 +79,14 @@ QByteArray passedThroughAnswer(const QByteArray &body, const QString &model)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
+// What a passed-through stream's translator is told of the request: its model, and that the
+// usage is wanted (the history records it).
+QJsonObject passThroughStreamShape(const QString &model)
+{
+    return QJsonObject{{QStringLiteral("model"), model},
+                       {QStringLiteral("stream_options"), QJsonObject{{QStringLiteral("include_usage"), true}}}};
+}
+
 } // namespace
 
 // Everything about the attempt in progress; replaced for each new attempt.
@@ -273,7 +281,10 @@ void ProxyCall::onUpstreamHeaders(int status, const HttpHeaders &headers)
     const bool eventStream = headers.value("content-type").toLower().contains("text/event-stream");
     if (status == 200 && m_input.stream && eventStream) {
         m_attempt->streaming = true;
-        m_attempt->translator = m_attempt->adapter->streamTranslator(m_input.body.object());
+        // A passed-through stream is translated only for the usage and the history, which need no
+        // more of the request than its model: the client's body is not made an OpenAI one for it.
+        m_attempt->translator = m_attempt->adapter->streamTranslator(m_attempt->passThrough ? passThroughStreamShape(m_input.model)
+                                                                                            : m_input.body.object());
         m_attempt->translator->setCreated(m_engine.clock().wallMillis() / 1000);
     }
 }
@@ -481,8 +492,11 @@ void ProxyCall::completeBufferedResponse()
 {
     OpenAiAnswer answer;
     TokenUsage usage;
-    const Outcome outcome = m_attempt->adapter->classifyAnswer(m_attempt->status, m_attempt->headers, m_attempt->body,
-                                                               m_input.kind == Kind::Embeddings, &answer, &usage);
+    const ProviderAdapter &adapter = *m_attempt->adapter;
+    const Outcome outcome = m_attempt->passThrough
+                                ? adapter.classifyNativeAnswer(m_attempt->status, m_attempt->headers, m_attempt->body, &usage)
+                                : adapter.classifyAnswer(m_attempt->status, m_attempt->headers, m_attempt->body,
+                                                         m_input.kind == Kind::Embeddings, &answer, &usage);
     if (!outcome.isSuccess()) {
         attemptFailed(outcome);
         return;
@@ -501,8 +515,11 @@ void ProxyCall::completeBufferedResponse()
     const QByteArray json = m_attempt->passThrough ? passedThroughAnswer(m_attempt->body, m_input.model)
                                                    : m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
     m_response->send(200, headers, json);
-    if (m_input.cacheTee && m_input.kind == Kind::Chat) // saved only once it has been sent, in the engine's form
+    if (m_input.cacheTee && m_input.kind == Kind::Chat) { // saved only once it has been sent, in the engine's form
+        if (m_attempt->passThrough)
+            answer = OpenAiAnswer::fromObject(adapter.chatResponse(m_attempt->body, nullptr));
         m_input.cacheTee->completeWhole(m_input.api ? answer.toJson(m_input.model, qint64(m_engine.clock().wallMillis() / 1000)) : json);
+    }
     recordAttempt(outcome);
     endAttempt();
     finish(RequestStatus::Ok, 200);

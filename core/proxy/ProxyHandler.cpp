@@ -217,15 +217,16 @@ void ProxyHandler::throughCache(const HttpRequest &request, ProxyCall::Input inp
 void ProxyHandler::handleMessages(const HttpRequest &request, std::shared_ptr<ResponseWriter> response)
 {
     AnthropicError error;
-    auto parsed = AnthropicRequest::parse(request.body, &error);
-    if (!parsed) {
+    auto prepared = AnthropicRequest::prepare(request.body, &error);
+    if (!prepared) {
         sendAnthropicError(response, error);
         return;
     }
+    const AnthropicRequest *parsed = &prepared->request;
     ProxyCall::Input input;
     input.requestId = nextRequestId();
     input.kind = ProxyCall::Kind::Chat;
-    input.body = ClientBody(std::move(parsed->openAiBody));
+    input.body = std::move(prepared->body);
     input.model = parsed->model;
     input.stream = parsed->stream;
     input.estimatedTokens = parsed->estimatedPromptTokens;

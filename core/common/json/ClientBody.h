@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QJsonObject>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -28,6 +29,10 @@ public:
     ClientBody(QJsonObject object, QByteArray clientBytes = {});
     // The client's bytes, accepted by `scan`; the object is parsed from them when first asked for.
     ClientBody(QByteArray clientBytes, JsonObjectScan scan);
+    // A body another API's request translates into, made by `make` when first asked for (a
+    // request that goes to an upstream of its own API never asks). It has no client bytes: the
+    // client did not send these.
+    static ClientBody deferred(std::function<QJsonObject()> make);
 
     const QJsonObject &object() const;
     // The object, to change it; the body no longer says what the client sent.
@@ -43,6 +48,7 @@ private:
         QByteArray clientBytes; // the scan's keys point into these bytes
         std::optional<JsonObjectScan> scan;
         std::optional<QJsonObject> object;
+        std::function<QJsonObject()> make; // for a deferred body
     };
     std::shared_ptr<State> m_state;
 };

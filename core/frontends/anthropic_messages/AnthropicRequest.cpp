@@ -1,5 +1,7 @@
 #include "frontends/anthropic_messages/AnthropicRequest.h"
 
+#include "frontends/anthropic_messages/AnthropicQuickCheck.h"
+
 #include "frontends/ChatMessageParts.h"
 #include "providers/common/ProviderText.h"
 
@@ -782,14 +784,31 @@ bool Translator::thinking(const QJsonValue &value, QString *effort)
     return true;
 }
 
-int estimateTokens(qsizetype bytes)
+} // namespace
+
+int AnthropicRequest::estimateTokens(qsizetype bytes)
 {
-    // About four bytes a token for English, as ChatRequest estimates; the bucket only
-    // needs an order of magnitude.
     return static_cast<int>(qMin<qsizetype>(bytes / 4 + 1, 100'000'000));
 }
 
-} // namespace
+std::optional<AnthropicRequest::Prepared> AnthropicRequest::prepare(const QByteArray &body, AnthropicError *error)
+{
+    if (std::optional<AnthropicRequest> quick = quickCheckAnthropicRequest(body)) {
+        // The quick check accepts only what parse accepts, so the translation made later cannot fail.
+        ClientBody openAi = ClientBody::deferred([body] {
+            AnthropicError unused;
+            std::optional<AnthropicRequest> full = parse(body, &unused);
+            return full ? full->openAiBody : QJsonObject();
+        });
+        return Prepared{std::move(*quick), std::move(openAi)};
+    }
+    std::optional<AnthropicRequest> full = parse(body, error);
+    if (!full)
+        return std::nullopt;
+    ClientBody openAi(std::move(full->openAiBody));
+    full->openAiBody = QJsonObject();
+    return Prepared{std::move(*full), std::move(openAi)};
+}
 
 std::optional<AnthropicRequest> AnthropicRequest::parse(const QByteArray &body, AnthropicError *error, Purpose purpose)
 {
@@ -813,7 +832,7 @@ std::optional<AnthropicRequest> AnthropicRequest::parse(const QByteArray &body, 
         return std::nullopt;
     }
     request.original = body;
-    request.estimatedPromptTokens = estimateTokens(body.size());
+    request.estimatedPromptTokens = AnthropicRequest::estimateTokens(body.size());
     return request;
 }
 

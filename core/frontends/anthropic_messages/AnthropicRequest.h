@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/json/ClientBody.h"
 #include "frontends/anthropic_messages/AnthropicError.h"
 
 #include <QByteArray>
@@ -34,6 +35,21 @@ struct AnthropicRequest {
 
     static std::optional<AnthropicRequest> parse(const QByteArray &body, AnthropicError *error,
                                                  Purpose purpose = Purpose::CreateMessage);
+
+    // What the proxy takes in: the request checked (on its bytes when it is the usual kind, see
+    // AnthropicQuickCheck) and `body`, its OpenAI translation, made only when first asked for: a
+    // request that an Anthropic channel answers never needs it. `request.openAiBody` stays empty.
+    struct Prepared;
+    static std::optional<Prepared> prepare(const QByteArray &body, AnthropicError *error);
+
+    // About four bytes a token for English, as ChatRequest estimates; the bucket only needs an
+    // order of magnitude.
+    static int estimateTokens(qsizetype bytes);
+};
+
+struct AnthropicRequest::Prepared {
+    AnthropicRequest request;
+    ClientBody body;
 };
 
 } // namespace sb

@@ -387,6 +387,32 @@ QJsonObject AnthropicAdapter::chatResponse(const QByteArray &body, TokenUsage *u
     };
 }
 
+Outcome AnthropicAdapter::classifyNativeAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                               TokenUsage *usage) const
+{
+    // The usual answer, a message with its content, is checked on its bytes and only its usage is
+    // parsed: translating it (chatResponse) was a tenth of what a passed-through request cost.
+    JsonObjectScan scan;
+    if (httpStatus == 200 && scan.scan(body)) {
+        const JsonObjectScan::Member *type = scan.find("type");
+        const JsonObjectScan::Member *content = scan.find("content");
+        if (type && type->valueIn(body) == QByteArrayView("\"message\"") && content && content->valueIn(body).startsWith('[')) {
+            if (usage) {
+                const JsonObjectScan::Member *member = scan.find("usage");
+                QJsonObject tokens;
+                if (member)
+                    parseJsonObject(member->valueIn(body).toByteArray(), &tokens);
+                *usage = usageFromAnthropic(tokens);
+            }
+            return Outcome::success(httpStatus);
+        }
+    }
+    const Outcome outcome = classify(httpStatus, headers, body);
+    if (outcome.isSuccess())
+        chatResponse(body, usage);
+    return outcome;
+}
+
 QJsonObject AnthropicAdapter::embeddingsResponse(const QByteArray &, TokenUsage *) const
 {
     return QJsonObject();

@@ -35,6 +35,7 @@ public:
     Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const override;
 
     QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
+    Outcome classifyNativeAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body, TokenUsage *usage) const override;
     QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const override;
 
     std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const override;
