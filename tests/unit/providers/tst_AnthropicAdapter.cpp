@@ -172,6 +172,36 @@ private slots:
         QCOMPARE(out.value("usage").toObject().value("total_tokens").toInt(), 576);
     }
 
+    // An answer that goes to an Anthropic client as it came is read on its bytes for its usage;
+    // what is not a clean message is classified as classify() does.
+    void passedThroughAnswerGivesItsVerdictAndUsage()
+    {
+        HttpHeaders json;
+        json.set("Content-Type", "application/json");
+        const QByteArray message = readFixture(QStringLiteral("message_200.json"));
+        TokenUsage quick, full;
+        QVERIFY(adapter().classifyNativeAnswer(200, json, message, &quick).isSuccess());
+        adapter().chatResponse(message, &full);
+        QCOMPARE(quick.promptTokens, full.promptTokens);
+        QCOMPARE(quick.completionTokens, full.completionTokens);
+        QCOMPARE(quick.cacheReadTokens, full.cacheReadTokens);
+        QCOMPARE(quick.cacheWriteTokens, full.cacheWriteTokens);
+        QCOMPARE(quick.totalTokens, full.totalTokens);
+
+        const QByteArray spaced = " {\"usage\":{\"input_tokens\":3,\"output_tokens\":2,\"cache_read_input_tokens\":10},"
+                                  "\"content\":[],\"type\":\"message\"} ";
+        QVERIFY(adapter().classifyNativeAnswer(200, json, spaced, &quick).isSuccess());
+        QCOMPARE(quick.promptTokens, 13);
+        QCOMPARE(quick.cacheReadTokens, 10);
+        QCOMPARE(quick.completionTokens, 2);
+
+        const QByteArray overloaded = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
+        for (const int status : {200, 529})
+            QCOMPARE(adapter().classifyNativeAnswer(status, json, overloaded, &quick).kind, OutcomeKind::ProviderDown);
+        const QByteArray invalid = "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"max_tokens: Field required\"}}";
+        QCOMPARE(adapter().classifyNativeAnswer(400, json, invalid, &quick).kind, OutcomeKind::NonRetryableParamError);
+    }
+
     void chunksHaveTheOpenAiShape()
     {
         const test::DialectFixtures::StreamResult result = fixtures().runStream(QJsonObject{{"model", "claude"}, {"stream", true}}, {readFixture(QStringLiteral("text.sse"))});
