@@ -170,12 +170,12 @@ void ResponsesEndpoint::start(const HttpRequest &request, std::shared_ptr<Respon
     frame.echo = parsed->echo;
     frame.customTools = parsed->customTools;
 
-    std::function<void(const QJsonObject &)> onFinished;
+    ResponsesApi::Finished onFinished;
     if (parsed->store) {
         ResponseStore &store = m_engine.responses();
         onFinished = [&store, id = frame.id, nowMs, previous = parsed->previousResponseId,
-                      input = withItemIds(parsed->input, frame.id)](const QJsonObject &object) {
-            store.save(StoredResponse{id, nowMs, previous, input, object});
+                      input = withItemIds(parsed->input, frame.id)](const QJsonObject &object, const QByteArray &json) {
+            store.save(StoredResponse{id, nowMs, previous, input, object, json});
         };
     }
 

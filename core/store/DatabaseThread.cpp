@@ -53,7 +53,7 @@ void DatabaseThread::run(QString path, QString purpose, const Job &first, std::f
         first(db);
     opened(QString()); // `first` is the caller's and may not be touched after this
     for (;;) {
-        Job job;
+        Queued next;
         {
             std::unique_lock lock(m_mutex);
             m_busy = false;
@@ -61,21 +61,28 @@ void DatabaseThread::run(QString path, QString purpose, const Job &first, std::f
             m_wake.wait(lock, [this] { return m_stopping || !m_jobs.empty(); });
             if (m_jobs.empty())
                 return; // stopping, and everything queued has run
-            job = std::move(m_jobs.front());
+            next = std::move(m_jobs.front());
             m_jobs.pop_front();
             m_busy = true;
+            if (next.gather.count() > 0)
+                m_wake.wait_for(lock, next.gather, [this] { return m_stopping || m_flushing > 0 || !m_jobs.empty(); });
         }
-        job(db);
+        next.job(db);
     }
 }
 
 void DatabaseThread::post(Job job)
 {
+    postGathering(std::chrono::milliseconds(0), std::move(job));
+}
+
+void DatabaseThread::postGathering(std::chrono::milliseconds gather, Job job)
+{
     if (!m_thread.joinable())
         return;
     {
         std::lock_guard lock(m_mutex);
-        m_jobs.push_back(std::move(job));
+        m_jobs.push_back(Queued{std::move(job), gather});
     }
     m_wake.notify_one();
 }
@@ -83,7 +90,10 @@ void DatabaseThread::post(Job job)
 void DatabaseThread::flush()
 {
     std::unique_lock lock(m_mutex);
+    ++m_flushing;
+    m_wake.notify_all();
     m_idle.wait(lock, [this] { return m_jobs.empty() && !m_busy; });
+    --m_flushing;
 }
 
 } // namespace sb

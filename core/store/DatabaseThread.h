@@ -2,6 +2,7 @@
 
 #include <QString>
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -34,6 +35,10 @@ public:
 
     // Queues a job; dropped when the thread is not open.
     void post(Job job);
+    // Queues a job that waits up to `gather` before it runs, so that what its store collects
+    // meanwhile (the job takes it all when it runs) shares one transaction: a commit costs far
+    // more than a row. Any other job, a flush or close runs it at once.
+    void postGathering(std::chrono::milliseconds gather, Job job);
     // Waits until everything queued so far has run (tests, shutdown).
     void flush();
 
@@ -44,7 +49,12 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::condition_variable m_idle;
-    std::deque<Job> m_jobs;
+    struct Queued {
+        Job job;
+        std::chrono::milliseconds gather{0};
+    };
+    std::deque<Queued> m_jobs;
+    int m_flushing = 0; // callers waiting in flush(): a gathering job stops waiting for them
     bool m_busy = false;
     bool m_stopping = false;
 };

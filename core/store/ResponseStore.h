@@ -29,6 +29,7 @@ struct StoredResponse {
     QString previousId;   // the response this one continued, or empty
     QJsonArray input;     // this request's own input items (not the earlier turns')
     QJsonObject response; // the response object
+    QByteArray responseJson; // `response` as compact JSON when whoever saved it had written that already; may be empty
 };
 
 // The stored responses (table `responses`, deleted with the history's retention): the recent ones

@@ -8,20 +8,26 @@
 
 namespace sb {
 
-ResponsesApi::ResponsesApi(ResponseFrame frame, std::function<void(const QJsonObject &response)> onFinished)
+ResponsesApi::ResponsesApi(ResponseFrame frame, Finished onFinished)
     : m_frame(std::move(frame))
     , m_onFinished(std::move(onFinished))
-    , m_writer(m_frame)
 {
 }
 
-void ResponsesApi::reportOnce(const QJsonObject &response)
+ResponsesStreamWriter &ResponsesApi::streamWriter()
+{
+    if (!m_writer)
+        m_writer.emplace(m_frame);
+    return *m_writer;
+}
+
+void ResponsesApi::reportOnce(const QJsonObject &response, const QByteArray &json)
 {
     if (m_reported)
         return;
     m_reported = true;
     if (m_onFinished)
-        m_onFinished(response);
+        m_onFinished(response, json);
 }
 
 QByteArray ResponsesApi::answer(const OpenAiAnswer &answer, const QString &model, qint64 createdSeconds)
@@ -34,17 +40,19 @@ QByteArray ResponsesApi::answer(const OpenAiAnswer &answer, const QString &model
         frame.createdAt = createdSeconds;
     const QJsonObject completion = QJsonDocument::fromJson(answer.toJson(frame.model, frame.createdAt)).object();
     const QJsonObject response = ResponsesAnswer::fromChatCompletion(completion, frame);
-    reportOnce(response);
-    return compactJson(response);
+    QByteArray json = compactJson(response);
+    reportOnce(response, json);
+    return json;
 }
 
 QByteArray ResponsesApi::streamChunks(const std::vector<QByteArray> &openAiChunks)
 {
+    ResponsesStreamWriter &writer = streamWriter();
     QByteArray out;
     for (const QByteArray &chunk : openAiChunks) {
-        out += m_writer.onChunk(chunk);
-        if (m_writer.isFinished()) { // an in-band error failed the stream
-            reportOnce(m_writer.response());
+        out += writer.onChunk(chunk);
+        if (writer.isFinished()) { // an in-band error failed the stream
+            reportOnce(writer.response());
             break;
         }
     }
@@ -53,17 +61,19 @@ QByteArray ResponsesApi::streamChunks(const std::vector<QByteArray> &openAiChunk
 
 QByteArray ResponsesApi::streamEnd()
 {
-    const QByteArray out = m_writer.finish();
-    if (m_writer.isFinished())
-        reportOnce(m_writer.response());
+    ResponsesStreamWriter &writer = streamWriter();
+    const QByteArray out = writer.finish();
+    if (writer.isFinished())
+        reportOnce(writer.response());
     return out;
 }
 
 QByteArray ResponsesApi::streamError(const ApiError &error)
 {
-    const QByteArray out = m_writer.fail(error);
-    if (m_writer.isFinished())
-        reportOnce(m_writer.response());
+    ResponsesStreamWriter &writer = streamWriter();
+    const QByteArray out = writer.fail(error);
+    if (writer.isFinished())
+        reportOnce(writer.response());
     return out;
 }
 

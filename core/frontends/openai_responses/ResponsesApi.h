@@ -7,6 +7,7 @@
 #include <QJsonObject>
 
 #include <functional>
+#include <optional>
 
 namespace sb {
 
@@ -20,7 +21,9 @@ namespace sb {
 // before the first byte (errorStatus/errorBody) made no response and does not call it.
 class ResponsesApi final : public ClientApi {
 public:
-    ResponsesApi(ResponseFrame frame, std::function<void(const QJsonObject &response)> onFinished);
+    // `json`, when not empty, is `response` as compact JSON, written already for the client.
+    using Finished = std::function<void(const QJsonObject &response, const QByteArray &json)>;
+    ResponsesApi(ResponseFrame frame, Finished onFinished);
 
     QByteArray answer(const OpenAiAnswer &answer, const QString &model, qint64 createdSeconds) override;
     QByteArray streamChunks(const std::vector<QByteArray> &openAiChunks) override;
@@ -30,14 +33,17 @@ public:
     int errorStatus(const ApiError &error) const override { return error.status; }
     QByteArray errorBody(const ApiError &error) const override { return error.toJson(); }
 
-    const ResponsesStreamWriter &writer() const { return m_writer; }
+    const ResponsesStreamWriter &writer() { return streamWriter(); }
 
 private:
-    void reportOnce(const QJsonObject &response);
+    void reportOnce(const QJsonObject &response, const QByteArray &json = {});
+    // Made for the first stream chunk: a whole answer never needs one, and making one starts a
+    // response object.
+    ResponsesStreamWriter &streamWriter();
 
     ResponseFrame m_frame;
-    std::function<void(const QJsonObject &)> m_onFinished;
-    ResponsesStreamWriter m_writer;
+    Finished m_onFinished;
+    std::optional<ResponsesStreamWriter> m_writer;
     bool m_reported = false;
 };
 

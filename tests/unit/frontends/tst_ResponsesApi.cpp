@@ -27,9 +27,14 @@ ResponseFrame frame()
 
 struct Recorder {
     QList<QJsonObject> calls;
-    std::function<void(const QJsonObject &)> callback()
+    ResponsesApi::Finished callback()
     {
-        return [this](const QJsonObject &response) { calls.append(response); };
+        return [this](const QJsonObject &response, const QByteArray &json) {
+            calls.append(response);
+            // The JSON, when given, is the object's: the store keeps it as it is.
+            if (!json.isEmpty())
+                QCOMPARE(QJsonDocument::fromJson(json).object(), response);
+        };
     }
 };
 
