@@ -93,6 +93,21 @@ public:
         Q_UNUSED(context);
         return std::nullopt;
     }
+    // The answer to a nativeRequest() of `clientApi`, read for the engine: the stream's events as
+    // OpenAI chunks (for the cache, the history and the token counts; the client gets the events
+    // themselves), a whole answer classified and read into *answer and *usage. The defaults are the
+    // dialect's own chat readers, right when the client's API is the dialect's (Anthropic's).
+    virtual std::unique_ptr<StreamTranslator> nativeStreamTranslator(QStringView clientApi, const QJsonObject &openAiBody) const
+    {
+        Q_UNUSED(clientApi);
+        return streamTranslator(openAiBody);
+    }
+    virtual Outcome classifyNativeAnswer(QStringView clientApi, int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                         OpenAiAnswer *answer, TokenUsage *usage) const
+    {
+        Q_UNUSED(clientApi);
+        return classifyAnswer(httpStatus, headers, body, false, answer, usage);
+    }
     // OpenAI /v1/embeddings; std::nullopt when the dialect has no embeddings endpoint.
     virtual std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
                                                             const AdapterContext &context) const = 0;

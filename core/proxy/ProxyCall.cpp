@@ -273,7 +273,8 @@ void ProxyCall::onUpstreamHeaders(int status, const HttpHeaders &headers)
     const bool eventStream = headers.value("content-type").toLower().contains("text/event-stream");
     if (status == 200 && m_input.stream && eventStream) {
         m_attempt->streaming = true;
-        m_attempt->translator = m_attempt->adapter->streamTranslator(m_input.body.object());
+        m_attempt->translator = m_attempt->passThrough ? m_attempt->adapter->nativeStreamTranslator(m_input.clientApi, m_input.body.object())
+                                                       : m_attempt->adapter->streamTranslator(m_input.body.object());
         m_attempt->translator->setCreated(m_engine.clock().wallMillis() / 1000);
     }
 }
@@ -355,27 +356,34 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         attemptFailed(outcome);
         return;
     }
-    // Every event as it came, but message_start names the model the client asked for, as a
-    // whole answer does.
-    QByteArray data = event.data;
-    if (event.event == "message_start") {
-        QJsonObject start = QJsonDocument::fromJson(data).object();
-        QJsonObject message = start.value(QStringLiteral("message")).toObject();
-        if (!message.isEmpty()) {
-            message.insert(QStringLiteral("model"), m_input.model);
-            start.insert(QStringLiteral("message"), message);
-            data = QJsonDocument(start).toJson(QJsonDocument::Compact);
-        }
-    }
     QByteArray bytes;
-    bytes.reserve(event.event.size() + data.size() + 16);
-    if (!event.event.isEmpty())
-        bytes.append("event: ").append(event.event).append('\n');
-    bytes.append("data: ").append(data).append("\n\n");
-    if (m_stage != Stage::Streaming) {
+    bool content = false;
+    if (std::optional<QByteArray> worded = m_api.passThroughEvent(event.event, event.data)) {
+        // The client's API rewrites its own events and holds them until their first content itself.
+        bytes = std::move(*worded);
+        content = !bytes.isEmpty();
+    } else {
+        // Every event as it came, but message_start names the model the client asked for, as a
+        // whole answer does.
+        QByteArray data = event.data;
+        if (event.event == "message_start") {
+            QJsonObject start = QJsonDocument::fromJson(data).object();
+            QJsonObject message = start.value(QStringLiteral("message")).toObject();
+            if (!message.isEmpty()) {
+                message.insert(QStringLiteral("model"), m_input.model);
+                start.insert(QStringLiteral("message"), message);
+                data = QJsonDocument(start).toJson(QJsonDocument::Compact);
+            }
+        }
+        bytes.reserve(event.event.size() + data.size() + 16);
+        if (!event.event.isEmpty())
+            bytes.append("event: ").append(event.event).append('\n');
+        bytes.append("data: ").append(data).append("\n\n");
         // message_start and pings wait for the first block; a bounded wait (an upstream that
         // sends nothing else would otherwise be held whole).
-        const bool content = event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
+        content = event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
+    }
+    if (m_stage != Stage::Streaming) {
         if (!content) {
             m_attempt->held += bytes;
             if (m_input.cacheTee)
@@ -481,8 +489,10 @@ void ProxyCall::completeBufferedResponse()
 {
     OpenAiAnswer answer;
     TokenUsage usage;
-    const Outcome outcome = m_attempt->adapter->classifyAnswer(m_attempt->status, m_attempt->headers, m_attempt->body,
-                                                               m_input.kind == Kind::Embeddings, &answer, &usage);
+    const Outcome outcome = m_attempt->passThrough
+        ? m_attempt->adapter->classifyNativeAnswer(m_input.clientApi, m_attempt->status, m_attempt->headers, m_attempt->body, &answer, &usage)
+        : m_attempt->adapter->classifyAnswer(m_attempt->status, m_attempt->headers, m_attempt->body, m_input.kind == Kind::Embeddings,
+                                             &answer, &usage);
     if (!outcome.isSuccess()) {
         attemptFailed(outcome);
         return;
@@ -498,8 +508,13 @@ void ProxyCall::completeBufferedResponse()
     HttpHeaders headers = routingHeaders(); // no Content-Type among them
     headers.add("Content-Type", "application/json");
     m_clientTtft = m_engine.clock().now() - m_startedAt;
-    const QByteArray json = m_attempt->passThrough ? passedThroughAnswer(m_attempt->body, m_input.model)
-                                                   : m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
+    QByteArray json;
+    if (!m_attempt->passThrough)
+        json = m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
+    else if (std::optional<QByteArray> worded = m_api.passThroughAnswer(m_attempt->body))
+        json = std::move(*worded);
+    else
+        json = passedThroughAnswer(m_attempt->body, m_input.model);
     m_response->send(200, headers, json);
     if (m_input.cacheTee && m_input.kind == Kind::Chat) // saved only once it has been sent, in the engine's form
         m_input.cacheTee->completeWhole(m_input.api ? answer.toJson(m_input.model, qint64(m_engine.clock().wallMillis() / 1000)) : json);
