@@ -356,34 +356,33 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         attemptFailed(outcome);
         return;
     }
-    QByteArray bytes;
-    bool content = false;
-    if (std::optional<QByteArray> worded = m_api.passThroughEvent(event.event, event.data)) {
-        // The client's API rewrites its own events and holds them until their first content itself.
-        bytes = std::move(*worded);
-        content = !bytes.isEmpty();
-    } else {
-        // Every event as it came, but message_start names the model the client asked for, as a
-        // whole answer does.
-        QByteArray data = event.data;
-        if (event.event == "message_start") {
-            QJsonObject start = QJsonDocument::fromJson(data).object();
-            QJsonObject message = start.value(QStringLiteral("message")).toObject();
-            if (!message.isEmpty()) {
-                message.insert(QStringLiteral("model"), m_input.model);
-                start.insert(QStringLiteral("message"), message);
-                data = QJsonDocument(start).toJson(QJsonDocument::Compact);
-            }
+    // Every event as it came, but message_start names the model the client asked for, as a
+    // whole answer does.
+    QByteArray data = event.data;
+    if (event.event == "message_start") {
+        QJsonObject start = QJsonDocument::fromJson(data).object();
+        QJsonObject message = start.value(QStringLiteral("message")).toObject();
+        if (!message.isEmpty()) {
+            message.insert(QStringLiteral("model"), m_input.model);
+            start.insert(QStringLiteral("message"), message);
+            data = QJsonDocument(start).toJson(QJsonDocument::Compact);
         }
-        bytes.reserve(event.event.size() + data.size() + 16);
-        if (!event.event.isEmpty())
-            bytes.append("event: ").append(event.event).append('\n');
-        bytes.append("data: ").append(data).append("\n\n");
+    }
+    QByteArray bytes;
+    bytes.reserve(event.event.size() + data.size() + 16);
+    if (!event.event.isEmpty())
+        bytes.append("event: ").append(event.event).append('\n');
+    bytes.append("data: ").append(data).append("\n\n");
+    // A client API that words its own events (the Responses API) also holds them until their first
+    // content itself: empty bytes while it does.
+    const std::optional<QByteArray> worded = m_api.passThroughEvent(event.event, event.data);
+    if (worded)
+        bytes = *worded;
+    if (m_stage != Stage::Streaming) {
         // message_start and pings wait for the first block; a bounded wait (an upstream that
         // sends nothing else would otherwise be held whole).
-        content = event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
-    }
-    if (m_stage != Stage::Streaming) {
+        const bool content = worded ? !bytes.isEmpty()
+                                    : event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
         if (!content) {
             m_attempt->held += bytes;
             if (m_input.cacheTee)
