@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 namespace sb {
@@ -29,6 +30,18 @@ public:
     virtual QByteArray streamEnd() = 0;
     // The event that ends a stream broken after its first byte.
     virtual QByteArray streamError(const ApiError &error) = 0;
+    // An answer from an upstream that speaks this API itself (ProviderAdapter::nativeRequest), for an
+    // API that words those itself; std::nullopt leaves it to the proxy (the model set, every event
+    // as it came, held until the first content_block). A whole answer's body; or one stream event's
+    // bytes for the client, empty while this API holds it back (until the first content, so that an
+    // early error can still fail over unseen), then the held events with it.
+    virtual std::optional<QByteArray> passThroughAnswer(const QByteArray &body) { Q_UNUSED(body); return std::nullopt; }
+    virtual std::optional<QByteArray> passThroughEvent(const QByteArray &name, const QByteArray &data)
+    {
+        Q_UNUSED(name);
+        Q_UNUSED(data);
+        return std::nullopt;
+    }
     // An error answered before the first byte: the status this API uses for it, and its body.
     virtual int errorStatus(const ApiError &error) const = 0;
     virtual QByteArray errorBody(const ApiError &error) const = 0;

@@ -356,6 +356,8 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         o.insert(QStringLiteral("dialect"), p.dialect);
         o.insert(QStringLiteral("base_url"), p.baseUrl);
         o.insert(QStringLiteral("enabled"), p.enabled);
+        if (p.responsesApi) // written only when set: most providers have no Responses API
+            o.insert(QStringLiteral("responses_api"), true);
         o.insert(QStringLiteral("connect_timeout_ms"), toJson(p.connectTimeout));
         o.insert(QStringLiteral("primary_timeout_ms"), toJson(p.primaryTimeout));
         o.insert(QStringLiteral("fallback_timeout_ms"), toJson(p.fallbackTimeout));
@@ -539,6 +541,7 @@ ConfigImport importConfigJson(const QJsonObject &root)
             p.dialect = QStringLiteral("openai_compat");
         r.read("base_url", &p.baseUrl, true);
         r.read("enabled", &p.enabled);
+        r.read("responses_api", &p.responsesApi);
         r.read("connect_timeout_ms", &p.connectTimeout);
         r.read("primary_timeout_ms", &p.primaryTimeout);
         r.read("fallback_timeout_ms", &p.fallbackTimeout);

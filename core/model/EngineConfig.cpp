@@ -96,6 +96,9 @@ QStringList EngineConfig::validate() const
             problems << QStringLiteral("Provider \"%1\": timeouts must be positive.").arg(p.name);
         if (p.requestsPerMinute < 0 || p.tokensPerMinute < 0 || p.burst < 0)
             problems << QStringLiteral("Provider \"%1\": rate limits cannot be negative.").arg(p.name);
+        if (p.responsesApi && p.dialect != u"openai_compat")
+            problems << QStringLiteral("Provider \"%1\": the Responses API setting is for OpenAI-compatible providers only; turn it off "
+                                       "for the %2 dialect.").arg(p.name, p.dialect);
     }
     QSet<int> channelIds;
     for (const auto &c : channels) {

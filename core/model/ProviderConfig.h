@@ -33,6 +33,10 @@ struct ProviderConfig {
     QString dialect; // "openai_compat", "anthropic", "gemini", "dashscope", "ernie"
     QString baseUrl; // e.g. "https://api.openai.com/v1"
     bool enabled = true;
+    // openai_compat only: the upstream also serves OpenAI's Responses API at <baseUrl>/responses, so
+    // a Responses request goes to it nearly as sent instead of translated into chat completions.
+    // Off by default: most OpenAI-compatible servers have only /chat/completions.
+    bool responsesApi = false;
 
     // Split budgets: equal 30 s budgets doubled the wait during incidents.
     std::chrono::milliseconds connectTimeout = 5s;

@@ -93,6 +93,25 @@ public:
         Q_UNUSED(context);
         return std::nullopt;
     }
+    // The answer to a nativeRequest() of `clientApi`, read for the engine: the stream's events as
+    // OpenAI chunks (for the cache, the history and the token counts; the client gets the events
+    // themselves), a whole answer classified and read into *answer and *usage. The defaults are the
+    // dialect's own chat readers, right when the client's API is the dialect's (Anthropic's).
+    virtual std::unique_ptr<StreamTranslator> nativeStreamTranslator(QStringView clientApi, const QJsonObject &openAiBody) const
+    {
+        Q_UNUSED(clientApi);
+        return streamTranslator(openAiBody);
+    }
+    // `answer` is null when only the verdict and the usage are wanted (nothing caches the answer,
+    // which goes to the client as it came): a dialect whose translation costs something then
+    // reads no more than that.
+    virtual Outcome classifyNativeAnswer(QStringView clientApi, int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                         OpenAiAnswer *answer, TokenUsage *usage) const
+    {
+        Q_UNUSED(clientApi);
+        OpenAiAnswer unused;
+        return classifyAnswer(httpStatus, headers, body, false, answer ? answer : &unused, usage);
+    }
     // OpenAI /v1/embeddings; std::nullopt when the dialect has no embeddings endpoint.
     virtual std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
                                                             const AdapterContext &context) const = 0;
@@ -126,15 +145,6 @@ public:
         if (outcome.isSuccess())
             *answer = OpenAiAnswer::fromObject(embeddings ? embeddingsResponse(body, usage) : chatResponse(body, usage));
         return outcome;
-    }
-
-    // A complete buffered answer to a nativeRequest(), which goes to the client as it came: only
-    // the verdict and the usage are wanted, not the answer in OpenAI's shape. A dialect whose
-    // translation costs something overrides it to read no more than that.
-    virtual Outcome classifyNativeAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body, TokenUsage *usage) const
-    {
-        OpenAiAnswer unused;
-        return classifyAnswer(httpStatus, headers, body, false, &unused, usage);
     }
 
     virtual std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const = 0;

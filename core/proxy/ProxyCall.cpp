@@ -283,8 +283,9 @@ void ProxyCall::onUpstreamHeaders(int status, const HttpHeaders &headers)
         m_attempt->streaming = true;
         // A passed-through stream is translated only for the usage and the history, which need no
         // more of the request than its model: the client's body is not made an OpenAI one for it.
-        m_attempt->translator = m_attempt->adapter->streamTranslator(m_attempt->passThrough ? passThroughStreamShape(m_input.model)
-                                                                                            : m_input.body.object());
+        m_attempt->translator = m_attempt->passThrough
+                                    ? m_attempt->adapter->nativeStreamTranslator(m_input.clientApi, passThroughStreamShape(m_input.model))
+                                    : m_attempt->adapter->streamTranslator(m_input.body.object());
         m_attempt->translator->setCreated(m_engine.clock().wallMillis() / 1000);
     }
 }
@@ -383,10 +384,16 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
     if (!event.event.isEmpty())
         bytes.append("event: ").append(event.event).append('\n');
     bytes.append("data: ").append(data).append("\n\n");
+    // A client API that words its own events (the Responses API) also holds them until their first
+    // content itself: empty bytes while it does.
+    const std::optional<QByteArray> worded = m_api.passThroughEvent(event.event, event.data);
+    if (worded)
+        bytes = *worded;
     if (m_stage != Stage::Streaming) {
         // message_start and pings wait for the first block; a bounded wait (an upstream that
         // sends nothing else would otherwise be held whole).
-        const bool content = event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
+        const bool content = worded ? !bytes.isEmpty()
+                                    : event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
         if (!content) {
             m_attempt->held += bytes;
             if (m_input.cacheTee)
@@ -493,8 +500,11 @@ void ProxyCall::completeBufferedResponse()
     OpenAiAnswer answer;
     TokenUsage usage;
     const ProviderAdapter &adapter = *m_attempt->adapter;
+    // A passed-through answer is read into the engine's form only for the cache.
+    const bool cached = m_input.cacheTee && m_input.kind == Kind::Chat;
     const Outcome outcome = m_attempt->passThrough
-                                ? adapter.classifyNativeAnswer(m_attempt->status, m_attempt->headers, m_attempt->body, &usage)
+                                ? adapter.classifyNativeAnswer(m_input.clientApi, m_attempt->status, m_attempt->headers, m_attempt->body,
+                                                               cached ? &answer : nullptr, &usage)
                                 : adapter.classifyAnswer(m_attempt->status, m_attempt->headers, m_attempt->body,
                                                          m_input.kind == Kind::Embeddings, &answer, &usage);
     if (!outcome.isSuccess()) {
@@ -512,14 +522,16 @@ void ProxyCall::completeBufferedResponse()
     HttpHeaders headers = routingHeaders(); // no Content-Type among them
     headers.add("Content-Type", "application/json");
     m_clientTtft = m_engine.clock().now() - m_startedAt;
-    const QByteArray json = m_attempt->passThrough ? passedThroughAnswer(m_attempt->body, m_input.model)
-                                                   : m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
+    QByteArray json;
+    if (!m_attempt->passThrough)
+        json = m_api.answer(answer, m_input.model, qint64(m_engine.clock().wallMillis() / 1000));
+    else if (std::optional<QByteArray> worded = m_api.passThroughAnswer(m_attempt->body))
+        json = std::move(*worded);
+    else
+        json = passedThroughAnswer(m_attempt->body, m_input.model);
     m_response->send(200, headers, json);
-    if (m_input.cacheTee && m_input.kind == Kind::Chat) { // saved only once it has been sent, in the engine's form
-        if (m_attempt->passThrough)
-            answer = OpenAiAnswer::fromObject(adapter.chatResponse(m_attempt->body, nullptr));
+    if (cached) // saved only once it has been sent, in the engine's form
         m_input.cacheTee->completeWhole(m_input.api ? answer.toJson(m_input.model, qint64(m_engine.clock().wallMillis() / 1000)) : json);
-    }
     recordAttempt(outcome);
     endAttempt();
     finish(RequestStatus::Ok, 200);

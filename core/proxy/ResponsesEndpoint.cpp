@@ -2,6 +2,7 @@
 
 #include "common/ReplyChannel.h"
 #include "frontends/openai_responses/ResponsesApi.h"
+#include "frontends/openai_responses/ResponsesNativeBody.h"
 #include "frontends/openai_responses/ResponsesRequest.h"
 #include "net/HttpRequest.h"
 #include "net/ResponseWriter.h"
@@ -10,6 +11,8 @@
 
 #include <QJsonDocument>
 #include <QUrlQuery>
+
+#include <algorithm>
 
 namespace sb {
 
@@ -188,6 +191,11 @@ void ResponsesEndpoint::start(const HttpRequest &request, std::shared_ptr<Respon
     input.estimatedTokens = parsed->estimatedPromptTokens;
     input.api = std::make_shared<ResponsesApi>(std::move(frame), std::move(onFinished));
     input.clientApi = QStringLiteral("openai_responses");
+    // For a channel whose upstream serves the Responses API itself, which gets the request nearly as
+    // sent; only when one is configured, as expanding a conversation costs its serialisation.
+    const auto config = m_engine.config();
+    if (std::any_of(config->providers.begin(), config->providers.end(), [](const ProviderConfig &p) { return p.responsesApi; }))
+        input.nativeBody = ResponsesNativeBody::withHistory(parsed->original, history, parsed->input);
     m_startCall(request, std::move(input), std::move(response));
 }
 

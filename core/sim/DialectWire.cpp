@@ -1,5 +1,7 @@
 #include "sim/DialectWire.h"
 
+#include "sim/ResponsesApiWire.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -123,6 +125,10 @@ SimRequest DialectWire::parse(const QByteArray &method, const QByteArray &path, 
         r.apiKey = bearer(headers);
         if (r.kind != SimRequest::Kind::Probe && path.endsWith("/chat/completions"))
             r.kind = SimRequest::Kind::Chat;
+        if (r.kind != SimRequest::Kind::Probe && path.endsWith("/responses")) {
+            r.kind = SimRequest::Kind::Chat;
+            r.responses = true;
+        }
         r.stream = json.value(QLatin1String("stream")).toBool();
         r.model = json.value(QLatin1String("model")).toString();
         break;
@@ -183,6 +189,10 @@ SimReply DialectWire::complete(const SimRequest &request, const QByteArray &id, 
     reply.headers.add("content-type", "application/json");
     const int prompt = request.promptTokens;
     const QString content = QString::fromUtf8(text);
+    if (request.responses) {
+        reply.body = ResponsesApiWire::complete(request, id, created(), text, completionTokens);
+        return reply;
+    }
     switch (m_dialect) {
     case Dialect::OpenAiCompat:
         reply.body = compact(QJsonObject{
@@ -242,6 +252,8 @@ HttpHeaders DialectWire::streamHeaders() const
 
 QByteArray DialectWire::streamHead(const SimRequest &request, const QByteArray &id) const
 {
+    if (request.responses)
+        return ResponsesApiWire::streamHead(request, id, created());
     switch (m_dialect) {
     case Dialect::OpenAiCompat:
         return dataEvent(openAiChunk(created(), id, request.model, QJsonObject{{"role", "assistant"}, {"content", ""}}, QJsonValue::Null));
@@ -272,6 +284,8 @@ QByteArray DialectWire::streamHead(const SimRequest &request, const QByteArray &
 
 QByteArray DialectWire::streamDelta(const SimRequest &request, const QByteArray &id, const QByteArray &piece, int index) const
 {
+    if (request.responses)
+        return ResponsesApiWire::streamDelta(id, piece, index);
     const QString text = QString::fromUtf8(piece);
     switch (m_dialect) {
     case Dialect::OpenAiCompat:
@@ -309,8 +323,10 @@ QByteArray DialectWire::streamDelta(const SimRequest &request, const QByteArray 
     return {};
 }
 
-QByteArray DialectWire::streamTail(const SimRequest &request, const QByteArray &id, int completionTokens) const
+QByteArray DialectWire::streamTail(const SimRequest &request, const QByteArray &id, int completionTokens, const QByteArray &text) const
 {
+    if (request.responses)
+        return ResponsesApiWire::streamTail(request, id, created(), text, completionTokens);
     switch (m_dialect) {
     case Dialect::OpenAiCompat: {
         QJsonObject usageChunk = openAiChunk(created(), id, request.model, QJsonObject{}, QJsonValue::Null);
@@ -507,6 +523,21 @@ QByteArray DialectWire::errorEvent(const QByteArray &id) const
         return QByteArrayLiteral("data: ") + jsonBody(200, "336100", "internal error") + QByteArrayLiteral("\n\n");
     }
     return {};
+}
+
+QByteArray DialectWire::firstEventError(const SimRequest &request, const QByteArray &id) const
+{
+    return request.responses ? ResponsesApiWire::failedStream(request, id, created(), false) : errorEvent(id);
+}
+
+QByteArray DialectWire::firstEventRateLimit(const SimRequest &request, const QByteArray &id) const
+{
+    return request.responses ? ResponsesApiWire::failedStream(request, id, created(), true) : rateLimitEvent(id);
+}
+
+QByteArray DialectWire::midStreamError(const SimRequest &request, const QByteArray &id, int tokensSent) const
+{
+    return request.responses ? ResponsesApiWire::midStreamError(tokensSent) : errorEvent(id);
 }
 
 SimReply DialectWire::probe(const QStringList &models, bool down) const

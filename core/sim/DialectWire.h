@@ -22,6 +22,7 @@ struct SimRequest {
     QByteArray apiKey;
     int promptTokens = 0;
     bool textResultFormat = false; // DashScope result_format "text"
+    bool responses = false;        // OpenAI-compatible only: POST …/responses, OpenAI's Responses API (ResponsesApiWire)
 };
 
 // A complete HTTP answer.
@@ -50,7 +51,8 @@ public:
     HttpHeaders streamHeaders() const;
     QByteArray streamHead(const SimRequest &request, const QByteArray &id) const;
     QByteArray streamDelta(const SimRequest &request, const QByteArray &id, const QByteArray &piece, int index) const;
-    QByteArray streamTail(const SimRequest &request, const QByteArray &id, int completionTokens) const;
+    // `text` is the whole answer, which the Responses API repeats in its done events.
+    QByteArray streamTail(const SimRequest &request, const QByteArray &id, int completionTokens, const QByteArray &text = {}) const;
 
     // Errors at the HTTP level (500, 503, 429 with or without Retry-After, 401 for an unknown key).
     SimReply httpError(int status, int retryAfterSeconds = 0) const;
@@ -63,6 +65,12 @@ public:
     QByteArray rateLimitEvent(const QByteArray &id) const;
     // A provider-side failure as an SSE event (first event or mid-stream).
     QByteArray errorEvent(const QByteArray &id) const;
+    // The same for one request, in the form its API uses: for a Responses request, a stream that
+    // fails before its first content (response.created, response.in_progress, response.failed),
+    // or an `error` event after `tokensSent` deltas; errorEvent() / rateLimitEvent() otherwise.
+    QByteArray firstEventError(const SimRequest &request, const QByteArray &id) const;
+    QByteArray firstEventRateLimit(const SimRequest &request, const QByteArray &id) const;
+    QByteArray midStreamError(const SimRequest &request, const QByteArray &id, int tokensSent) const;
 
     // Heartbeat / probe endpoints (list models); `down` answers the way the provider fails.
     SimReply probe(const QStringList &models, bool down) const;

@@ -141,12 +141,12 @@ private:
     {
         switch (m_fault.error) {
         case SimError::MidStreamError:
-            emitBytes(m_shared->wire.errorEvent(m_id));
+            emitBytes(m_shared->wire.midStreamError(m_request, m_id, m_next));
             return done(false);
         case SimError::StreamCut:
             return cut();
         default:
-            emitBytes(m_shared->wire.streamTail(m_request, m_id, static_cast<int>(m_tokens.size())));
+            emitBytes(m_shared->wire.streamTail(m_request, m_id, static_cast<int>(m_tokens.size()), SimText::join(m_tokens)));
             return done(true);
         }
     }
@@ -223,11 +223,11 @@ public:
             return reply(response, s.wire.httpError(429, realSeconds(fault.retryAfterSeconds)));
         case SimError::BodyRateLimit:
             if (request.stream)
-                return streamOnly(response, s.wire.rateLimitEvent(QByteArray::number(id)));
+                return streamOnly(response, s.wire.firstEventRateLimit(request, QByteArray::number(id)));
             return reply(response, s.wire.bodyRateLimit());
         case SimError::FirstEventError:
             if (request.stream)
-                return streamOnly(response, s.wire.errorEvent(QByteArray::number(id)));
+                return streamOnly(response, s.wire.firstEventError(request, QByteArray::number(id)));
             {
                 SimReply r = s.wire.httpError(500);
                 r.status = 200; // an error body behind a 200

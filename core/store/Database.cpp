@@ -157,6 +157,8 @@ const std::vector<Migration> &Database::migrations()
                          " input BLOB NOT NULL, response BLOB NOT NULL)"),
           QStringLiteral("CREATE INDEX responses_created ON responses (created_ms)")}},
         {6, QStringLiteral("prompt-cache tokens and their prices"), schemaPromptCache()},
+        {7, QStringLiteral("providers that serve the Responses API"),
+         {QStringLiteral("ALTER TABLE providers ADD COLUMN responses_api INTEGER NOT NULL DEFAULT 0")}},
     };
     return list;
 }

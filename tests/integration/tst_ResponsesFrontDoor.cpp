@@ -212,6 +212,71 @@ QJsonArray weatherTool()
                                                                              {QStringLiteral("properties"), QJsonObject{{QStringLiteral("location"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}}}}}};
 }
 
+// An upstream that serves OpenAI's Responses API (a provider with responses_api): answers each
+// request with a response object saying which user texts its input held, and records the body.
+class ResponsesNativeUpstream : public HttpHandler {
+public:
+    void handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response) override
+    {
+        const QJsonObject body = QJsonDocument::fromJson(request.body).object();
+        {
+            QMutexLocker lock(&s_mutex);
+            s_lastBody = body;
+            s_lastPath = request.path;
+        }
+        QStringList heard;
+        for (const QJsonValue &value : body.value(QStringLiteral("input")).toArray()) {
+            const QJsonObject item = value.toObject();
+            if (item.value(QStringLiteral("role")) != QStringLiteral("user"))
+                continue;
+            for (const QJsonValue &part : item.value(QStringLiteral("content")).toArray())
+                heard << part.toObject().value(QStringLiteral("text")).toString();
+        }
+        const QJsonObject message{{QStringLiteral("id"), QStringLiteral("msg_upstream1")}, {QStringLiteral("type"), QStringLiteral("message")},
+                                  {QStringLiteral("status"), QStringLiteral("completed")}, {QStringLiteral("role"), QStringLiteral("assistant")},
+                                  {QStringLiteral("content"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("output_text")},
+                                                                                     {QStringLiteral("text"), QStringLiteral("heard: ") + heard.join(QStringLiteral(" | "))},
+                                                                                     {QStringLiteral("annotations"), QJsonArray()}}}}};
+        HttpHeaders headers;
+        headers.set("Content-Type", "application/json");
+        response->send(200, headers,
+                       compact(QJsonObject{{QStringLiteral("id"), QStringLiteral("resp_upstream1")}, {QStringLiteral("object"), QStringLiteral("response")},
+                                           {QStringLiteral("created_at"), 1741476542}, {QStringLiteral("status"), QStringLiteral("completed")},
+                                           {QStringLiteral("error"), QJsonValue::Null}, {QStringLiteral("model"), body.value(QStringLiteral("model"))},
+                                           {QStringLiteral("output"), QJsonArray{message}}, {QStringLiteral("store"), false},
+                                           {QStringLiteral("previous_response_id"), QJsonValue::Null},
+                                           {QStringLiteral("usage"), QJsonObject{{QStringLiteral("input_tokens"), 30},
+                                                                                 {QStringLiteral("input_tokens_details"), QJsonObject{{QStringLiteral("cached_tokens"), 10}}},
+                                                                                 {QStringLiteral("output_tokens"), 7},
+                                                                                 {QStringLiteral("output_tokens_details"), QJsonObject{{QStringLiteral("reasoning_tokens"), 3}}},
+                                                                                 {QStringLiteral("total_tokens"), 37}}}}));
+    }
+
+    static QJsonObject lastBody()
+    {
+        QMutexLocker lock(&s_mutex);
+        return s_lastBody;
+    }
+    static QByteArray lastPath()
+    {
+        QMutexLocker lock(&s_mutex);
+        return s_lastPath;
+    }
+
+private:
+    static inline QMutex s_mutex;
+    static inline QJsonObject s_lastBody;
+    static inline QByteArray s_lastPath;
+};
+
+// The simulator's ids: an answer from its Responses API (the upstream's own items) or from its chat
+// completions, translated by the front door (the proxy's item ids).
+bool fromTheUpstreamsResponsesApi(const QJsonObject &response)
+{
+    const QJsonArray output = response.value(QStringLiteral("output")).toArray();
+    return !output.isEmpty() && output.first().toObject().value(QStringLiteral("id")).toString().startsWith(QStringLiteral("msg_sim"));
+}
+
 } // namespace
 
 class tst_ResponsesFrontDoor : public QObject {
@@ -251,6 +316,30 @@ class tst_ResponsesFrontDoor : public QObject {
                  qPrintable(error));
         if (!database.isEmpty())
             QVERIFY2(m_proxy->gateway->context().responses().open(database, &error), qPrintable(error));
+    }
+
+    // The primary as an OpenAI upstream that serves the Responses API itself (responses_api), the
+    // fallback, when given, in `fallbackDialect`.
+    void startNative(std::vector<FaultSpec> primaryFaults, const QString &fallbackDialect = {}, std::vector<FaultSpec> fallbackFaults = {},
+                     bool fallbackNative = false)
+    {
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        QString error;
+        ProviderSpec primary = fakeProviderSpec(QStringLiteral("primary"), std::move(primaryFaults));
+        if (fallbackDialect.isEmpty()) {
+            QVERIFY2(m_proxy->start(primary, [](EngineConfig &config) { config.providers.front().responsesApi = true; }, &error), qPrintable(error));
+            return;
+        }
+        ProviderSpec fallback = fakeProviderSpec(QStringLiteral("fallback"), std::move(fallbackFaults));
+        fallback.dialect = fallbackDialect;
+        QVERIFY2(m_proxy->start(primary, fallback,
+                                [&](EngineConfig &config) {
+                                    config.providers[0].responsesApi = !fallbackNative;
+                                    config.providers[1].dialect = fallbackDialect;
+                                    config.providers[1].responsesApi = fallbackNative;
+                                },
+                                &error),
+                 qPrintable(error));
     }
 
     void stopProxy()
@@ -560,6 +649,182 @@ private slots:
         QCOMPARE(rows.back().clientApi, QStringLiteral("openai_responses"));
         QVERIFY(rows.back().outputTokens > 0);
         m_proxy->gateway->context().setRequestSink({});
+    }
+
+    void aResponsesNativeUpstreamAnswersWithItsOwnResponse()
+    {
+        startNative({});
+        const Reply reply = post(responsesBody(false));
+        QCOMPARE(reply.status, 200);
+        const QJsonObject response = reply.json();
+        QVERIFY2(fromTheUpstreamsResponsesApi(response), reply.body.constData()); // its own item ids: it was not translated
+        const QString id = response.value(QStringLiteral("id")).toString();
+        QVERIFY(id.startsWith(QStringLiteral("resp_")) && !id.startsWith(QStringLiteral("resp_sim"))); // Switchboard's id
+        QCOMPARE(response.value(QStringLiteral("model")).toString(), QStringLiteral("gpt-4o"));
+        QCOMPARE(response.value(QStringLiteral("store")), QJsonValue(true)); // what the client asked, not the upstream's false
+        QVERIFY(!outputText(response).isEmpty());
+        QVERIFY(response.value(QStringLiteral("usage")).toObject().value(QStringLiteral("output_tokens")).toInt() > 0);
+        const Reply stored = get(QStringLiteral("/v1/responses/") + id);
+        QCOMPARE(stored.status, 200);
+        QCOMPARE(stored.json(), response);
+    }
+
+    void aResponsesNativeUpstreamStreamsItsOwnEvents()
+    {
+        startNative({});
+        const Reply reply = post(responsesBody(true));
+        QCOMPARE(reply.status, 200);
+        const std::vector<Event> events = eventsOf(reply.body);
+        QString text;
+        QByteArray terminal;
+        const QString problem = checkStream(events, &text, &terminal);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(reply.body.left(2000))));
+        QCOMPARE(terminal, QByteArray("response.completed"));
+        QVERIFY2(!text.contains(QChar(0xFFFD)), qPrintable(text));
+        const QJsonObject final = events.back().data.value(QStringLiteral("response")).toObject();
+        QVERIFY(fromTheUpstreamsResponsesApi(final));
+        QCOMPARE(events.front().data.value(QStringLiteral("response")).toObject().value(QStringLiteral("id")), final.value(QStringLiteral("id")));
+        QVERIFY(!final.value(QStringLiteral("id")).toString().startsWith(QStringLiteral("resp_sim")));
+        QCOMPARE(final.value(QStringLiteral("model")).toString(), QStringLiteral("gpt-4o"));
+        QCOMPARE(outputText(final), text);
+        const Reply stored = get(QStringLiteral("/v1/responses/") + final.value(QStringLiteral("id")).toString());
+        QCOMPARE(stored.json(), final); // what the client got is what is kept
+    }
+
+    void anEarlyFailureOfTheNativeUpstreamFailsOverUnseen_data()
+    {
+        QTest::addColumn<bool>("stream");
+        QTest::addColumn<QString>("fallbackDialect");
+        QTest::newRow("stream to anthropic") << true << QStringLiteral("anthropic");
+        QTest::newRow("whole to anthropic") << false << QStringLiteral("anthropic");
+        QTest::newRow("stream to a chat-only openai") << true << QStringLiteral("openai_compat");
+    }
+    void anEarlyFailureOfTheNativeUpstreamFailsOverUnseen()
+    {
+        // response.created, response.in_progress, then response.failed: nothing was content, so the
+        // client never sees the first attempt; the translated writer answers from the fallback.
+        QFETCH(bool, stream);
+        QFETCH(QString, fallbackDialect);
+        startNative({always(SimError::FirstEventError)}, fallbackDialect);
+        const Reply reply = post(responsesBody(stream));
+        QCOMPARE(reply.status, 200);
+        QCOMPARE(reply.headers.value("x-switchboard-failover"), QByteArray("true"));
+        QJsonObject final;
+        if (stream) {
+            const std::vector<Event> events = eventsOf(reply.body);
+            QString text;
+            QByteArray terminal;
+            const QString problem = checkStream(events, &text, &terminal);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(reply.body.left(2000))));
+            QCOMPARE(terminal, QByteArray("response.completed"));
+            QVERIFY(!reply.body.contains("resp_sim"));
+            final = events.back().data.value(QStringLiteral("response")).toObject();
+        } else {
+            final = reply.json();
+        }
+        QCOMPARE(final.value(QStringLiteral("status")).toString(), QStringLiteral("completed"));
+        QVERIFY(!fromTheUpstreamsResponsesApi(final));
+        QVERIFY(!outputText(final).isEmpty());
+    }
+
+    void aTranslatedPrimaryFailsOverToANativeUpstream()
+    {
+        startNative({always(SimError::FirstEventError)}, QStringLiteral("openai_compat"), {}, true);
+        const Reply reply = post(responsesBody(true));
+        QCOMPARE(reply.status, 200);
+        QCOMPARE(reply.headers.value("x-switchboard-failover"), QByteArray("true"));
+        const std::vector<Event> events = eventsOf(reply.body);
+        QString text;
+        QByteArray terminal;
+        const QString problem = checkStream(events, &text, &terminal);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(reply.body.left(2000))));
+        QVERIFY(fromTheUpstreamsResponsesApi(events.back().data.value(QStringLiteral("response")).toObject()));
+    }
+
+    void aNativeStreamBrokenAfterItsFirstTextEndsWithResponseFailed()
+    {
+        startNative({always(SimError::MidStreamError)}, QStringLiteral("anthropic"));
+        const Reply reply = post(responsesBody(true));
+        QCOMPARE(reply.status, 200);
+        QCOMPARE(reply.headers.value("x-switchboard-failover"), QByteArray("false")); // too late to fail over
+        const std::vector<Event> events = eventsOf(reply.body);
+        QVERIFY(events.size() > 4);
+        for (std::size_t i = 0; i < events.size(); ++i)
+            QCOMPARE(events[i].data.value(QStringLiteral("sequence_number")).toInt(-1), int(i));
+        QCOMPARE(events.back().type, QByteArray("response.failed"));
+        QVERIFY(!reply.body.contains("event: error")); // the upstream's error event is ours to word
+        const QJsonObject failed = events.back().data.value(QStringLiteral("response")).toObject();
+        QCOMPARE(failed.value(QStringLiteral("status")).toString(), QStringLiteral("failed"));
+        QCOMPARE(failed.value(QStringLiteral("id")), events.front().data.value(QStringLiteral("response")).toObject().value(QStringLiteral("id")));
+        QVERIFY(!failed.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString().isEmpty());
+    }
+
+    void aConversationContinuesAcrossANativeChannel()
+    {
+        HttpServer upstream(HttpServerLimits(), [](int) { return std::make_unique<ResponsesNativeUpstream>(); }, 1);
+        QString error;
+        QVERIFY2(upstream.listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        auto config = oneChannelConfig(QStringLiteral("openai"), QStringLiteral("http://127.0.0.1:%1/v1").arg(upstream.serverPort()));
+        config->providers.front().responsesApi = true;
+        config->channels.front().upstreamModel = QStringLiteral("gpt-5.4");
+        QVERIFY2(m_proxy->startGateway(config, &error), qPrintable(error));
+
+        const Reply first = post(responsesBody(false, QStringLiteral("My name is Lan.")));
+        QCOMPARE(first.status, 200);
+        QCOMPARE(ResponsesNativeUpstream::lastPath(), QByteArray("/v1/responses"));
+        QCOMPARE(ResponsesNativeUpstream::lastBody().value(QStringLiteral("model")).toString(), QStringLiteral("gpt-5.4"));
+        QCOMPARE(ResponsesNativeUpstream::lastBody().value(QStringLiteral("store")), QJsonValue(false));
+        QCOMPARE(ResponsesNativeUpstream::lastBody().value(QStringLiteral("input")).toString(), QStringLiteral("My name is Lan.")); // as sent
+        const QString id = first.json().value(QStringLiteral("id")).toString();
+        QVERIFY(id != QStringLiteral("resp_upstream1"));
+
+        QJsonObject next{{QStringLiteral("model"), QStringLiteral("gpt-4o")},
+                         {QStringLiteral("previous_response_id"), id},
+                         {QStringLiteral("input"), QStringLiteral("What is my name?")}};
+        const Reply second = post(compact(next));
+        QCOMPARE(second.status, 200);
+        QCOMPARE(outputText(second.json()), QStringLiteral("heard: My name is Lan. | What is my name?"));
+        QCOMPARE(second.json().value(QStringLiteral("previous_response_id")).toString(), id);
+        const QJsonObject sent = ResponsesNativeUpstream::lastBody();
+        QVERIFY(sent.value(QStringLiteral("previous_response_id")).isNull()); // an id the upstream never saw is not sent
+        const QJsonArray input = sent.value(QStringLiteral("input")).toArray();
+        QCOMPARE(input.size(), 3); // the first question, the upstream's first answer, the new question
+        QCOMPARE(input[1].toObject().value(QStringLiteral("role")).toString(), QStringLiteral("assistant"));
+        QVERIFY(!input[1].toObject().contains(QStringLiteral("id")));
+        m_proxy->stop();
+        m_proxy.reset();
+        upstream.shutdown(500ms);
+    }
+
+    void theHistoryRecordsANativeAnswersApiAndUsage()
+    {
+        HttpServer upstream(HttpServerLimits(), [](int) { return std::make_unique<ResponsesNativeUpstream>(); }, 1);
+        QString error;
+        QVERIFY2(upstream.listen(QHostAddress::LocalHost, 0, &error), qPrintable(error));
+        m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
+        auto config = oneChannelConfig(QStringLiteral("openai"), QStringLiteral("http://127.0.0.1:%1/v1").arg(upstream.serverPort()));
+        config->providers.front().responsesApi = true;
+        QVERIFY2(m_proxy->startGateway(config, &error), qPrintable(error));
+        std::vector<RequestRecord> rows;
+        QMutex mutex;
+        m_proxy->gateway->context().setRequestSink([&](RequestRecord &&row) {
+            QMutexLocker lock(&mutex);
+            rows.push_back(std::move(row));
+        });
+        QCOMPARE(post(responsesBody(false)).status, 200);
+        QTRY_VERIFY_WITH_TIMEOUT([&] { QMutexLocker lock(&mutex); return !rows.empty(); }(), 5000);
+        {
+            QMutexLocker lock(&mutex);
+            QCOMPARE(rows.back().clientApi, QStringLiteral("openai_responses"));
+            QCOMPARE(rows.back().inputTokens, 30);
+            QCOMPARE(rows.back().outputTokens, 7); // reasoning tokens included, as they are billed
+            QCOMPARE(rows.back().cacheReadTokens, 10);
+        }
+        m_proxy->gateway->context().setRequestSink({});
+        m_proxy->stop();
+        m_proxy.reset();
+        upstream.shutdown(500ms);
     }
 };
 

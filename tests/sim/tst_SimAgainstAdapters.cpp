@@ -6,6 +6,7 @@
 #include "sim/SimText.h"
 
 #include "providers/ProviderRegistry.h"
+#include "providers/common/OpenAiAnswer.h"
 #include "stream/SseParser.h"
 
 #include <QJsonArray>
@@ -26,10 +27,11 @@ struct Translated {
 
 // Feeds `bytes` in 3-byte pieces (splitting characters and events) through the SSE parser and the
 // dialect's translator, as the proxy does.
-Translated translate(const ProviderAdapter &adapter, const QByteArray &bytes)
+Translated translate(const ProviderAdapter &adapter, const QByteArray &bytes, bool responses = false)
 {
     Translated out;
-    auto translator = adapter.streamTranslator(QJsonObject{{"model", "m"}, {"stream", true}});
+    const QJsonObject body{{"model", "m"}, {"stream", true}};
+    auto translator = responses ? adapter.nativeStreamTranslator(u"openai_responses", body) : adapter.streamTranslator(body);
     SseParser parser;
     auto take = [&](const StreamStep &step) {
         for (const QByteArray &chunk : step.chunks) {
@@ -107,6 +109,46 @@ private slots:
         const Translated limited = translate(*adapter, wire.rateLimitEvent("id"));
         QVERIFY(limited.error);
         QCOMPARE(limited.error->kind, OutcomeKind::RetryableRateLimit);
+    }
+
+    void theResponsesApiWireIsReadAsOpenAisOwn()
+    {
+        // An OpenAI-compatible fake provider asked at /v1/responses (a provider with responses_api).
+        const ProviderAdapter *adapter = ProviderRegistry::find(QStringLiteral("openai_compat"));
+        const DialectWire wire(Dialect::OpenAiCompat);
+        const SimRequest request = wire.parse("POST", "/v1/responses", {}, HttpHeaders(), R"({"model":"m","input":"Hi","stream":true})");
+        QCOMPARE(request.kind, SimRequest::Kind::Chat);
+        QVERIFY(request.responses);
+        QVERIFY(request.stream);
+        const auto tokens = SimText::tokens(Language::Mixed, 16, 2);
+        QByteArray bytes = wire.streamHead(request, "id");
+        for (int i = 0; i < int(tokens.size()); ++i)
+            bytes += wire.streamDelta(request, "id", tokens[std::size_t(i)], i);
+        const QByteArray half = bytes;
+        bytes += wire.streamTail(request, "id", int(tokens.size()), SimText::join(tokens));
+        const Translated whole = translate(*adapter, bytes, true);
+        QVERIFY2(!whole.error, whole.error ? qPrintable(whole.error->message) : "");
+        QVERIFY(whole.finished);
+        QCOMPARE(whole.text, QString::fromUtf8(SimText::join(tokens)));
+        QCOMPARE(translate(*adapter, half, true).endError->kind, OutcomeKind::ProviderDown);
+
+        const Translated failed = translate(*adapter, wire.firstEventError(request, "id"), true);
+        QCOMPARE(failed.error->kind, OutcomeKind::ProviderDown);
+        const Translated limited = translate(*adapter, wire.firstEventRateLimit(request, "id"), true);
+        QCOMPARE(limited.error->kind, OutcomeKind::RetryableRateLimit);
+        const Translated broken = translate(*adapter, half + wire.midStreamError(request, "id", int(tokens.size())), true);
+        QCOMPARE(broken.text, QString::fromUtf8(SimText::join(tokens)));
+        QCOMPARE(broken.error->kind, OutcomeKind::ProviderDown);
+
+        OpenAiAnswer answer;
+        TokenUsage usage;
+        const SimReply reply = wire.complete(request, "id", "你好 Xin chào", 3);
+        QVERIFY(adapter->classifyNativeAnswer(u"openai_responses", reply.status, reply.headers, reply.body, &answer, &usage).isSuccess());
+        QCOMPARE(usage.completionTokens, 3);
+        QCOMPARE(QJsonDocument::fromJson(answer.toJson("m", 1)).object().value("choices")[0]["message"]["content"].toString(), QStringLiteral("你好 Xin chào"));
+        const SimReply error = wire.httpError(429);
+        QCOMPARE(adapter->classifyNativeAnswer(u"openai_responses", error.status, error.headers, error.body, &answer, &usage).kind,
+                 OutcomeKind::RetryableRateLimit);
     }
 
     void repliesClassifyAsTheirFaults_data() { dialects_data(); }

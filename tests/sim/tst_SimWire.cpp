@@ -3,6 +3,7 @@
 #include "sim/SimText.h"
 
 #include "FakeRandom.h"
+#include "../unit/frontends/ResponsesWire.h" // the Responses stream grammar the front door's tests hold streams to
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -133,6 +134,39 @@ private slots:
             QVERIFY(stream.endsWith("data: [DONE]\n\n"));
         if (dialect == Dialect::Gemini)
             QVERIFY(stream.endsWith("\r\n\r\n"));
+    }
+
+    void theResponsesApiStreamsInOpenAisGrammar()
+    {
+        const DialectWire wire(Dialect::OpenAiCompat);
+        const SimRequest request = wire.parse("POST", "/v1/responses", {}, sb::HttpHeaders(), R"({"model":"m","input":"Hi","stream":true})");
+        QVERIFY(request.responses);
+        const auto tokens = SimText::tokens(Language::Mixed, 20, 3);
+        QByteArray stream = wire.streamHead(request, "id1");
+        for (int i = 0; i < int(tokens.size()); ++i)
+            stream += wire.streamDelta(request, "id1", tokens[std::size_t(i)], i);
+        const QByteArray half = stream;
+        stream += wire.streamTail(request, "id1", int(tokens.size()), SimText::join(tokens));
+        const QList<sb::test::WireEvent> events = sb::test::parseEvents(stream);
+        QCOMPARE(sb::test::responsesGrammarViolation(events), QString());
+        const QJsonObject final = sb::test::accumulateResponse(events);
+        QCOMPARE(final.value("output")[0]["content"][0]["text"].toString(), QString::fromUtf8(SimText::join(tokens)));
+        QCOMPARE(events.last().data.value("response")["usage"]["output_tokens"].toInt(), int(tokens.size()));
+
+        // Its failures: response.failed after the stream's start, an error event mid-stream, OpenAI's error bodies.
+        const QList<sb::test::WireEvent> failed = sb::test::parseEvents(wire.firstEventError(request, "id1"));
+        QCOMPARE(sb::test::responsesGrammarViolation(failed), QString());
+        QCOMPARE(failed.last().data.value("response")["error"]["code"].toString(), QStringLiteral("server_error"));
+        QCOMPARE(sb::test::parseEvents(wire.firstEventRateLimit(request, "id1")).last().data.value("response")["error"]["code"].toString(),
+                 QStringLiteral("rate_limit_exceeded"));
+        const QList<sb::test::WireEvent> broken = sb::test::parseEvents(half + wire.midStreamError(request, "id1", int(tokens.size())));
+        QCOMPARE(broken.last().name, QByteArray("error"));
+        QCOMPARE(broken.last().data.value("sequence_number").toInt(), int(broken.size()) - 1);
+        QCOMPARE(broken.last().data.value("code").toString(), QStringLiteral("server_error"));
+        const QJsonObject whole = QJsonDocument::fromJson(wire.complete(request, "id1", "Hi", 1).body).object();
+        QCOMPARE(whole.value("object").toString(), QStringLiteral("response"));
+        QCOMPARE(whole.value("output")[0]["content"][0]["text"].toString(), QStringLiteral("Hi"));
+        QVERIFY(!DialectWire(Dialect::OpenAiCompat).parse("POST", "/v1/chat/completions", {}, sb::HttpHeaders(), "{}").responses);
     }
 
     void completeBodyCarriesTextAndUsage_data() { dialects_data(); }

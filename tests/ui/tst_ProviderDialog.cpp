@@ -107,6 +107,24 @@ private slots:
         Q_UNUSED(gemini);
     }
 
+    void theResponsesApiCheckboxIsOfferedForOpenAiCompatibleProvidersOnly()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 0);
+        auto *check = child<QCheckBox>(&dialog, "responsesApiCheck");
+        QVERIFY(!check->isChecked()); // off by default: most OpenAI-compatible servers lack it
+        QVERIFY(!check->isHidden());
+        QVERIFY(!check->toolTip().isEmpty());
+        check->setChecked(true);
+        QVERIFY(dialog.provider().responsesApi);
+        selectDialect(&dialog, QStringLiteral("anthropic"));
+        QVERIFY(check->isHidden());
+        QVERIFY(!dialog.provider().responsesApi); // a hidden tick never reaches another dialect's provider
+        selectDialect(&dialog, QStringLiteral("openai_compat"));
+        QVERIFY(!check->isHidden());
+        QVERIFY(dialog.provider().responsesApi);
+    }
+
     void suggestedNameAvoidsTakenNames()
     {
         EngineConfig config = test::sampleProviders();

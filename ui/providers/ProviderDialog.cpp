@@ -160,6 +160,8 @@ void ProviderDialog::load(const ProviderConfig &p)
     m_ui->dialectCombo->setCurrentIndex(dialect >= 0 ? dialect : m_ui->dialectCombo->count() - 1);
     m_ui->baseUrlEdit->setText(p.baseUrl);
     m_ui->enabledCheck->setChecked(p.enabled);
+    m_ui->responsesApiCheck->setChecked(p.responsesApi);
+    m_ui->responsesApiCheck->setVisible(p.dialect == QLatin1String("openai_compat"));
     m_keys->setKeys(p.keys);
     m_ui->rpmSpin->setValue(p.requestsPerMinute);
     m_ui->tpmSpin->setValue(p.tokensPerMinute);
@@ -183,6 +185,7 @@ ProviderConfig ProviderDialog::provider() const
     p.dialect = m_ui->dialectCombo->currentData().toString();
     p.baseUrl = m_ui->baseUrlEdit->text().trimmed();
     p.enabled = m_ui->enabledCheck->isChecked();
+    p.responsesApi = p.dialect == QLatin1String("openai_compat") && m_ui->responsesApiCheck->isChecked(); // no other dialect has it
     p.keys = m_keys->keys();
     p.requestsPerMinute = m_ui->rpmSpin->value();
     p.tokensPerMinute = m_ui->tpmSpin->value();
@@ -228,6 +231,7 @@ void ProviderDialog::onDialectChanged()
     }
     if (!m_nameEdited)
         m_ui->nameEdit->setText(suggestedName(dialect));
+    m_ui->responsesApiCheck->setVisible(dialect == QLatin1String("openai_compat"));
     m_ui->testResult->clear();
 }
 

@@ -11,6 +11,7 @@ namespace sb {
 ResponsesApi::ResponsesApi(ResponseFrame frame, Finished onFinished)
     : m_frame(std::move(frame))
     , m_onFinished(std::move(onFinished))
+    , m_passThrough(m_frame)
 {
 }
 
@@ -68,8 +69,29 @@ QByteArray ResponsesApi::streamEnd()
     return out;
 }
 
+std::optional<QByteArray> ResponsesApi::passThroughAnswer(const QByteArray &body)
+{
+    QJsonObject response;
+    const QByteArray out = m_passThrough.answer(body, &response);
+    reportOnce(response); // stored as the client got it
+    return out;
+}
+
+std::optional<QByteArray> ResponsesApi::passThroughEvent(const QByteArray &name, const QByteArray &data)
+{
+    const QByteArray out = m_passThrough.event(name, data);
+    if (m_passThrough.finished())
+        reportOnce(*m_passThrough.finished());
+    return out;
+}
+
 QByteArray ResponsesApi::streamError(const ApiError &error)
 {
+    if (m_passThrough.hasSent()) { // the client has the upstream's own events: their numbering goes on
+        const QByteArray out = m_passThrough.fail(error);
+        reportOnce(m_passThrough.failedResponse());
+        return out;
+    }
     ResponsesStreamWriter &writer = streamWriter();
     const QByteArray out = writer.fail(error);
     if (writer.isFinished())

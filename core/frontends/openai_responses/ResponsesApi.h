@@ -2,6 +2,7 @@
 
 #include "frontends/ClientApi.h"
 #include "frontends/openai_responses/ResponseFrame.h"
+#include "frontends/openai_responses/ResponsesPassThrough.h"
 #include "frontends/openai_responses/ResponsesStreamWriter.h"
 
 #include <QJsonObject>
@@ -29,6 +30,10 @@ public:
     QByteArray streamChunks(const std::vector<QByteArray> &openAiChunks) override;
     QByteArray streamEnd() override;
     QByteArray streamError(const ApiError &error) override;
+    // An upstream that speaks the Responses API itself: its response and events nearly as they came
+    // (ResponsesPassThrough); a stream it started that breaks ends with its own response.failed.
+    std::optional<QByteArray> passThroughAnswer(const QByteArray &body) override;
+    std::optional<QByteArray> passThroughEvent(const QByteArray &name, const QByteArray &data) override;
     // OpenAI's error body ({"error": {message, type, param, code}}) with the status as given.
     int errorStatus(const ApiError &error) const override { return error.status; }
     QByteArray errorBody(const ApiError &error) const override { return error.toJson(); }
@@ -44,6 +49,7 @@ private:
     ResponseFrame m_frame;
     Finished m_onFinished;
     std::optional<ResponsesStreamWriter> m_writer;
+    ResponsesPassThrough m_passThrough;
     bool m_reported = false;
 };
 

@@ -387,9 +387,11 @@ QJsonObject AnthropicAdapter::chatResponse(const QByteArray &body, TokenUsage *u
     };
 }
 
-Outcome AnthropicAdapter::classifyNativeAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
-                                               TokenUsage *usage) const
+Outcome AnthropicAdapter::classifyNativeAnswer(QStringView clientApi, int httpStatus, const HttpHeaders &headers,
+                                               const QByteArray &body, OpenAiAnswer *answer, TokenUsage *usage) const
 {
+    if (answer)
+        return ProviderAdapter::classifyNativeAnswer(clientApi, httpStatus, headers, body, answer, usage);
     // The usual answer, a message with its content, is checked on its bytes and only its usage is
     // parsed: translating it (chatResponse) was a tenth of what a passed-through request cost.
     JsonObjectScan scan;

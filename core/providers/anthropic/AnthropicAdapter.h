@@ -35,7 +35,8 @@ public:
     Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const override;
 
     QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
-    Outcome classifyNativeAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body, TokenUsage *usage) const override;
+    Outcome classifyNativeAnswer(QStringView clientApi, int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                 OpenAiAnswer *answer, TokenUsage *usage) const override;
     QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const override;
 
     std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const override;

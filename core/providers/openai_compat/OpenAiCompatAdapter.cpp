@@ -6,6 +6,10 @@
 #include "providers/common/ProviderText.h"
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 #include "providers/openai_compat/OpenAiCompatStreamTranslator.h"
+#include "providers/openai_compat/ResponsesStreamTranslator.h"
+#include "providers/openai_compat/ResponsesUpstream.h"
+
+#include <QJsonDocument>
 
 namespace sb {
 
@@ -114,6 +118,78 @@ UpstreamRequest OpenAiCompatAdapter::chatRequest(const QJsonObject &openAiBody, 
     }
     request.body = compactJson(body);
     return request;
+}
+
+std::optional<UpstreamRequest> OpenAiCompatAdapter::nativeRequest(QStringView clientApi, const QByteArray &clientBytes,
+                                                                  const HttpHeaders &, const AdapterContext &context) const
+{
+    if (clientApi != u"openai_responses" || !context.provider || !context.provider->responsesApi)
+        return std::nullopt;
+    UpstreamRequest request = makeRequest(context, baseUrlOf(context, defaultBaseUrl()), u"/responses");
+    // store: false upstream, whatever the client said. Switchboard keeps the conversation itself
+    // (previous_response_id is expanded into input before this, and GET /v1/responses/{id} reads
+    // its own store), so a copy kept by the provider would serve nothing and only hold the user's
+    // text at one more place; the client's `store` decides what Switchboard keeps.
+    QVarLengthArray<JsonMemberValue, 2> members;
+    if (context.channel && !context.channel->upstreamModel.isEmpty()) {
+        QByteArray model;
+        appendJsonString(&model, context.channel->upstreamModel);
+        members.append({"model", model});
+    }
+    members.append({"store", QByteArrayLiteral("false")});
+    JsonObjectScan scan;
+    if (scan.scan(clientBytes)) {
+        request.body = withMembersSet(clientBytes, scan, members);
+        const JsonObjectScan::Member *stream = scan.find("stream");
+        request.stream = stream && stream->valueIn(clientBytes) == "true";
+    } else {
+        // What the quick scan refuses (escaped or repeated keys, very deep bodies) is rewritten
+        // whole, with the same values.
+        QJsonObject body = QJsonDocument::fromJson(clientBytes).object();
+        body = withUpstreamModel(body, context);
+        body.insert(QStringLiteral("store"), false);
+        request.stream = body.value(QLatin1String("stream")).toBool(false);
+        request.body = compactJson(body);
+    }
+    request.headers.add(QByteArrayLiteral("Accept"), request.stream ? QByteArrayLiteral("text/event-stream") : QByteArrayLiteral("application/json"));
+    request.headers.add(QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json"));
+    return request;
+}
+
+std::unique_ptr<StreamTranslator> OpenAiCompatAdapter::nativeStreamTranslator(QStringView clientApi, const QJsonObject &openAiBody) const
+{
+    if (clientApi != u"openai_responses")
+        return streamTranslator(openAiBody);
+    return std::make_unique<ResponsesStreamTranslator>(openAiBody.value(QLatin1String("model")).toString(), clientWantsUsage(openAiBody));
+}
+
+Outcome OpenAiCompatAdapter::classifyNativeAnswer(QStringView clientApi, int httpStatus, const HttpHeaders &headers,
+                                                  const QByteArray &body, OpenAiAnswer *answer, TokenUsage *usage) const
+{
+    if (clientApi != u"openai_responses")
+        return ProviderAdapter::classifyNativeAnswer(clientApi, httpStatus, headers, body, answer, usage);
+    // OpenAI's error envelope is the same on /responses; a 200 response object whose status is
+    // "failed" carries its error in `error`, which the ErrorMap reads as it reads a chat error.
+    QJsonObject parsed;
+    Outcome outcome = OpenAiCompatErrorMap::classify(httpStatus, headers, body, &parsed);
+    if (!outcome.isSuccess())
+        return outcome;
+    if (parsed.value(QLatin1String("object")).toString() != QLatin1String("response")) {
+        Outcome broken;
+        broken.kind = OutcomeKind::ProviderDown;
+        broken.httpStatus = httpStatus;
+        broken.providerCode = QStringLiteral("malformed_body");
+        broken.message = QStringLiteral("The provider answered /responses with something that is not a response object.");
+        return broken;
+    }
+    if (std::optional<Outcome> failed = responsesupstream::errorIn(parsed)) {
+        failed->httpStatus = httpStatus;
+        return *failed;
+    }
+    QJsonObject completion = responsesupstream::chatCompletion(parsed, usage);
+    if (answer)
+        *answer = OpenAiAnswer::fromObject(std::move(completion));
+    return outcome;
 }
 
 std::optional<UpstreamRequest> OpenAiCompatAdapter::embeddingsRequest(const QJsonObject &openAiBody,

@@ -16,6 +16,14 @@ public:
 
     UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const override;
     UpstreamRequest chatRequestFor(const ClientBody &body, const AdapterContext &context) const override;
+    // A Responses API request ("openai_responses") to a provider with `responses_api`: the client's
+    // bytes to <base_url>/responses with the channel's model and store: false; std::nullopt
+    // otherwise (the request goes as chat completions).
+    std::optional<UpstreamRequest> nativeRequest(QStringView clientApi, const QByteArray &clientBytes, const HttpHeaders &clientHeaders,
+                                                 const AdapterContext &context) const override;
+    std::unique_ptr<StreamTranslator> nativeStreamTranslator(QStringView clientApi, const QJsonObject &openAiBody) const override;
+    Outcome classifyNativeAnswer(QStringView clientApi, int httpStatus, const HttpHeaders &headers, const QByteArray &body,
+                                 OpenAiAnswer *answer, TokenUsage *usage) const override;
     std::optional<UpstreamRequest> embeddingsRequest(const QJsonObject &openAiBody,
                                                     const AdapterContext &context) const override;
     UpstreamRequest probeRequest(const AdapterContext &context) const override;

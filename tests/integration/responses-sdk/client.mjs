@@ -1,6 +1,9 @@
 // The official OpenAI SDK's Responses API against the proxy, the only change from talking to
 // OpenAI being baseURL. Each model `m-<dialect>` routes to a simulated provider of that dialect,
-// so every answer was translated both ways; `m-tools` routes to a scripted model that calls tools.
+// so every answer was translated both ways; `m-openai_responses` to the simulated OpenAI provider
+// with responses_api, which gets the request nearly as sent and answers in the Responses API
+// itself; `m-tools` (and `m-tools-responses`, the same with responses_api) to a scripted model that
+// calls tools.
 // Phase "first" leaves a stored response's id in STATE_FILE; phase "continue" (run after the proxy
 // restarted on the same database) continues that conversation with previous_response_id.
 // Usage: node client.mjs BASE_URL first|continue STATE_FILE
@@ -9,7 +12,9 @@ import OpenAI from "openai";
 
 const [baseURL, phase, stateFile] = process.argv.slice(2);
 const client = new OpenAI({ baseURL, apiKey: "not-needed-on-loopback", maxRetries: 0, timeout: 20000 });
-const dialects = ["openai_compat", "anthropic", "gemini", "dashscope", "ernie"];
+const dialects = ["openai_compat", "anthropic", "gemini", "dashscope", "ernie", "openai_responses"];
+// The simulator's own item ids: an answer its Responses API wrote, not one the proxy translated.
+const untranslated = (response) => response.output.length > 0 && response.output[0].id.startsWith("msg_sim");
 
 function check(condition, message) {
   if (!condition) {
@@ -28,6 +33,7 @@ async function createInEveryDialect() {
     check(response.output_text.length > 0 && !response.output_text.includes("\uFFFD"), `${dialect}: output_text (${response.output_text.length} chars)`);
     check(response.usage.output_tokens > 0 && response.usage.input_tokens_details !== undefined
           && response.usage.output_tokens_details !== undefined, `${dialect}: usage with its details ${JSON.stringify(response.usage)}`);
+    check(untranslated(response) === (dialect === "openai_responses"), `${dialect}: ${untranslated(response) ? "the upstream's own response" : "translated"}`);
   }
 }
 
@@ -56,23 +62,25 @@ async function streamInEveryDialect() {
     check(itemIds.size === 1, `${dialect}: one stable item id across the deltas`);
     check(text.length > 0 && !text.includes("\uFFFD"), `${dialect}: whole characters though the upstream cut them (${text.length} chars)`);
     check(final.output_text === text && final.status === "completed", `${dialect}: the SDK's final response equals the deltas`);
+    check(untranslated(final) === (dialect === "openai_responses") && !final.id.startsWith("resp_sim"),
+          `${dialect}: Switchboard's response id (${final.id}), ${untranslated(final) ? "the upstream's own events" : "translated"}`);
   }
 }
 
 async function functionCallRoundTrip() {
   const tools = [{ type: "function", name: "get_weather", description: "The weather in a city.", strict: true,
                    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false } }];
-  for (const stream of [false, true]) {
-    const ask = { model: "m-tools", tools, input: "What is the weather in Hanoi?" };
+  for (const [model, stream] of [["m-tools", false], ["m-tools", true], ["m-tools-responses", false], ["m-tools-responses", true]]) {
+    const ask = { model, tools, input: "What is the weather in Hanoi?" };
     const first = stream ? await client.responses.stream(ask).finalResponse() : await client.responses.create(ask);
     const call = first.output.find((item) => item.type === "function_call");
     check(call && call.name === "get_weather" && JSON.parse(call.arguments).city === "Hanoi",
-          `${stream ? "stream" : "create"}: the model's call comes back as a function_call item (${JSON.stringify(call)})`);
+          `${model} ${stream ? "stream" : "create"}: the model's call comes back as a function_call item (${JSON.stringify(call)})`);
     const answer = await client.responses.create({
-      model: "m-tools", tools, previous_response_id: first.id,
+      model, tools, previous_response_id: first.id,
       input: [{ type: "function_call_output", call_id: call.call_id, output: "31 °C, humid" }],
     });
-    check(answer.output_text.includes("31 °C, humid"), `${stream ? "stream" : "create"}: the function_call_output reached the model (${answer.output_text})`);
+    check(answer.output_text.includes("31 °C, humid"), `${model} ${stream ? "stream" : "create"}: the function_call_output reached the model (${answer.output_text})`);
   }
 }
 

@@ -2,11 +2,13 @@
 // tool round trips). Asked to run "the marker command" with a shell tool on offer, it calls that
 // tool; asked about the weather with get_weather on offer, it calls get_weather; once the
 // conversation holds a tool's result it answers with a sentence quoting it; anything else gets a
-// plain hello. Streams when asked to, answers whole otherwise. Stands in for the model only:
+// plain hello. Streams when asked to, answers whole otherwise; at /v1/responses in OpenAI's
+// Responses API (scripted-responses.mjs), as an upstream with responses_api is asked. Stands in for the model only:
 // everything between the client and it is Switchboard.
 // Usage: node scripted-model.mjs PORT [REQUEST_LOG]   (REQUEST_LOG: every request body, one per line)
 import fs from "node:fs";
 import http from "node:http";
+import { answerResponses, asChatRequest } from "./scripted-responses.mjs";
 
 const port = Number(process.argv[2]);
 const requestLog = process.argv[3];
@@ -82,6 +84,10 @@ http.createServer((req, res) => {
     if (requestLog)
       fs.appendFileSync(requestLog, (body || "{}").replace(/\n/g, " ") + "\n");
     const request = JSON.parse(body || "{}");
+    if (req.url.endsWith("/responses")) {
+      answerResponses(res, request, nextTurn(asChatRequest(request)));
+      return;
+    }
     const turn = nextTurn(request);
     if (request.stream)
       streamed(res, turn);

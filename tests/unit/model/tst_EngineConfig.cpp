@@ -55,6 +55,19 @@ private slots:
         QVERIFY(problems.join('\n').contains(QStringLiteral("ejection threshold")));
     }
 
+    void theResponsesApiFlagIsForOpenAiCompatibleProvidersOnly()
+    {
+        EngineConfig c = twoChannelConfig();
+        c.providers[0].dialect = QStringLiteral("openai_compat");
+        c.providers[0].responsesApi = true;
+        QCOMPARE(c.validate(), QStringList());
+        c.providers[0].dialect = QStringLiteral("anthropic");
+        const QStringList problems = c.validate();
+        QCOMPARE(problems.size(), 1);
+        QVERIFY2(problems.first().contains(QStringLiteral("Responses API")) && problems.first().contains(QStringLiteral("anthropic")),
+                 qPrintable(problems.first()));
+    }
+
     void channelDomainOverridesProviderLabels()
     {
         const EngineConfig c = twoChannelConfig();

@@ -180,7 +180,7 @@ private slots:
         json.set("Content-Type", "application/json");
         const QByteArray message = readFixture(QStringLiteral("message_200.json"));
         TokenUsage quick, full;
-        QVERIFY(adapter().classifyNativeAnswer(200, json, message, &quick).isSuccess());
+        QVERIFY(adapter().classifyNativeAnswer(u"anthropic_messages", 200, json, message, nullptr, &quick).isSuccess());
         adapter().chatResponse(message, &full);
         QCOMPARE(quick.promptTokens, full.promptTokens);
         QCOMPARE(quick.completionTokens, full.completionTokens);
@@ -190,16 +190,16 @@ private slots:
 
         const QByteArray spaced = " {\"usage\":{\"input_tokens\":3,\"output_tokens\":2,\"cache_read_input_tokens\":10},"
                                   "\"content\":[],\"type\":\"message\"} ";
-        QVERIFY(adapter().classifyNativeAnswer(200, json, spaced, &quick).isSuccess());
+        QVERIFY(adapter().classifyNativeAnswer(u"anthropic_messages", 200, json, spaced, nullptr, &quick).isSuccess());
         QCOMPARE(quick.promptTokens, 13);
         QCOMPARE(quick.cacheReadTokens, 10);
         QCOMPARE(quick.completionTokens, 2);
 
         const QByteArray overloaded = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
         for (const int status : {200, 529})
-            QCOMPARE(adapter().classifyNativeAnswer(status, json, overloaded, &quick).kind, OutcomeKind::ProviderDown);
+            QCOMPARE(adapter().classifyNativeAnswer(u"anthropic_messages", status, json, overloaded, nullptr, &quick).kind, OutcomeKind::ProviderDown);
         const QByteArray invalid = "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"max_tokens: Field required\"}}";
-        QCOMPARE(adapter().classifyNativeAnswer(400, json, invalid, &quick).kind, OutcomeKind::NonRetryableParamError);
+        QCOMPARE(adapter().classifyNativeAnswer(u"anthropic_messages", 400, json, invalid, nullptr, &quick).kind, OutcomeKind::NonRetryableParamError);
     }
 
     void chunksHaveTheOpenAiShape()

@@ -70,6 +70,7 @@ inline EngineConfig everyFieldSetConfig()
     a.dialect = QStringLiteral("openai_compat");
     a.baseUrl = QStringLiteral("https://api.openai.com/v1");
     a.enabled = false;
+    a.responsesApi = true;
     a.connectTimeout = 4001ms;
     a.primaryTimeout = 29001ms;
     a.fallbackTimeout = 19001ms;
@@ -151,6 +152,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
         const QString p = QStringLiteral("providers[%1].").arg(i);
         cmp(p + "id", x.id, y.id); cmp(p + "name", x.name, y.name); cmp(p + "dialect", x.dialect, y.dialect);
         cmp(p + "baseUrl", x.baseUrl, y.baseUrl); cmp(p + "enabled", x.enabled, y.enabled);
+        cmp(p + "responsesApi", x.responsesApi, y.responsesApi);
         cmp(p + "connectTimeout", x.connectTimeout, y.connectTimeout); cmp(p + "primaryTimeout", x.primaryTimeout, y.primaryTimeout);
         cmp(p + "fallbackTimeout", x.fallbackTimeout, y.fallbackTimeout); cmp(p + "rpm", x.requestsPerMinute, y.requestsPerMinute);
         cmp(p + "tpm", x.tokensPerMinute, y.tokensPerMinute); cmp(p + "burst", x.burst, y.burst);
