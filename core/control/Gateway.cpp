@@ -19,7 +19,8 @@ namespace sb {
 // Lives on the control thread: the 1-second heartbeat of the engine.
 class ControlLoop : public QObject {
 public:
-    ControlLoop(Gateway &gateway, EngineContext &context) : m_gateway(gateway), m_context(context) {}
+    ControlLoop(Gateway &gateway, EngineContext &context, OperatorLog &operatorLog)
+        : m_gateway(gateway), m_context(context), m_operatorLog(operatorLog) {}
 
     void begin()
     {
@@ -29,12 +30,14 @@ public:
         m_context.router().setProber(m_prober.get());
         m_timer = m_context.clock().createTimer([this] { tick(); }, TimerKind::Repeating);
         m_timer->start(std::chrono::seconds(1));
+        m_operatorLog.start();
     }
 
     void end()
     {
         if (m_timer)
             m_timer->stop();
+        m_operatorLog.stop();
         m_context.router().setProber(nullptr);
         m_prober.reset();
         m_transport.reset();
@@ -95,6 +98,7 @@ private:
 
     Gateway &m_gateway;
     EngineContext &m_context;
+    OperatorLog &m_operatorLog;
     std::unique_ptr<AdapterProbeTransport> m_transport;
     std::unique_ptr<HeartbeatProber> m_prober;
     std::unique_ptr<Timer> m_timer;
@@ -120,13 +124,14 @@ bool listenAddressAllowed(const ProxyConfig &proxy, QString *error)
 }
 
 Gateway::Gateway(const Clock &clock, Random &random, EngineConfigPtr config, QObject *parent)
-    : QObject(parent), m_clock(clock), m_context(clock, random, std::move(config))
+    : QObject(parent), m_clock(clock), m_context(clock, random, std::move(config)), m_operatorLog(clock)
 {
     qRegisterMetaType<sb::MetricsSnapshot>();
     qRegisterMetaType<sb::HealthEvent>();
     m_adminRoutes = std::make_unique<AdminRoutes>(m_context, *this);
     m_context.router().setEventSink([this](const HealthEvent &event) {
         m_events.append(event);
+        m_operatorLog.note(event);
         emit healthEvent(event);
     });
 }
@@ -173,7 +178,7 @@ bool Gateway::start(QString *error)
 
     m_controlThread = new QThread;
     m_controlThread->setObjectName(QStringLiteral("sb-control"));
-    auto *control = new ControlLoop(*this, m_context);
+    auto *control = new ControlLoop(*this, m_context, m_operatorLog);
     control->moveToThread(m_controlThread);
     m_controlThread->start();
     QMetaObject::invokeMethod(control, [control] { control->begin(); }, Qt::BlockingQueuedConnection);

@@ -2,6 +2,7 @@
 
 #include "control/AdminControls.h"
 #include "control/EventLog.h"
+#include "control/OperatorLog.h"
 #include "proxy/EngineContext.h"
 #include "control/MetricsSnapshot.h"
 #include "health/HealthEvent.h"
@@ -100,6 +101,7 @@ private:
     const Clock &m_clock;
     EngineContext m_context;
     EventLog m_events;
+    OperatorLog m_operatorLog; // the log's lines for the same events; its timer runs on the control thread
     std::unique_ptr<AdminRoutes> m_adminRoutes; // what the workers hand /admin/* and /metrics to
     mutable std::mutex m_serverMutex; // guards m_server, which a rebind replaces while others read stats
     std::unique_ptr<HttpServer> m_server;

@@ -62,6 +62,11 @@ bool EngineHost::start(const Options &options, QString *error)
         }
         for (const QString &warning : imported.warnings)
             spdlog::warn("{}: {}", options.configPath.toStdString(), warning.toStdString());
+        // A file runs as written: no database fills in the secrets it leaves out.
+        if (const QStringList problems = imported.config.validateAsWritten(); !problems.isEmpty()) {
+            *error = QStringLiteral("%1: %2").arg(options.configPath, problems.join(QStringLiteral(" ")));
+            return false;
+        }
         config = std::make_shared<const EngineConfig>(std::move(imported.config));
         m_configFromFile = true;
     } else if (options.seedDemo) {
@@ -86,10 +91,12 @@ bool EngineHost::start(const Options &options, QString *error)
         edited->proxy.listenPort = address->port;
         config = std::move(edited);
     }
-    if (const QStringList problems = config->validate(); !problems.isEmpty()) {
-        *error = QStringLiteral("The configuration has problems: %1").arg(problems.join(QStringLiteral(" ")));
+    const ConfigProblems problems = config->problems();
+    if (!problems.whole.isEmpty() || (m_configFromFile && !problems.providers.isEmpty())) {
+        *error = QStringLiteral("The configuration has problems: %1").arg((problems.whole + problems.providers).join(QStringLiteral(" ")));
         return false;
     }
+    warnUnservable(problems.providers);
 
     m_history = std::make_unique<HistoryWriter>(m_dbPath, m_clock);
     if (!m_history->start(error))
@@ -146,6 +153,11 @@ bool EngineHost::reload(QString *message)
                            .arg(m_options.configPath, imported.errors.join(QStringLiteral(" ")));
             return false;
         }
+        if (const QStringList problems = imported.config.validateAsWritten(); !problems.isEmpty()) {
+            *message = QStringLiteral("%1: %2 The running configuration is unchanged.")
+                           .arg(m_options.configPath, problems.join(QStringLiteral(" ")));
+            return false;
+        }
         config = std::make_shared<const EngineConfig>(std::move(imported.config));
         source = m_options.configPath;
     } else {
@@ -158,11 +170,13 @@ bool EngineHost::reload(QString *message)
         source = m_dbPath;
     }
     const EngineConfigPtr applied = withOverrides(config);
-    if (const QStringList problems = applied->validate(); !problems.isEmpty()) {
+    const ConfigProblems problems = applied->problems();
+    if (!problems.whole.isEmpty() || (m_configFromFile && !problems.providers.isEmpty())) {
         *message = QStringLiteral("The configuration in %1 has problems: %2 The running configuration is unchanged.")
-                       .arg(source, problems.join(QStringLiteral(" ")));
+                       .arg(source, (problems.whole + problems.providers).join(QStringLiteral(" ")));
         return false;
     }
+    warnUnservable(problems.providers);
     if (m_configFromFile)
         m_gateway->applyConfig(applied);
     else
@@ -170,6 +184,14 @@ bool EngineHost::reload(QString *message)
     *message = QStringLiteral("Configuration reloaded from %1.").arg(source);
     spdlog::info("{}", message->toStdString());
     return true;
+}
+
+void EngineHost::warnUnservable(const QStringList &problems) const
+{
+    // A database saved before these were refused may hold them: the engine runs the rest, and the
+    // console's Providers page is where they are mended (a save refuses them).
+    for (const QString &problem : problems)
+        spdlog::warn("{}: {} Its requests fail over until it is fixed in Providers.", m_dbPath.toStdString(), problem.toStdString());
 }
 
 void EngineHost::restoreSpend(const EngineConfig &config)

@@ -47,6 +47,7 @@ public:
 
 private:
     void restoreSpend(const EngineConfig &config);
+    void warnUnservable(const QStringList &problems) const; // a stored configuration's, said in the log
     void wireHistory();
     // POST /admin/reload: the configuration read again from where this run took it (the --config
     // file or the database), with the --listen override kept, applied live.

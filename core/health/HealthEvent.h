@@ -33,6 +33,8 @@ struct HealthEvent {
     Clock::TimePoint at{};
     std::int64_t wallMillis = 0;
     int fromChannelId = 0; // Failover only
+    QString route;         // Failover and Panic: the logical model the request asked for
+    QString cause;         // Failover: what the failed attempt came to ("PROVIDER_DOWN, HTTP 503")
     int providerId = 0;    // Key and Bucket
     int keyId = 0;         // Key
 };

@@ -68,6 +68,7 @@ void PoolManager::notePanic(const ChannelHealth &channel, const QString &logical
     e.channelName = channel.name();
     e.from = QString::fromLatin1(toString(channel.poolState()));
     e.to = e.from;
+    e.route = logicalModel;
     e.reason = QStringLiteral("every channel of \"%1\" is out of the pool or open; using the least bad one (score %2)")
                    .arg(logicalModel)
                    .arg(channel.score(), 0, 'f', 0);

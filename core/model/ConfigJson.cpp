@@ -249,6 +249,20 @@ private:
     QSet<QString> m_seen;
 };
 
+// A field holding a key under a name the format does not have: ignored with a warning, as other
+// unknown fields are, it would leave the provider without its key and fail later with a 401. The
+// value is never repeated: it is a secret.
+void refuseMisplacedSecrets(const QJsonObject &object, const QString &where, bool provider, QStringList *errors)
+{
+    static const char *const Names[] = {"api_key", "apiKey", "key", "token", "value", "api_keys", "apiKeys", "secret"};
+    for (const char *name : Names) {
+        if (!object.contains(QLatin1String(name)) || (!provider && qstrcmp(name, "secret") == 0))
+            continue;
+        *errors << QStringLiteral("%1: \"%2\" is not a field of the format; an API key goes in the provider's \"keys\" list, "
+                                  "as \"keys\": [\"<the key>\"] or [{\"secret\": \"<the key>\"}].").arg(where, QLatin1String(name));
+    }
+}
+
 QJsonObject nestedSettings(const EngineConfig &config)
 {
     QJsonObject sections;
@@ -536,7 +550,7 @@ ConfigImport importConfigJson(const QJsonObject &root)
         int ignoredId = 0;
         r.read("id", &ignoredId);
         r.read("name", &p.name, true);
-        r.read("dialect", &p.dialect);
+        r.read("dialect", &p.dialect); // left out, the default; unknown, validate() names the near one
         if (p.dialect.isEmpty())
             p.dialect = QStringLiteral("openai_compat");
         r.read("base_url", &p.baseUrl, true);
@@ -551,11 +565,35 @@ ConfigImport importConfigJson(const QJsonObject &root)
         r.read("account", &p.domain.account);
         r.read("region", &p.domain.region);
         r.read("egress_proxy", &p.domain.egressProxy);
-        const QJsonArray keys = r.array("keys");
+        const QString where = QStringLiteral("providers[%1]").arg(i);
+        refuseMisplacedSecrets(o, where, true, &errors);
+        QJsonArray keys;
+        if (o.value(QLatin1String("keys")).isString()) {
+            r.markSeen("keys");
+            errors << QStringLiteral("%1: \"keys\" must be a list, e.g. \"keys\": [\"<the key>\"].").arg(where);
+        } else {
+            keys = r.array("keys");
+        }
         for (qsizetype k = 0; k < keys.size(); ++k) {
+            const QString keyWhere = QStringLiteral("%1.keys[%2]").arg(where).arg(k);
+            if (keys[k].isString()) {
+                // A bare string can only be the key itself: a secret, with nothing else said about it.
+                ApiKeyConfig key;
+                key.id = nextKeyId++;
+                key.secret = keys[k].toString().trimmed();
+                if (key.secret.isEmpty())
+                    errors << QStringLiteral("%1 is an empty string; give the key, or leave the entry out.").arg(keyWhere);
+                p.keys.push_back(key);
+                continue;
+            }
+            if (!keys[k].isObject()) {
+                errors << QStringLiteral("%1 must be the key as a string or an object with a \"secret\".").arg(keyWhere);
+                continue;
+            }
             const QJsonObject ko = keys[k].toObject();
+            refuseMisplacedSecrets(ko, keyWhere, false, &errors);
             ApiKeyConfig key;
-            Reader kr(ko, QStringLiteral("providers[%1].keys[%2]").arg(i).arg(k), &errors, &warnings);
+            Reader kr(ko, keyWhere, &errors, &warnings);
             kr.read("id", &key.id);
             if (key.id <= 0)
                 key.id = nextKeyId++;

@@ -1,5 +1,7 @@
 #include "model/EngineConfig.h"
 
+#include "model/DialectRules.h"
+
 #include <QSet>
 #include <QUrl>
 
@@ -75,9 +77,30 @@ FailureDomain EngineConfig::domainOf(const ChannelConfig &c) const
     return d;
 }
 
+namespace {
+
+// What libcurl takes as a proxy: http(s) or SOCKS, with a host.
+bool isProxyUrl(const QString &text)
+{
+    static const QStringList schemes{QStringLiteral("http"), QStringLiteral("https"), QStringLiteral("socks4"),
+                                     QStringLiteral("socks4a"), QStringLiteral("socks5"), QStringLiteral("socks5h")};
+    const QUrl url(text.trimmed(), QUrl::StrictMode);
+    return url.isValid() && schemes.contains(url.scheme()) && !url.host().isEmpty();
+}
+
+} // namespace
+
 QStringList EngineConfig::validate() const
 {
-    QStringList problems;
+    const ConfigProblems found = problems();
+    return found.whole + found.providers;
+}
+
+ConfigProblems EngineConfig::problems() const
+{
+    ConfigProblems found;
+    QStringList &problems = found.whole;
+    QStringList &unservable = found.providers;
     QSet<QString> providerNames;
     QSet<int> providerIds;
     for (const auto &p : providers) {
@@ -89,9 +112,21 @@ QStringList EngineConfig::validate() const
         if (providerIds.contains(p.id))
             problems << QStringLiteral("Provider id %1 is used twice.").arg(p.id);
         providerIds.insert(p.id);
-        const QUrl url(p.baseUrl);
+        if (!findDialectRule(p.dialect))
+            unservable << unknownDialectSentence(p.name, p.dialect);
+        else if (lacksNeededKey(p.dialect, p.baseUrl, p.enabled, static_cast<int>(p.keys.size())))
+            unservable << missingKeySentence(p.name, p.dialect);
+        const QUrl url(p.baseUrl.trimmed());
         if (!url.isValid() || (url.scheme() != u"http" && url.scheme() != u"https") || url.host().isEmpty())
-            problems << QStringLiteral("Provider \"%1\": base URL \"%2\" is not an http(s) URL.").arg(p.name, p.baseUrl);
+            problems << QStringLiteral("Provider \"%1\": base URL \"%2\" is not an http(s) URL with a host, "
+                                       "e.g. https://api.openai.com/v1.").arg(p.name, p.baseUrl);
+        else if (url.hasQuery() || url.hasFragment())
+            // Each endpoint's path is added after the base URL, which a query would end up in front of.
+            unservable << QStringLiteral("Provider \"%1\": base URL \"%2\" carries a query or fragment; give only the scheme, "
+                                         "host and path (Switchboard adds each endpoint and the key itself).").arg(p.name, p.baseUrl);
+        if (!p.domain.egressProxy.isEmpty() && !isProxyUrl(p.domain.egressProxy))
+            unservable << QStringLiteral("Provider \"%1\": egress proxy \"%2\" is not a proxy URL such as http://proxy.internal:3128 "
+                                         "or socks5://host:1080.").arg(p.name, p.domain.egressProxy);
         if (p.primaryTimeout <= 0ms || p.fallbackTimeout <= 0ms || p.connectTimeout <= 0ms)
             problems << QStringLiteral("Provider \"%1\": timeouts must be positive.").arg(p.name);
         if (p.requestsPerMinute < 0 || p.tokensPerMinute < 0 || p.burst < 0)
@@ -101,10 +136,20 @@ QStringList EngineConfig::validate() const
                                        "for the %2 dialect.").arg(p.name, p.dialect);
     }
     QSet<int> channelIds;
+    QSet<QString> channelNames;
     for (const auto &c : channels) {
         if (channelIds.contains(c.id))
             problems << QStringLiteral("Channel id %1 is used twice.").arg(c.id);
         channelIds.insert(c.id);
+        // Routes, the history and the x-switchboard-channel header tell channels apart by name.
+        if (c.name.trimmed().isEmpty())
+            problems << QStringLiteral("A channel has no name; give each channel a unique name.");
+        else if (channelNames.contains(c.name))
+            problems << QStringLiteral("Two channels are named \"%1\"; rename one of them.").arg(c.name);
+        channelNames.insert(c.name);
+        if (!c.egressProxy.isEmpty() && !isProxyUrl(c.egressProxy))
+            unservable << QStringLiteral("Channel \"%1\": egress proxy \"%2\" is not a proxy URL such as http://proxy.internal:3128 "
+                                         "or socks5://host:1080.").arg(c.name, c.egressProxy);
         if (!provider(c.providerId))
             problems << QStringLiteral("Channel \"%1\" names provider id %2, which does not exist.").arg(c.name).arg(c.providerId);
         if (c.upstreamModel.trimmed().isEmpty())
@@ -166,6 +211,22 @@ QStringList EngineConfig::validate() const
     }
     if (proxy.listenPort < 0 || proxy.listenPort > 65535)
         problems << QStringLiteral("The listen port must be between 0 and 65535.");
+    return found;
+}
+
+QStringList EngineConfig::validateAsWritten() const
+{
+    QStringList problems = validate();
+    for (const auto &p : providers) {
+        int usable = 0;
+        for (const auto &k : p.keys)
+            usable += k.enabled && !k.secret.isEmpty() ? 1 : 0;
+        if (p.keys.empty() || !lacksNeededKey(p.dialect, p.baseUrl, p.enabled, usable))
+            continue; // no keys at all is validate()'s sentence
+        problems << QStringLiteral("Provider \"%1\" (%2): none of its %3 key(s) is enabled with a secret, and a configuration "
+                                   "file has no stored secrets to fall back on; give a key as \"keys\": [\"<the key>\"] or "
+                                   "[{\"secret\": \"<the key>\"}].").arg(p.name, p.dialect).arg(p.keys.size());
+    }
     return problems;
 }
 

@@ -107,6 +107,16 @@ struct ModelPrice {
     double cacheWritePrice() const { return isSet(cacheWriteUsdPerM) ? cacheWriteUsdPerM : inputUsdPerM; }
 };
 
+// EngineConfig::problems(), by what they stop.
+struct ConfigProblems {
+    QStringList whole;     // the engine cannot be built from it: ids, names, references, thresholds
+    // A provider or channel cannot serve: an unknown dialect, no key where one is needed, a base URL
+    // with a query, an egress proxy that is no proxy URL. A save, an import and `--config` refuse
+    // them too; a database written by an older version may hold them, and the engine starts on it
+    // anyway (EngineHost says why in the log), so the console can open and mend them.
+    QStringList providers;
+};
+
 struct EngineConfig {
     HealthConfig health;
     BreakerConfig breaker;
@@ -130,8 +140,14 @@ struct EngineConfig {
     // A channel's failure domain: its own labels where set, else its provider's.
     FailureDomain domainOf(const ChannelConfig &channel) const;
 
-    // Every problem, as sentences a user can act on; empty when the config is usable.
+    // Every problem, as sentences a user can act on; empty when the config is usable. A key without
+    // a secret counts here: a save keeps the secret already stored under its id.
     QStringList validate() const;
+    ConfigProblems problems() const; // the same sentences, sorted by what they stop
+    // validate()'s problems, and those of a configuration that runs exactly as written, with no
+    // database to fill in the secrets it leaves out (a `--config` file): a provider that needs a
+    // key and has no enabled key with a secret.
+    QStringList validateAsWritten() const;
 };
 
 using EngineConfigPtr = std::shared_ptr<const EngineConfig>;

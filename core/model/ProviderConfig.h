@@ -30,8 +30,11 @@ struct ApiKeyConfig {
 struct ProviderConfig {
     int id = 0;
     QString name;    // unique, e.g. "openai-main"
-    QString dialect; // "openai_compat", "anthropic", "gemini", "dashscope", "ernie"
-    QString baseUrl; // e.g. "https://api.openai.com/v1"
+    // "openai_compat", "anthropic", "gemini", "dashscope", "ernie" (model/DialectRules.h); the
+    // default is the JSON format's, so a provider built in code means the same as one left unsaid.
+    QString dialect = QStringLiteral("openai_compat");
+    // e.g. "https://api.openai.com/v1"; with or without the dialect's version path (CONFIG_FORMAT.md, "Base URLs")
+    QString baseUrl;
     bool enabled = true;
     // openai_compat only: the upstream also serves OpenAI's Responses API at <baseUrl>/responses, so
     // a Responses request goes to it nearly as sent instead of translated into chat completions.

@@ -191,7 +191,8 @@ void ProxyCall::nextAttempt()
         }
         m_retrySlot.emplace(m_engine.retryBudget());
     }
-    RouteResult result = m_engine.router().choose(m_input.model, m_retry, m_lastFailedChannel, m_input.estimatedTokens);
+    RouteResult result = m_engine.router().choose(m_input.model, m_retry, m_lastFailedChannel, m_input.estimatedTokens,
+                                                  m_lastOutcome ? &*m_lastOutcome : nullptr);
     if (!result) {
         if (m_lastOutcome && result.refusal.httpStatus == 503) {
             replyFromLastOutcome(result.refusal.message);

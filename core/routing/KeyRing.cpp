@@ -126,6 +126,7 @@ std::optional<HealthEvent> KeyRing::coolLocked(int keyId, std::optional<std::chr
     // Two workers may report the same key; a short Retry-After must not shorten a longer one.
     key->coolingUntil = std::max(key->coolingUntil, until);
     ++m_stats.coolDowns;
+    // The operator's line is the event's (control/OperatorLog); these say it for every 429.
     if (m_keys.empty())
         spdlog::debug("provider without keys rate limited, cooling for {:.1f} s", toSeconds(coolDown));
     else
@@ -144,19 +145,34 @@ void KeyRing::reportAuthError(int keyId, const QString &reason)
     HealthEvent event;
     {
         std::lock_guard lock(m_mutex);
-        if (m_keys.empty())
-            return; // no key to blame; a keyless provider that wants one is the user's to configure
+        if (m_keys.empty()) {
+            // No key to blame: the provider wants one and was given none, which no failover mends.
+            // Said at most every 10 minutes, however many requests it refuses meanwhile.
+            const auto now = m_clock.now();
+            if (!m_keylessAuthWarned || now - *m_keylessAuthWarned >= std::chrono::minutes(10)) {
+                m_keylessAuthWarned = now;
+                spdlog::warn("provider {} is misconfigured: it refused a request ({}) and has no API key; add one in Providers "
+                             "(its channels fail over on every request until then)",
+                             m_providerName.toStdString(), reason.toStdString());
+            }
+            return;
+        }
         Key *key = findLocked(keyId);
         if (!key || key->disabled)
             return;
         key->disabled = true;
         key->disabledReason = reason;
         ++m_stats.disables;
-        spdlog::warn("API key '{}' ({}) disabled: {}", key->config.label.toStdString(),
-                     maskSecret(key->config.secret).toStdString(), reason.toStdString());
+        spdlog::debug("API key '{}' ({}) disabled: {}", key->config.label.toStdString(),
+                      maskSecret(key->config.secret).toStdString(), reason.toStdString());
         if (!m_events)
             return;
-        event = keyEvent(*key, "disabled", QStringLiteral("disabled: %1").arg(reason));
+        const bool lastOne = std::all_of(m_keys.begin(), m_keys.end(), [](const Key &k) { return k.disabled; });
+        event = keyEvent(*key, "disabled",
+                         QStringLiteral("disabled: %1%2").arg(reason, lastOne ? QStringLiteral("; no enabled key is left, so %1 gets no "
+                                                                                               "traffic until a key is fixed in Providers")
+                                                                                    .arg(m_providerName)
+                                                                              : QString()));
     }
     emitOutsideLock(event);
 }

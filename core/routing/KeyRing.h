@@ -100,6 +100,7 @@ private:
     std::vector<Key> m_keyless{Key{}}; // id 0, no secret: stands for the provider itself when m_keys is empty
     std::size_t m_cursor = 0;
     Stats m_stats;
+    std::optional<Clock::TimePoint> m_keylessAuthWarned; // the last "misconfigured" line of a keyless provider
 };
 
 const char *toString(KeyRing::KeyState state); // "active", "cooling_down", "disabled"

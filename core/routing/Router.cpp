@@ -122,7 +122,7 @@ EngineConfigPtr Router::config() const
 }
 
 RouteResult Router::choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
-                           int estimatedTokens)
+                           int estimatedTokens, const Outcome *lastFailure)
 {
     const auto t = table();
     RouteResult result;
@@ -265,8 +265,14 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
         e.fromChannelId = failed->channel.id;
         e.from = failed->channel.name;
         e.to = c.channelName;
-        e.reason = QStringLiteral("attempt on %1 failed; tier %2%3")
+        e.route = logicalModel;
+        if (lastFailure)
+            e.cause = lastFailure->httpStatus > 0
+                ? QStringLiteral("%1, HTTP %2").arg(QLatin1String(toString(lastFailure->kind))).arg(lastFailure->httpStatus)
+                : QLatin1String(toString(lastFailure->kind));
+        e.reason = QStringLiteral("attempt on %1 failed%2; tier %3%4")
                        .arg(failed->channel.name)
+                       .arg(e.cause.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(e.cause))
                        .arg(c.tier)
                        .arg(disjoint ? QStringLiteral(", no shared failure domain") : QString());
         e.at = m_clock.now();

@@ -102,8 +102,9 @@ public:
     void setConfig(EngineConfigPtr config);
     EngineConfigPtr config() const;
 
+    // `lastFailure`: what the attempt on lastFailedChannel came to, for the failover event's cause.
     RouteResult choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
-                       int estimatedTokens = 0);
+                       int estimatedTokens = 0, const Outcome *lastFailure = nullptr);
     // Whether a channel this request has not tried could take its next attempt now (routable, a key
     // not cooling): then that attempt is a failover, free of backoff and retry budget (RetryState).
     bool hasUntriedChannel(const QString &logicalModel, const RetryState &state) const;

@@ -1,6 +1,9 @@
 // Provider-level events (key cool-downs and disables, bucket refusals) reach the history: an
 // EngineHost on a real SQLite file, the simulator's providers behind it. A key that gets a 429 is recorded cooling down (named by label and masked form, never the secret); a key the
 // provider rejects is recorded disabled; a provider's own rate limit records its first refusal, once.
+// The same events are lines of the log an operator reads (control/OperatorLog), keys masked there too.
+#include "common/Logging.h"
+#include "common/SecretMask.h"
 #include "sim/FakeProvider.h"
 #include "FakeProviderSpecs.h"
 #include "HeadlessHost.h"
@@ -49,6 +52,9 @@ class tst_ProviderEvents : public QObject {
 private slots:
     void keyAndBucketEventsAreInTheHistory()
     {
+        LoggingOptions logging;
+        logging.toStderr = false;
+        setupLogging(logging); // info, as the headless service logs
         ScenarioClock scenarioClock(m_clock, 1.0);
         auto spec = [](const QString &name, std::vector<FaultSpec> faults) {
             ProviderSpec s = fakeProviderSpec(name, std::move(faults));
@@ -126,6 +132,14 @@ private slots:
                 QVERIFY2(!e.message.contains(kRateLimitedSecret) && !e.message.contains(kRejectedSecret), qPrintable(e.message));
                 QCOMPARE(e.channelId, 0);
             }
+
+        const QString log = recentLogLines(2000).join(QLatin1Char('\n'));
+        QVERIFY2(log.contains(QStringLiteral("keys: limited key 'team' (%1) got a 429").arg(maskSecret(kRateLimitedSecret))), qPrintable(log));
+        QVERIFY2(log.contains(QStringLiteral("keys: rejecting key 'old' (%1) disabled: ").arg(maskSecret(kRejectedSecret))), qPrintable(log));
+        QVERIFY2(log.contains(QStringLiteral("rate limit: healthy's rate limit (6 requests/min) refused a request")), qPrintable(log));
+        QVERIFY2(log.contains(QStringLiteral("route m: failover from m/limited to m/rejecting (RETRYABLE_RATE_LIMIT, HTTP 429)")),
+                 qPrintable(log));
+        QVERIFY2(!log.contains(kRateLimitedSecret) && !log.contains(kRejectedSecret), "a secret reached the log");
     }
 };
 

@@ -12,6 +12,7 @@
 #include <QDoubleSpinBox>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSqlQuery>
 #include <QTableView>
 
 using namespace sb;
@@ -133,7 +134,68 @@ private slots:
         ProviderDialog dialog(t.store, 0);
         selectDialect(&dialog, QStringLiteral("anthropic"));
         QCOMPARE(child<QLineEdit>(&dialog, "nameEdit")->text(), QStringLiteral("anthropic-2"));
-        QVERIFY(dialog.problems().isEmpty());
+        QVERIFY(child<QLabel>(&dialog, "nameError")->text().isEmpty());
+        QCOMPARE(dialog.problems().size(), 1); // only its missing key (below)
+        QVERIFY(dialog.problems().first().startsWith(QStringLiteral("No keys yet")));
+    }
+
+    void aDialectThatNeedsAKeyCannotBeSavedWithoutOne()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 0);
+        dialog.show();
+        auto *hint = child<QLabel>(&dialog, "keysHint");
+        auto *enabled = child<QCheckBox>(&dialog, "enabledCheck");
+        QVERIFY(saveButton(&dialog)->isEnabled()); // an OpenAI-compatible server may need no key
+        selectDialect(&dialog, QStringLiteral("anthropic"));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        QVERIFY(hint->isVisible());
+        QVERIFY2(hint->text().contains(QStringLiteral("No keys yet: Anthropic refuses every request without one. Add a key, "
+                                                      "or untick Enabled")),
+                 qPrintable(hint->text()));
+        QVERIFY(!dialog.save());
+        QCOMPARE(t.store.current()->providers.size(), std::size_t(2)); // nothing was saved
+
+        // Disabled, it may wait for its keys; on this machine (a relay, the simulator) it may need none.
+        enabled->setChecked(false);
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        enabled->setChecked(true);
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        setText(&dialog, "baseUrlEdit", QStringLiteral("http://127.0.0.1:18462/v1"));
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        setText(&dialog, "baseUrlEdit", QStringLiteral("https://api.anthropic.com/v1"));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+
+        addKeyThroughDialog(dialog, QStringLiteral("sk-ant-api03-dialog-key-0009ZZZZ"), QStringLiteral("ops"));
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        QVERIFY(dialog.save());
+        QCOMPARE(t.reload()->providers.size(), std::size_t(3));
+    }
+
+    void aStoredProviderOfAnUnknownDialectCannotBeSavedAsItIs()
+    {
+        // A database written before unknown dialects were refused (an import of "dialect": "openai").
+        test::TestStore t;
+        QSqlQuery q(t.repository.database().connection());
+        QVERIFY(q.exec(QStringLiteral("UPDATE providers SET dialect = 'openai' WHERE id = 1")));
+        QString error;
+        t.store.adoptReloaded(t.repository.load(&error));
+        QCOMPARE(t.store.current()->provider(1)->dialect, QStringLiteral("openai"));
+
+        ProviderDialog dialog(t.store, 1);
+        dialog.show();
+        auto *dialectError = child<QLabel>(&dialog, "dialectError");
+        QVERIFY(dialectError->isVisible());
+        QVERIFY2(dialectError->text().contains(QStringLiteral("unknown dialect \"openai\"; did you mean \"openai_compat\"?")),
+                 qPrintable(dialectError->text()));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        QVERIFY(!dialog.save());
+
+        selectDialect(&dialog, QStringLiteral("openai_compat"));
+        QVERIFY(!dialectError->isVisible());
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        QVERIFY(dialog.save());
+        QCOMPARE(t.reload()->provider(1)->dialect, QStringLiteral("openai_compat"));
     }
 
     void invalidInputShowsInlineMessagesAndDisablesSave()

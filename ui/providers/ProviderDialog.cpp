@@ -3,6 +3,7 @@
 
 #include "common/Clock.h"
 #include "common/SecretMask.h"
+#include "model/DialectRules.h"
 #include "providers/ConfigEdits.h"
 #include "providers/InlineMessage.h"
 #include "providers/KeyDialog.h"
@@ -53,8 +54,8 @@ ProviderDialog::ProviderDialog(ConfigStore &store, int providerId, QWidget *pare
 {
     m_ui->setupUi(this);
     setWindowTitle(providerId ? tr("Edit provider") : tr("Add provider"));
-    for (QLabel *label : {m_ui->nameError, m_ui->baseUrlError, m_ui->keysHint, m_ui->timeoutsError, m_ui->egressError,
-                          m_ui->saveError})
+    for (QLabel *label : {m_ui->nameError, m_ui->dialectError, m_ui->baseUrlError, m_ui->keysHint, m_ui->timeoutsError,
+                          m_ui->egressError, m_ui->saveError})
         InlineMessage::prepare(label);
     m_ui->testResult->setWordWrap(true);
     m_ui->dialectHint->setForegroundRole(QPalette::PlaceholderText);
@@ -111,6 +112,8 @@ ProviderDialog::ProviderDialog(ConfigStore &store, int providerId, QWidget *pare
     connect(m_ui->nameEdit, &QLineEdit::textEdited, this, [this] { m_nameEdited = true; });
     connect(m_ui->baseUrlEdit, &QLineEdit::textEdited, this, [this] { m_urlEdited = true; });
     connect(m_ui->dialectCombo, &QComboBox::currentIndexChanged, this, &ProviderDialog::onDialectChanged);
+    connect(m_ui->dialectCombo, &QComboBox::currentIndexChanged, this, &ProviderDialog::validate); // whether it needs a key
+    connect(m_ui->enabledCheck, &QCheckBox::toggled, this, &ProviderDialog::validate);
     for (QLineEdit *edit : {m_ui->nameEdit, m_ui->baseUrlEdit, m_ui->egressEdit})
         connect(edit, &QLineEdit::textChanged, this, &ProviderDialog::validate);
     for (QDoubleSpinBox *spin : {m_ui->primarySpin, m_ui->fallbackSpin, m_ui->connectSpin})
@@ -255,6 +258,11 @@ void ProviderDialog::validate()
     }
     check(m_ui->nameError, nameProblem);
 
+    // A dialect the stored configuration names but this build does not speak (a typo in an imported
+    // file, a newer version's): every request would fail, so it cannot be saved as it is.
+    const QString dialect = m_ui->dialectCombo->currentData().toString();
+    check(m_ui->dialectError, findDialectRule(dialect) ? QString() : unknownDialectSentence(name, dialect));
+
     const QString url = m_ui->baseUrlEdit->text().trimmed();
     check(m_ui->baseUrlError, url.isEmpty() ? tr("Enter the provider's base URL, e.g. https://api.openai.com/v1.")
                               : !isHttpUrl(url) ? tr("\"%1\" is not an http:// or https:// URL with a host.").arg(url)
@@ -276,16 +284,23 @@ void ProviderDialog::validate()
     }
     check(m_ui->egressError, egressProblem);
 
-    // Not a blocker (a provider can be set up before its keys arrive), but worth saying.
+    // A dialect that needs a key cannot go without one; a disabled provider may wait for its keys,
+    // and an OpenAI-compatible server or one on this machine may need none. The rest is advice.
     int enabled = 0;
     for (const auto &k : m_keys->keys())
         enabled += k.enabled ? 1 : 0;
-    InlineMessage::show(m_ui->keysHint,
-                        m_keys->rowCount() == 0 ? tr("No keys yet: requests to this provider will fail until you add one.")
-                        : enabled == 0          ? tr("Every key is disabled: requests to this provider will fail.")
-                        : enabled == 1          ? tr("One enabled key: add a second so a rate-limited key can rotate out.")
-                                                : QString(),
-                        enabled == 1 ? InlineMessage::Kind::Info : InlineMessage::Kind::Warning);
+    if (lacksNeededKey(dialect, url, m_ui->enabledCheck->isChecked(), m_keys->rowCount())) {
+        const DialectRule *rule = findDialectRule(dialect);
+        check(m_ui->keysHint, tr("No keys yet: %1 refuses every request without one. Add a key, or untick Enabled to save "
+                                 "the provider until you have one.").arg(rule ? rule->service : dialect));
+    } else {
+        InlineMessage::show(m_ui->keysHint,
+                            m_keys->rowCount() == 0 ? tr("No keys yet: requests to this provider will fail until you add one.")
+                            : enabled == 0          ? tr("Every key is disabled: requests to this provider will fail.")
+                            : enabled == 1          ? tr("One enabled key: add a second so a rate-limited key can rotate out.")
+                                                    : QString(),
+                            enabled == 1 ? InlineMessage::Kind::Info : InlineMessage::Kind::Warning);
+    }
 
     m_ui->buttonBox->button(QDialogButtonBox::Save)->setEnabled(m_problems.isEmpty());
     m_ui->testButton->setEnabled(m_ui->baseUrlError->text().isEmpty() && !m_test->isRunning());

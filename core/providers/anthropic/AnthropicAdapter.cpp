@@ -5,6 +5,7 @@
 #include "common/json/JsonText.h"
 #include "providers/anthropic/AnthropicErrorMap.h"
 #include "providers/anthropic/AnthropicStreamTranslator.h"
+#include "providers/common/ApiBaseUrl.h"
 #include "providers/common/ProviderText.h"
 
 #include <QJsonArray>
@@ -160,7 +161,7 @@ UpstreamRequest baseRequest(const AdapterContext &context, const QString &fallba
 {
     UpstreamRequest request;
     const QString base = context.provider && !context.provider->baseUrl.isEmpty() ? context.provider->baseUrl : fallbackBase;
-    request.url = joinUrl(base, path);
+    request.url = apiUrl(base, u"/v1", path);
     request.headers.set("x-api-key", context.apiKey.toUtf8());
     request.headers.set("anthropic-version", AnthropicAdapter::ApiVersion);
     return request;

@@ -9,8 +9,6 @@
 #include <QJsonParseError>
 #include <QRegularExpression>
 
-#include <array>
-
 namespace sb {
 
 QString cleanProviderMessage(const QString &raw)
@@ -32,29 +30,6 @@ QString cleanProviderMessage(const QString &raw)
     if (out.size() > MaxLength)
         out = out.left(MaxLength - 1) + QChar(0x2026);
     return out;
-}
-
-QUrl joinUrl(const QString &baseUrl, QStringView path)
-{
-    // Every request to a provider joins the same two strings, and parsing the result into a QUrl
-    // cost ~5,000 instructions a request; the last few joins of this thread are remembered.
-    struct Joined {
-        QString base;
-        QString path;
-        QUrl url;
-    };
-    thread_local std::array<Joined, 4> recent;
-    thread_local std::size_t next = 0;
-    for (const Joined &j : recent)
-        if (!j.url.isEmpty() && j.base == baseUrl && j.path == path)
-            return j.url;
-    QString base = baseUrl.trimmed();
-    while (base.endsWith(QLatin1Char('/')))
-        base.chop(1);
-    QUrl url(base + path.toString());
-    recent[next] = Joined{baseUrl, path.toString(), url};
-    next = (next + 1) % recent.size();
-    return url;
 }
 
 namespace {

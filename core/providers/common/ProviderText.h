@@ -14,9 +14,6 @@ namespace sb {
 // quote the rejected key) are masked with maskSecret, and the text is cut to a readable length.
 QString cleanProviderMessage(const QString &raw);
 
-// "https://host/v1" + "/chat/completions", tolerant of a trailing slash in the configured base.
-QUrl joinUrl(const QString &baseUrl, QStringView path);
-
 // OpenAI "usage" object ↔ TokenUsage. Cache reads come from prompt_tokens_details.cached_tokens
 // (or DeepSeek's top-level prompt_cache_hit_tokens), cache writes from
 // prompt_tokens_details.cache_write_tokens: not OpenAI's (it charges nothing to write its cache)

@@ -3,6 +3,7 @@
 #include "providers/dashscope/DashScopeErrorMap.h"
 #include "providers/dashscope/DashScopeStreamTranslator.h"
 
+#include "providers/common/ApiBaseUrl.h"
 #include "providers/common/OpenAiChunk.h"
 
 #include <QJsonArray>
@@ -12,15 +13,12 @@ namespace sb {
 
 namespace {
 
-QString hostRoot(const AdapterContext &context)
+// The native API hangs from /api/v1; the probe asks the OpenAI-compatible mode beside it.
+ApiBaseUrl baseOf(const AdapterContext &context)
 {
-    QString base = context.provider && !context.provider->baseUrl.isEmpty() ? context.provider->baseUrl
-                                                                            : QStringLiteral("https://dashscope.aliyuncs.com");
-    while (base.endsWith(QLatin1Char('/')))
-        base.chop(1);
-    if (base.endsWith(QLatin1String("/api/v1")))
-        base.chop(7);
-    return base;
+    const QString base = context.provider && !context.provider->baseUrl.isEmpty() ? context.provider->baseUrl
+                                                                                  : QStringLiteral("https://dashscope.aliyuncs.com");
+    return readApiBaseUrl(base, {u"/api/v1"});
 }
 
 HttpHeaders authHeaders(const AdapterContext &context)
@@ -91,7 +89,7 @@ UpstreamRequest DashScopeAdapter::chatRequest(const QJsonObject &openAiBody, con
 {
     UpstreamRequest request;
     request.stream = openAiBody.value(QLatin1String("stream")).toBool();
-    request.url = QUrl(hostRoot(context) + QStringLiteral("/api/v1/services/aigc/text-generation/generation"));
+    request.url = QUrl(baseOf(context).api + QStringLiteral("/services/aigc/text-generation/generation"));
     request.headers = authHeaders(context);
     if (request.stream) {
         request.headers.add("X-DashScope-SSE", "enable");
@@ -117,7 +115,7 @@ std::optional<UpstreamRequest> DashScopeAdapter::embeddingsRequest(const QJsonOb
         body.insert(QStringLiteral("parameters"),
                     QJsonObject{{QStringLiteral("dimension"), openAiBody.value(QLatin1String("dimensions"))}});
     UpstreamRequest request;
-    request.url = QUrl(hostRoot(context) + QStringLiteral("/api/v1/services/embeddings/text-embedding/text-embedding"));
+    request.url = QUrl(baseOf(context).api + QStringLiteral("/services/embeddings/text-embedding/text-embedding"));
     request.headers = authHeaders(context);
     request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     return request;
@@ -127,7 +125,7 @@ UpstreamRequest DashScopeAdapter::probeRequest(const AdapterContext &context) co
 {
     UpstreamRequest request;
     request.method = "GET";
-    request.url = QUrl(hostRoot(context) + QStringLiteral("/compatible-mode/v1/models"));
+    request.url = QUrl(baseOf(context).root + QStringLiteral("/compatible-mode/v1/models"));
     request.headers.add("Authorization", "Bearer " + context.apiKey.toUtf8());
     return request;
 }

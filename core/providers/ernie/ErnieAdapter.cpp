@@ -3,6 +3,7 @@
 #include "providers/ernie/ErnieErrorMap.h"
 #include "providers/ernie/ErnieStreamTranslator.h"
 
+#include "providers/common/ApiBaseUrl.h"
 #include "providers/common/OpenAiChunk.h"
 
 #include <QHash>
@@ -14,21 +15,16 @@ namespace sb {
 
 namespace {
 
-QString hostRoot(const AdapterContext &context)
+QString apiRoot(const AdapterContext &context)
 {
-    QString base = context.provider && !context.provider->baseUrl.isEmpty() ? context.provider->baseUrl
-                                                                            : QStringLiteral("https://aip.baidubce.com");
-    while (base.endsWith(QLatin1Char('/')))
-        base.chop(1);
-    const QString v1 = QStringLiteral("/rpc/2.0/ai_custom/v1/wenxinworkshop");
-    if (base.endsWith(v1))
-        base.chop(v1.size());
-    return base;
+    const QString base = context.provider && !context.provider->baseUrl.isEmpty() ? context.provider->baseUrl
+                                                                                  : QStringLiteral("https://aip.baidubce.com");
+    return readApiBaseUrl(base, {u"/rpc/2.0/ai_custom/v1/wenxinworkshop"}).api;
 }
 
 QUrl endpoint(const AdapterContext &context, const QString &kind, const QString &model)
 {
-    QUrl url(hostRoot(context) + QStringLiteral("/rpc/2.0/ai_custom/v1/wenxinworkshop/") + kind + QLatin1Char('/') + model);
+    QUrl url(apiRoot(context) + QLatin1Char('/') + kind + QLatin1Char('/') + model);
     QUrlQuery query;
     query.addQueryItem(QStringLiteral("access_token"), QString::fromLatin1(QUrl::toPercentEncoding(context.apiKey)));
     url.setQuery(query);

@@ -3,6 +3,7 @@
 #include "providers/gemini/GeminiErrorMap.h"
 #include "providers/gemini/GeminiStreamTranslator.h"
 
+#include "providers/common/ApiBaseUrl.h"
 #include "providers/common/OpenAiChunk.h"
 
 #include <QHash>
@@ -15,15 +16,11 @@ namespace {
 
 QString apiRoot(const AdapterContext &context)
 {
-    QString base = context.provider && !context.provider->baseUrl.isEmpty()
-                       ? context.provider->baseUrl
-                       : QStringLiteral("https://generativelanguage.googleapis.com");
-    while (base.endsWith(QLatin1Char('/')))
-        base.chop(1);
-    // Accept a base URL given with or without the version segment.
-    if (!base.endsWith(QLatin1String("/v1beta")) && !base.endsWith(QLatin1String("/v1")))
-        base += QStringLiteral("/v1beta");
-    return base;
+    const QString base = context.provider && !context.provider->baseUrl.isEmpty()
+                             ? context.provider->baseUrl
+                             : QStringLiteral("https://generativelanguage.googleapis.com");
+    // v1beta first: the features the adapter uses (system instructions, tools) came there first.
+    return readApiBaseUrl(base, {u"/v1beta", u"/v1"}).api;
 }
 
 QString modelPath(const AdapterContext &context)

@@ -3,6 +3,7 @@
 #include "common/json/JsonText.h"
 #include "common/json/JsonObjectEdit.h"
 #include "common/json/JsonObjectScan.h"
+#include "providers/common/ApiBaseUrl.h"
 #include "providers/common/ProviderText.h"
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 #include "providers/openai_compat/OpenAiCompatStreamTranslator.h"
@@ -23,7 +24,7 @@ QString baseUrlOf(const AdapterContext &context, const QString &fallback)
 UpstreamRequest makeRequest(const AdapterContext &context, const QString &base, QStringView path)
 {
     UpstreamRequest request;
-    request.url = joinUrl(base, path);
+    request.url = apiUrl(base, u"/v1", path);
     // Local servers commonly run without a key; sending "Bearer " with nothing would be rejected by some.
     if (!context.apiKey.isEmpty())
         request.headers.add(QByteArrayLiteral("Authorization"), "Bearer " + context.apiKey.toUtf8());

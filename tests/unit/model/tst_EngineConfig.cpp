@@ -62,10 +62,10 @@ private slots:
         c.providers[0].responsesApi = true;
         QCOMPARE(c.validate(), QStringList());
         c.providers[0].dialect = QStringLiteral("anthropic");
-        const QStringList problems = c.validate();
+        // (An Anthropic provider without keys is a problem of its own; only the flag's is looked for.)
+        const QStringList problems = c.validate().filter(QStringLiteral("Responses API"));
         QCOMPARE(problems.size(), 1);
-        QVERIFY2(problems.first().contains(QStringLiteral("Responses API")) && problems.first().contains(QStringLiteral("anthropic")),
-                 qPrintable(problems.first()));
+        QVERIFY2(problems.first().contains(QStringLiteral("anthropic")), qPrintable(problems.first()));
     }
 
     void channelDomainOverridesProviderLabels()

@@ -1,3 +1,4 @@
+#include "model/DialectRules.h"
 #include "providers/ProviderRegistry.h"
 
 #include <QtTest>
@@ -39,6 +40,15 @@ private slots:
         QCOMPARE(all.front()->dialect(), QStringLiteral("openai_compat")); // the dialog's default
         QCOMPARE(ProviderRegistry::dialects().size(), qsizetype(all.size()));
         QCOMPARE(ProviderRegistry::dialects().front(), QStringLiteral("openai_compat"));
+    }
+
+    void theConfigurationKnowsExactlyTheRegisteredDialects()
+    {
+        // model/ cannot see the adapters, so it keeps its own list to refuse an unknown dialect at
+        // load; a dialect added here and not there would be refused, one removed would load and fail.
+        QCOMPARE(knownDialectNames(), ProviderRegistry::dialects());
+        for (const ProviderAdapter *adapter : ProviderRegistry::all())
+            QVERIFY2(findDialectRule(adapter->dialect()), qPrintable(adapter->dialect()));
     }
 };
 

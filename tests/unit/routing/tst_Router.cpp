@@ -174,6 +174,25 @@ private slots:
         QCOMPARE(failovers, 4);
     }
 
+    void failoverEventNamesTheRouteAndWhatTheFailedAttemptCameTo()
+    {
+        // The log's failover summary groups by route and cause (control/OperatorLog).
+        Rig r;
+        auto state = r.request();
+        auto first = r.router.choose(QStringLiteral("gpt-4o"), state, std::nullopt);
+        QVERIFY(first);
+        state.attemptStarted(first.choice->channelId);
+        r.router.record(*first.choice, down, 20ms);
+        auto second = r.router.choose(QStringLiteral("gpt-4o"), state, first.choice->channelId, 0, &down);
+        QVERIFY(second);
+        r.router.release(*second.choice);
+        const HealthEvent &e = r.events.back();
+        QCOMPARE(e.type, HealthEvent::Type::Failover);
+        QCOMPARE(e.route, QStringLiteral("gpt-4o"));
+        QCOMPARE(e.cause, QStringLiteral("PROVIDER_DOWN, HTTP %1").arg(down.httpStatus));
+        QVERIFY2(e.reason.contains(QStringLiteral("(PROVIDER_DOWN, HTTP")), qPrintable(e.reason));
+    }
+
     void failoverPrefersDisjointFailureDomain()
     {
         Rig r;
@@ -284,7 +303,10 @@ private slots:
         QCOMPARE(r.router.pool().stats().panicChoices, 1u);
         bool panicEvent = false;
         for (const auto &e : r.events)
-            panicEvent |= e.type == HealthEvent::Type::Panic;
+            if (e.type == HealthEvent::Type::Panic) {
+                panicEvent = true;
+                QCOMPARE(e.route, QStringLiteral("gpt-4o"));
+            }
         QVERIFY(panicEvent);
         r.router.release(*result.choice);
 
