@@ -103,6 +103,7 @@ struct ProxyCall::Attempt {
     bool passThrough = false;    // the upstream speaks the client's API: its answer goes out as it came
     QByteArray held;             // a pass-through stream's events before its first content
     std::vector<QByteArray> heldChunks; // and their OpenAI chunks, for the cache
+    std::vector<QByteArray> preamble;   // a translated stream's chunks before its first content
 
     // The running transfer's id, which is then no longer the attempt's (0 when none runs).
     quint64 takeTransfer() { return std::exchange(transferId, 0); }
@@ -324,6 +325,16 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
         attemptFailed(outcome);
         return;
     }
+    if (m_stage != Stage::Streaming && step.preamble && !step.finished) {
+        // Nothing of the answer yet (the role, an empty delta): held, so that a stream that fails
+        // or ends empty before its first content still fails over unseen.
+        std::move(step.chunks.begin(), step.chunks.end(), std::back_inserter(m_attempt->preamble));
+        return;
+    }
+    if (!m_attempt->preamble.empty())
+        step.chunks.insert(step.chunks.begin(), std::make_move_iterator(m_attempt->preamble.begin()),
+                           std::make_move_iterator(m_attempt->preamble.end()));
+    m_attempt->preamble.clear();
     if (!step.chunks.empty()) {
         if (!m_attempt->ttft)
             m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
@@ -375,7 +386,10 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
     if (m_stage != Stage::Streaming) {
         // message_start and pings wait for the first block; a bounded wait (an upstream that
         // sends nothing else would otherwise be held whole).
-        const bool content = event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
+        // Content is what the translator found some of the answer in (a text, thinking or tool
+        // block's first delta, a stop reason): an upstream that ends or fails before any can still
+        // fail over.
+        const bool content = (!step.chunks.empty() && !step.preamble) || step.finished || m_attempt->held.size() > 64 * 1024;
         if (!content) {
             m_attempt->held += bytes;
             if (m_input.cacheTee)
