@@ -331,10 +331,12 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
         std::move(step.chunks.begin(), step.chunks.end(), std::back_inserter(m_attempt->preamble));
         return;
     }
-    if (!m_attempt->preamble.empty())
+    if (!m_attempt->preamble.empty() && (!step.chunks.empty() || step.finished)) {
+        // The first content: what waited goes out before it, in the order it came.
         step.chunks.insert(step.chunks.begin(), std::make_move_iterator(m_attempt->preamble.begin()),
                            std::make_move_iterator(m_attempt->preamble.end()));
-    m_attempt->preamble.clear();
+        m_attempt->preamble.clear();
+    }
     if (!step.chunks.empty()) {
         if (!m_attempt->ttft)
             m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;

@@ -92,7 +92,7 @@ class tst_MalformedAnswers : public QObject {
     void checkFailedOverToTheFallback(const Reply &reply, bool stream)
     {
         QCOMPARE(reply.status, 200);
-        QCOMPARE(reply.headers.value("x-switchboard-channel"), QByteArray("gpt-4o/B"));
+        QVERIFY2(reply.headers.value("x-switchboard-channel") == "gpt-4o/B", reply.body.left(800).constData());
         QCOMPARE(reply.headers.value("x-switchboard-failover"), QByteArray("true"));
         QCOMPARE(reply.headers.value("x-switchboard-attempts"), QByteArray("2"));
         if (stream) {

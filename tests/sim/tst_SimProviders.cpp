@@ -131,15 +131,17 @@ UpstreamRequest get(quint16 port, const QString &path)
     return r;
 }
 
-// What the proxy would make of a fetched answer: an event stream through the dialect's translator
-// (to its end), anything else through classifyAnswer().
-OutcomeKind engineVerdict(const QString &dialect, const Fetch &f)
+// What the proxy would make of a fetched answer: the event stream a stream request asked for
+// through the dialect's translator (to its end), anything else through classifyAnswer(), where a
+// whole answer to a stream request is no answer either.
+OutcomeKind engineVerdict(const QString &dialect, const Fetch &f, bool stream)
 {
     const ProviderAdapter *adapter = ProviderRegistry::find(dialect);
-    if (!f.headers.value("content-type").contains("text/event-stream")) {
+    if (!stream || !f.headers.value("content-type").contains("text/event-stream")) {
         OpenAiAnswer answer;
         TokenUsage usage;
-        return adapter->classifyAnswer(f.status, f.headers, f.body, false, &answer, &usage).kind;
+        const OutcomeKind kind = adapter->classifyAnswer(f.status, f.headers, f.body, false, &answer, &usage).kind;
+        return stream && kind == OutcomeKind::Success ? OutcomeKind::ProviderDown : kind;
     }
     auto translator = adapter->streamTranslator(QJsonObject{{"model", "m1"}, {"stream", true}});
     SseParser parser;
@@ -401,7 +403,7 @@ private slots:
                 QVERIFY2(f->error == TransferError::None, qPrintable(what));
                 QCOMPARE(f->status, 200);
                 const OutcomeKind expected = stream ? c.stream : c.whole;
-                QVERIFY2(engineVerdict(dialect, *f) == expected,
+                QVERIFY2(engineVerdict(dialect, *f, stream) == expected,
                          qPrintable(what + QStringLiteral(": not ") + QString::fromLatin1(toString(expected)) + QStringLiteral("\n")
                                     + QString::fromUtf8(f->body.left(600))));
             }

@@ -358,6 +358,38 @@ private slots:
         QCOMPARE(rig.records.at(0).attempts.at(0).outcome, OutcomeKind::ProviderDown);
     }
 
+    void anAnthropicStreamWithNothingInItFailsOverUnseen()
+    {
+        // Events that carry nothing (a block opened empty, a ping, a delta without a stop reason)
+        // must not let the held role chunk out: only content or a finish does.
+        EngineConfig config = baseConfig();
+        for (ProviderConfig &p : config.providers)
+            p.dialect = QStringLiteral("anthropic");
+        Rig rig(config);
+        rig.call(QStringLiteral("pair"), true);
+        const auto event = [](const char *name, const QByteArray &data) { return QByteArray("event: ") + name + "\ndata: " + data + "\n\n"; };
+        rig.upstream.streamHead(0);
+        rig.upstream.data(0, event("message_start", R"({"type":"message_start","message":{"id":"msg_empty","model":"m","usage":{"input_tokens":3}}})")
+                                 + event("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})")
+                                 + event("ping", R"({"type":"ping"})")
+                                 + event("content_block_stop", R"({"type":"content_block_stop","index":0})")
+                                 + event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":null},"usage":{"output_tokens":0}})"));
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.data(0, event("message_stop", R"({"type":"message_stop"})"));
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.streamHead(1);
+        rig.upstream.data(1, event("message_start", R"({"type":"message_start","message":{"id":"msg_full","model":"m","usage":{"input_tokens":3}}})")
+                                 + event("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}})")
+                                 + event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}})")
+                                 + event("message_stop", R"({"type":"message_stop"})"));
+        QCOMPARE(rig.response->status, 200);
+        QVERIFY(!rig.response->body.contains("msg_empty"));
+        QVERIFY(rig.response->body.contains("msg_full"));
+        QVERIFY(rig.response->body.endsWith("data: [DONE]\n\n"));
+        QCOMPARE(rig.records.at(0).attempts.at(0).outcome, OutcomeKind::ProviderDown);
+    }
+
     void theRoleChunkGoesOutWithTheFirstContent()
     {
         Rig rig;
