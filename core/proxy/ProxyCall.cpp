@@ -104,6 +104,7 @@ struct ProxyCall::Attempt {
     QByteArray held;             // a pass-through stream's events before its first content
     std::vector<QByteArray> heldChunks; // and their OpenAI chunks, for the cache
     std::vector<QByteArray> preamble;   // a translated stream's chunks before its first content
+    qsizetype preambleBytes = 0;
 
     // The running transfer's id, which is then no longer the attempt's (0 when none runs).
     quint64 takeTransfer() { return std::exchange(transferId, 0); }
@@ -325,10 +326,16 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
         attemptFailed(outcome);
         return;
     }
-    if (m_stage != Stage::Streaming && step.preamble && !step.finished) {
+    if (m_stage != Stage::Streaming && step.preamble && !step.finished && m_attempt->preambleBytes <= 64 * 1024) {
         // Nothing of the answer yet (the role, an empty delta): held, so that a stream that fails
-        // or ends empty before its first content still fails over unseen.
-        std::move(step.chunks.begin(), step.chunks.end(), std::back_inserter(m_attempt->preamble));
+        // or ends empty before its first content still fails over unseen. A bounded wait, like a
+        // pass-through stream's. The first event has come, so the attempt's budget is met: from
+        // here the idle timeout bounds the gaps, as in any stream.
+        m_attemptTimer.stop();
+        for (QByteArray &chunk : step.chunks) {
+            m_attempt->preambleBytes += chunk.size();
+            m_attempt->preamble.push_back(std::move(chunk));
+        }
         return;
     }
     if (!m_attempt->preamble.empty() && (!step.chunks.empty() || step.finished)) {
@@ -386,11 +393,10 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         bytes.append("event: ").append(event.event).append('\n');
     bytes.append("data: ").append(data).append("\n\n");
     if (m_stage != Stage::Streaming) {
-        // message_start and pings wait for the first block; a bounded wait (an upstream that
+        // message_start, pings and empty blocks wait for the first content, what the translator
+        // found some of the answer in (text, thinking, a tool call, a stop reason): an upstream
+        // that ends or fails before any can still fail over. A bounded wait (an upstream that
         // sends nothing else would otherwise be held whole).
-        // Content is what the translator found some of the answer in (a text, thinking or tool
-        // block's first delta, a stop reason): an upstream that ends or fails before any can still
-        // fail over.
         const bool content = (!step.chunks.empty() && !step.preamble) || step.finished || m_attempt->held.size() > 64 * 1024;
         if (!content) {
             m_attempt->held += bytes;

@@ -56,7 +56,7 @@ bool isOneOf(const QString &word, std::initializer_list<const char *> list)
 }
 
 // One word, or two or three neighbours run together ("time"+"out", "too"+"many"+"requests"), against
-// the lists. The lists are the words providers use; the brief ones are whole words only.
+// the words providers use. Whole words only, but for the stems throttl… and overload….
 void addWordSignals(const QString &word, Signals *s)
 {
     if (isOneOf(word, {"billing", "balance", "arrearage", "overdue", "payment", "deactivated", "insufficientquota",

@@ -390,6 +390,25 @@ private slots:
         QCOMPARE(rig.records.at(0).attempts.at(0).outcome, OutcomeKind::ProviderDown);
     }
 
+    void aRoleChunkMeetsTheFirstEventsBudget()
+    {
+        // Held or not, the role chunk is the stream's first event: a model that then thinks past
+        // the attempt's budget is not timed out for it (the idle timeout bounds the gaps).
+        Rig rig;
+        rig.call(QStringLiteral("pair"), true);
+        rig.upstream.streamHead(0);
+        rig.clock.advance(1s);
+        rig.upstream.data(0, kRoleChunk);
+        rig.clock.advance(40s);
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        QVERIFY(!rig.upstream.at(0).cancelled);
+        rig.upstream.data(0, kChunk);
+        rig.upstream.data(0, kLastChunk);
+        QVERIFY(rig.response->streamed);
+        QCOMPARE(rig.records.at(0).status, RequestStatus::Ok);
+        QCOMPARE(rig.records.at(0).attempts.size(), std::size_t(1));
+    }
+
     void theRoleChunkGoesOutWithTheFirstContent()
     {
         Rig rig;
