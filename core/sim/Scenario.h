@@ -43,7 +43,7 @@ enum class SimError {
     ConnectRefused,  // nothing listens (whole windows only; per request it degrades to a reset)
     Hang,            // never answers; the client's timeout has to end it
     SlowTokens,      // answers, with tokens/s cut by the fault's factor
-    // 2xx answers that are not answers (MalformedWire): each is the provider's failure.
+    // 2xx that are not answers, and errors inside a 200 (MalformedWire), sent at once.
     MalformedAnswer,    // the dialect's answer object without the answer in it (stream: that JSON under an SSE header)
     EmptyObject,        // HTTP 200 whose body is {}
     NotJson,            // HTTP 200 whose body is an HTML page
