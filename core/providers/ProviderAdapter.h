@@ -7,6 +7,7 @@
 #include "common/json/ClientBody.h"
 #include "net/UpstreamRequest.h"
 #include "providers/common/OpenAiAnswer.h"
+#include "providers/common/UpstreamOutcome.h"
 #include "stream/SseEvent.h"
 
 #include <QByteArray>
@@ -39,6 +40,10 @@ struct StreamStep {
     std::optional<Outcome> error;
     bool finished = false;          // the upstream said the answer is complete
     std::optional<TokenUsage> usage; // usage carried by this event, if any
+    // The chunks carry nothing of the answer yet (the assistant's role, an empty delta). Until the
+    // client's stream has started they wait for the first chunk that does: a stream that fails or
+    // ends before any content can still fail over.
+    bool preamble = false;
 };
 
 // Per-attempt, stateful translation of one upstream SSE stream into OpenAI chunks.
@@ -47,7 +52,8 @@ public:
     virtual ~StreamTranslator() = default;
     virtual StreamStep onEvent(const SseEvent &event) = 0;
     // The upstream connection ended. A stream that ends without its dialect's end marker is a
-    // PROVIDER_DOWN error (a cut stream), never a clean finish.
+    // PROVIDER_DOWN error (a cut stream), never a clean finish; so is one that ended, marker or
+    // not, with neither content nor a finish reason (an empty answer is not an answer).
     virtual StreamStep onEnd() = 0;
 
     // Unix seconds for the "created" field of chunks a translator builds itself (dialects whose
@@ -134,16 +140,26 @@ public:
     // A complete successful embeddings body → an OpenAI embeddings list object.
     virtual QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const = 0;
 
-    // What the proxy calls on a complete buffered answer: classify() and, for a success,
-    // chatResponse() (or embeddingsResponse() when `embeddings`) into *answer and *usage. The
-    // default does exactly that and so parses the body twice; a dialect that can do better
-    // overrides it (the proxy's hot path): parse once, or pass the provider's bytes through.
+    // A 2xx that classify() found no error in, judged by its shape: what keeps it from being an
+    // answer of this dialect (a chat completion, or an embeddings list when `embeddings`), as a
+    // phrase for the attempt's message ("a chat answer without choices"), or std::nullopt when it
+    // is one. Such a 2xx is PROVIDER_DOWN, never an empty success (ARCHITECTURE.md, "Errors and
+    // outcomes"). classify() alone judges probes, whose endpoints answer in other shapes.
+    virtual std::optional<QString> answerProblem(const HttpHeaders &headers, const QByteArray &body, bool embeddings) const = 0;
+
+    // What the proxy calls on a complete buffered answer: classify(), answerProblem() and, for an
+    // answer, chatResponse() (or embeddingsResponse() when `embeddings`) into *answer and *usage.
+    // The default does exactly that and so parses the body more than once; a dialect that can do
+    // better overrides it (the proxy's hot path): parse once, or pass the provider's bytes through.
     virtual Outcome classifyAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
                                    bool embeddings, OpenAiAnswer *answer, TokenUsage *usage) const
     {
         Outcome outcome = classify(httpStatus, headers, body);
-        if (outcome.isSuccess())
-            *answer = OpenAiAnswer::fromObject(embeddings ? embeddingsResponse(body, usage) : chatResponse(body, usage));
+        if (!outcome.isSuccess())
+            return outcome;
+        if (std::optional<QString> problem = answerProblem(headers, body, embeddings))
+            return malformedAnswerOutcome(httpStatus, *problem);
+        *answer = OpenAiAnswer::fromObject(embeddings ? embeddingsResponse(body, usage) : chatResponse(body, usage));
         return outcome;
     }
 

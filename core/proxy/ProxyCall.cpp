@@ -111,6 +111,8 @@ struct ProxyCall::Attempt {
     bool passThrough = false;    // the upstream speaks the client's API: its answer goes out as it came
     QByteArray held;             // a pass-through stream's events before its first content
     std::vector<QByteArray> heldChunks; // and their OpenAI chunks, for the cache
+    std::vector<QByteArray> preamble;   // a translated stream's chunks before its first content
+    qsizetype preambleBytes = 0;
 
     // The running transfer's id, which is then no longer the attempt's (0 when none runs).
     quint64 takeTransfer() { return std::exchange(transferId, 0); }
@@ -337,6 +339,24 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
         attemptFailed(outcome);
         return;
     }
+    if (m_stage != Stage::Streaming && step.preamble && !step.finished && m_attempt->preambleBytes <= 64 * 1024) {
+        // Nothing of the answer yet (the role, an empty delta): held, so that a stream that fails
+        // or ends empty before its first content still fails over unseen. A bounded wait, like a
+        // pass-through stream's. The first event has come, so the attempt's budget is met: from
+        // here the idle timeout bounds the gaps, as in any stream.
+        m_attemptTimer.stop();
+        for (QByteArray &chunk : step.chunks) {
+            m_attempt->preambleBytes += chunk.size();
+            m_attempt->preamble.push_back(std::move(chunk));
+        }
+        return;
+    }
+    if (!m_attempt->preamble.empty() && (!step.chunks.empty() || step.finished)) {
+        // The first content: what waited goes out before it, in the order it came.
+        step.chunks.insert(step.chunks.begin(), std::make_move_iterator(m_attempt->preamble.begin()),
+                           std::make_move_iterator(m_attempt->preamble.end()));
+        m_attempt->preamble.clear();
+    }
     if (!step.chunks.empty()) {
         if (!m_attempt->ttft)
             m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
@@ -368,33 +388,36 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         attemptFailed(outcome);
         return;
     }
-    // Every event as it came, but message_start names the model the client asked for, as a
-    // whole answer does.
-    QByteArray data = event.data;
-    if (event.event == "message_start") {
-        QJsonObject start = QJsonDocument::fromJson(data).object();
-        QJsonObject message = start.value(QStringLiteral("message")).toObject();
-        if (!message.isEmpty()) {
-            message.insert(QStringLiteral("model"), m_input.model);
-            start.insert(QStringLiteral("message"), message);
-            data = QJsonDocument(start).toJson(QJsonDocument::Compact);
-        }
-    }
-    QByteArray bytes;
-    bytes.reserve(event.event.size() + data.size() + 16);
-    if (!event.event.isEmpty())
-        bytes.append("event: ").append(event.event).append('\n');
-    bytes.append("data: ").append(data).append("\n\n");
     // A client API that words its own events (the Responses API) also holds them until their first
-    // content itself: empty bytes while it does.
+    // content itself: empty bytes while it does. Anthropic's go as they came, but message_start
+    // names the model the client asked for, as a whole answer does.
     const std::optional<QByteArray> worded = m_api.passThroughEvent(event.event, event.data);
-    if (worded)
+    QByteArray bytes;
+    if (worded) {
         bytes = *worded;
+    } else {
+        QByteArray data = event.data;
+        if (event.event == "message_start") {
+            QJsonObject start = QJsonDocument::fromJson(data).object();
+            QJsonObject message = start.value(QStringLiteral("message")).toObject();
+            if (!message.isEmpty()) {
+                message.insert(QStringLiteral("model"), m_input.model);
+                start.insert(QStringLiteral("message"), message);
+                data = QJsonDocument(start).toJson(QJsonDocument::Compact);
+            }
+        }
+        bytes.reserve(event.event.size() + data.size() + 16);
+        if (!event.event.isEmpty())
+            bytes.append("event: ").append(event.event).append('\n');
+        bytes.append("data: ").append(data).append("\n\n");
+    }
     if (m_stage != Stage::Streaming) {
-        // message_start and pings wait for the first block; a bounded wait (an upstream that
+        // message_start, pings and empty blocks wait for the first content, what the translator
+        // found some of the answer in (text, thinking, a tool call, a stop reason): an upstream
+        // that ends or fails before any can still fail over. A bounded wait (an upstream that
         // sends nothing else would otherwise be held whole).
         const bool content = worded ? !bytes.isEmpty()
-                                    : event.event.startsWith("content_block") || step.finished || m_attempt->held.size() > 64 * 1024;
+                                    : (!step.chunks.empty() && !step.preamble) || step.finished || m_attempt->held.size() > 64 * 1024;
         if (!content) {
             m_attempt->held += bytes;
             if (m_input.cacheTee)

@@ -1,6 +1,7 @@
 #include "sim/FakeProvider.h"
 
 #include "sim/ChunkSplitter.h"
+#include "sim/MalformedWire.h"
 #include "sim/SimText.h"
 #include "net/HttpHandler.h"
 #include "net/HttpServer.h"
@@ -233,6 +234,46 @@ public:
                 r.status = 200; // an error body behind a 200
                 return reply(response, r);
             }
+        case SimError::MalformedAnswer:
+            if (request.stream) // the JSON where the events should be, under an event-stream header
+                return streamOnly(response, MalformedWire(s.wire).answerWithoutAnswer(request, QByteArray::number(id)));
+            return reply(response, jsonReply(MalformedWire(s.wire).answerWithoutAnswer(request, QByteArray::number(id))));
+        case SimError::EmptyObject:
+            return reply(response, jsonReply(QByteArrayLiteral("{}")));
+        case SimError::NotJson: {
+            SimReply r;
+            r.headers.add("content-type", "text/html");
+            r.body = MalformedWire::htmlPage();
+            return reply(response, r);
+        }
+        case SimError::TruncatedAnswer:
+            if (request.stream) // the first half of the events, then a clean end without the end marker
+                return streamOnly(response, wholeStream(request, id, false));
+            {
+                SimReply r = s.wire.complete(request, QByteArray::number(id), SimText::join(answerTokens(id)), s.spec.completionTokens);
+                r.body.truncate(r.body.size() / 2); // a Content-Length that matches: only the JSON is cut
+                return reply(response, r);
+            }
+        case SimError::SseAnswer:
+            if (!request.stream) {
+                SimReply r;
+                r.headers = s.wire.streamHeaders();
+                r.body = wholeStream(request, id, true);
+                return reply(response, r);
+            }
+            break; // a stream request gets the stream it asked for
+        case SimError::EmptyStream:
+            if (request.stream)
+                return streamOnly(response, MalformedWire(s.wire).emptyStream(request, QByteArray::number(id)));
+            return reply(response, jsonReply(MalformedWire(s.wire).emptyAnswer(request, QByteArray::number(id))));
+        case SimError::DisagreeingError:
+            if (request.stream)
+                return streamOnly(response, MalformedWire(s.wire).disagreeingErrorEvent(QByteArray::number(id)));
+            return reply(response, jsonReply(MalformedWire(s.wire).disagreeingErrorBody(QByteArray::number(id))));
+        case SimError::BodyInvalidRequest:
+            if (request.stream)
+                return streamOnly(response, MalformedWire(s.wire).invalidRequestEvent(QByteArray::number(id)));
+            return reply(response, jsonReply(MalformedWire(s.wire).invalidRequestBody(QByteArray::number(id))));
         case SimError::ConnectionReset:
         case SimError::ConnectRefused: {
             // A TCP reset before any answer: the client sees a broken connection, not an HTTP reply.
@@ -253,6 +294,34 @@ private:
     {
         // Retry-After is whole seconds on the wire; at x10 a scenario's 2 s becomes 1 s, never 0.
         return std::max(1, static_cast<int>(std::ceil(scenarioSeconds / m_shared->clock.timeScale())));
+    }
+
+    std::vector<QByteArray> answerTokens(quint64 id) const
+    {
+        return SimText::tokens(m_shared->spec.language, m_shared->spec.completionTokens, id);
+    }
+
+    // The answer as one event stream, sent at once: whole, or its first half without the end.
+    QByteArray wholeStream(const SimRequest &request, quint64 id, bool whole) const
+    {
+        const DialectWire &wire = m_shared->wire;
+        const QByteArray idText = QByteArray::number(id);
+        const std::vector<QByteArray> tokens = answerTokens(id);
+        const int count = whole ? static_cast<int>(tokens.size()) : std::max(1, static_cast<int>(tokens.size()) / 2);
+        QByteArray out = wire.streamHead(request, idText);
+        for (int i = 0; i < count; ++i)
+            out += wire.streamDelta(request, idText, tokens.at(static_cast<std::size_t>(i)), i);
+        if (whole)
+            out += wire.streamTail(request, idText, count);
+        return out;
+    }
+
+    static SimReply jsonReply(const QByteArray &body)
+    {
+        SimReply r;
+        r.headers.add("content-type", "application/json");
+        r.body = body;
+        return r;
     }
 
     HttpHeaders providerHeaders(HttpHeaders h) const

@@ -17,6 +17,8 @@ constexpr const char *kErrorNames[SimErrorCount] = {
     "none",           "http_500",          "http_503",         "http_429",   "http_429_retry_after",
     "body_rate_limit", "first_event_error", "mid_stream_error", "stream_cut", "connection_reset",
     "connect_refused", "hang",              "slow_tokens",
+    "malformed_answer", "empty_object",     "not_json",         "truncated_answer", "sse_answer",
+    "empty_stream",    "disagreeing_error", "body_invalid_request",
 };
 
 const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};

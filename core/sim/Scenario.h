@@ -43,8 +43,17 @@ enum class SimError {
     ConnectRefused,  // nothing listens (whole windows only; per request it degrades to a reset)
     Hang,            // never answers; the client's timeout has to end it
     SlowTokens,      // answers, with tokens/s cut by the fault's factor
+    // 2xx that are not answers, and errors inside a 200 (MalformedWire), sent at once.
+    MalformedAnswer,    // the dialect's answer object without the answer in it (stream: that JSON under an SSE header)
+    EmptyObject,        // HTTP 200 whose body is {}
+    NotJson,            // HTTP 200 whose body is an HTML page
+    TruncatedAnswer,    // HTTP 200, cleanly framed, whose body stops halfway (a stream: its events, no end marker)
+    SseAnswer,          // a request for a whole answer gets an event stream (a stream request its usual one)
+    EmptyStream,        // a stream with neither content nor a finish reason, ended cleanly (whole: an empty answer)
+    DisagreeingError,   // HTTP 200 whose error says "invalid request" in one field, "overloaded" in another
+    BodyInvalidRequest, // HTTP 200 whose error is the caller's: the prompt is too long
 };
-inline constexpr int SimErrorCount = 13;
+inline constexpr int SimErrorCount = 21;
 
 const char *toString(SimError error);
 std::optional<SimError> simErrorFromString(QStringView text);

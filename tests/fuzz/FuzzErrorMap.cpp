@@ -41,13 +41,16 @@ int fuzzErrorMap(const std::uint8_t *data, std::size_t size)
     fuzzCheck(QJsonDocument::fromJson(QJsonDocument(chat).toJson(QJsonDocument::Compact)).isObject(),
               "a chat response serialises to a JSON object");
 
-    // What the proxy calls: it must judge as classify() does and, for a success, write what
+    // What the proxy calls: it must judge as classify() does, but for a success that is no answer
+    // (answerProblem(): PROVIDER_DOWN, never an empty success), and for a success write what
     // chatResponse() gives (OpenAI-compatible answers pass through unparsed: JsonObjectScan vs Qt).
     OpenAiAnswer answer;
     TokenUsage answerUsage;
     const Outcome judged = adapter->classifyAnswer(status, headers, body, false, &answer, &answerUsage);
-    fuzzCheck(judged.kind == outcome.kind, "classifyAnswer judges as classify does");
+    const bool noAnswer = outcome.isSuccess() && adapter->answerProblem(headers, body, false).has_value();
+    fuzzCheck(judged.kind == (noAnswer ? OutcomeKind::ProviderDown : outcome.kind), "classifyAnswer judges as classify does");
     if (judged.isSuccess()) {
+        fuzzCheck(!answer.isEmpty(), "a success carries an answer");
         QJsonObject expected = chat;
         expected.insert(QStringLiteral("model"), QStringLiteral("client-model"));
         if (expected.value(QStringLiteral("created")).toInteger() <= 0)

@@ -7,6 +7,8 @@
 #include "sim/ScenarioClock.h"
 
 #include "net/UpstreamClient.h"
+#include "providers/ProviderRegistry.h"
+#include "stream/SseParser.h"
 
 #include "FakeClock.h"
 
@@ -127,6 +129,34 @@ UpstreamRequest get(quint16 port, const QString &path)
     r.method = "GET";
     r.url = QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path));
     return r;
+}
+
+// What the proxy would make of a fetched answer: the event stream a stream request asked for
+// through the dialect's translator (to its end), anything else through classifyAnswer(), where a
+// whole answer to a stream request is no answer either.
+OutcomeKind engineVerdict(const QString &dialect, const Fetch &f, bool stream)
+{
+    const ProviderAdapter *adapter = ProviderRegistry::find(dialect);
+    if (!stream || !f.headers.value("content-type").contains("text/event-stream")) {
+        OpenAiAnswer answer;
+        TokenUsage usage;
+        const OutcomeKind kind = adapter->classifyAnswer(f.status, f.headers, f.body, false, &answer, &usage).kind;
+        return stream && kind == OutcomeKind::Success ? OutcomeKind::ProviderDown : kind;
+    }
+    auto translator = adapter->streamTranslator(QJsonObject{{"model", "m1"}, {"stream", true}});
+    SseParser parser;
+    std::vector<SseEvent> events = parser.feed(f.body);
+    for (SseEvent &e : parser.finish())
+        events.push_back(std::move(e));
+    for (const SseEvent &e : events) {
+        const StreamStep step = translator->onEvent(e);
+        if (step.error)
+            return step.error->kind;
+        if (step.finished)
+            return OutcomeKind::Success;
+    }
+    const StreamStep end = translator->onEnd();
+    return end.error ? end.error->kind : OutcomeKind::Success;
 }
 
 } // namespace
@@ -328,6 +358,57 @@ private slots:
 
         QCOMPARE(pMid->stats().injected[std::size_t(SimError::MidStreamError)], quint64(1));
         QCOMPARE(pMid->stats().succeeded, quint64(0));
+    }
+
+    // The 2xx faults that are not answers, over real sockets in every dialect: each arrives as a
+    // complete HTTP exchange (no transport error to give it away) and is what the engine calls it.
+    void answersThatAreNotAnswers_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        for (const char *d : {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"})
+            QTest::newRow(d) << QString::fromLatin1(d);
+    }
+    void answersThatAreNotAnswers()
+    {
+        QFETCH(QString, dialect);
+        SplitMixRandom random(11);
+        ScenarioClock clock(SystemClock::instance(), 1.0);
+        struct Expect {
+            SimError fault;
+            OutcomeKind whole;
+            OutcomeKind stream;
+        };
+        const OutcomeKind down = OutcomeKind::ProviderDown;
+        const Expect cases[] = {
+            {SimError::MalformedAnswer, down, down},
+            {SimError::EmptyObject, down, down},
+            {SimError::NotJson, down, down},
+            {SimError::TruncatedAnswer, down, down},
+            {SimError::SseAnswer, down, OutcomeKind::Success},
+            {SimError::EmptyStream, down, down},
+            {SimError::DisagreeingError, down, down},
+            {SimError::BodyInvalidRequest, OutcomeKind::NonRetryableParamError, OutcomeKind::NonRetryableParamError},
+        };
+        UpstreamClient client;
+        for (const Expect &c : cases) {
+            ProviderSpec spec = fastProvider(dialect);
+            spec.chunking.mode = ChunkingSpec::Mode::Event;
+            spec.faults = {always(c.fault)};
+            FakeProvider provider(spec, clock, random, 1);
+            QVERIFY(provider.start());
+            for (bool stream : {false, true}) {
+                const QString what = QStringLiteral("%1 %2").arg(QString::fromLatin1(toString(c.fault)), stream ? "stream" : "whole");
+                auto f = fetch(client, chatRequest(provider, stream));
+                QTRY_VERIFY_WITH_TIMEOUT(f->done, kWaitMs);
+                QVERIFY2(f->error == TransferError::None, qPrintable(what));
+                QCOMPARE(f->status, 200);
+                const OutcomeKind expected = stream ? c.stream : c.whole;
+                QVERIFY2(engineVerdict(dialect, *f, stream) == expected,
+                         qPrintable(what + QStringLiteral(": not ") + QString::fromLatin1(toString(expected)) + QStringLiteral("\n")
+                                    + QString::fromUtf8(f->body.left(600))));
+            }
+            QCOMPARE(provider.stats().injected[std::size_t(c.fault)], quint64(2));
+        }
     }
 
     void chatEndpointFollowsTheBaseUrl()

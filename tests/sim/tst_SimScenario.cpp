@@ -4,6 +4,8 @@
 #include "TestPaths.h"
 
 #include <QDir>
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
 
@@ -19,6 +21,24 @@ private:
     }
 
 private slots:
+    void everyErrorNameIsDocumentedAndParses()
+    {
+        // A fault a scenario cannot name, or one SCENARIO_FORMAT.md does not explain, is no use.
+        QFile format(sb::test::sourcePath(QStringLiteral("core/sim/SCENARIO_FORMAT.md")));
+        QVERIFY(format.open(QIODevice::ReadOnly));
+        const QByteArray text = format.readAll();
+        for (int i = 1; i < SimErrorCount; ++i) {
+            const SimError error = static_cast<SimError>(i);
+            const QByteArray name = toString(error);
+            QVERIFY2(text.contains("`" + name + "`"), name.constData());
+            QCOMPARE(simErrorFromString(QString::fromLatin1(name)), std::optional<SimError>(error));
+            QJsonObject fault{{"kind", "errors"}, {"mix", QString::fromLatin1(name)}};
+            QJsonObject provider{{"name", "p"}, {"faults", QJsonArray{fault}}};
+            QStringList errors;
+            QVERIFY2(Scenario::fromJson(QJsonObject{{"providers", QJsonArray{provider}}}, &errors).has_value(), qPrintable(errors.join(' ')));
+        }
+    }
+
     void parsesAFullProvider()
     {
         QStringList errors;

@@ -346,6 +346,11 @@ TokenUsage AnthropicAdapter::usageFromAnthropic(const QJsonObject &usage)
     return out;
 }
 
+std::optional<QString> AnthropicAdapter::answerProblem(const HttpHeaders &headers, const QByteArray &body, bool) const
+{
+    return AnthropicErrorMap::messageProblem(headers, body); // no embeddings request ever reaches Anthropic
+}
+
 QJsonObject AnthropicAdapter::chatResponse(const QByteArray &body, TokenUsage *usage) const
 {
     QJsonObject in;

@@ -33,6 +33,7 @@ public:
     UpstreamRequest probeRequest(const AdapterContext &context) const override;
 
     Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const override;
+    std::optional<QString> answerProblem(const HttpHeaders &headers, const QByteArray &body, bool embeddings) const override;
 
     QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
     Outcome classifyNativeAnswer(QStringView clientApi, int httpStatus, const HttpHeaders &headers, const QByteArray &body,

@@ -1,8 +1,13 @@
 #include "providers/anthropic/AnthropicErrorMap.h"
 
+#include "common/json/JsonObjectScan.h"
+#include "common/json/JsonWalk.h"
+#include "providers/common/InBodyError.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 #include "stream/SseParser.h"
+
+#include <QJsonArray>
 
 namespace sb {
 
@@ -18,9 +23,39 @@ OutcomeKind combine(int status, std::optional<OutcomeKind> fromType)
         return OutcomeKind::ProviderDown;
     if (status >= 400)
         return fromType && *fromType != OutcomeKind::Success ? *fromType : OutcomeKind::NonRetryableParamError;
-    if (status >= 200 && status < 300)
-        return fromType.value_or(OutcomeKind::ProviderDown);
-    return OutcomeKind::ProviderDown;
+    return OutcomeKind::ProviderDown; // 2xx errors: judgeInBodyError
+}
+
+bool looksLikeEventStream(const HttpHeaders &headers, const QByteArray &body)
+{
+    const QByteArray start = body.left(16).trimmed();
+    return headers.value("content-type").contains("text/event-stream") || start.startsWith("event:")
+           || start.startsWith("data:") || start.startsWith(':');
+}
+
+bool isNonEmptyString(QByteArrayView raw)
+{
+    return raw.size() > 2 && raw.front() == '"';
+}
+
+// The hot path's look at a message: its top-level members only, no value built. True when it
+// certainly is one; false leaves it to the parsed object.
+bool scannedMessageIsWellFormed(const QByteArray &body)
+{
+    JsonObjectScan scan;
+    if (!scan.scan(body))
+        return false;
+    const JsonObjectScan::Member *type = scan.find("type");
+    const JsonObjectScan::Member *content = scan.find("content");
+    if (!type || type->valueIn(body) != "\"message\"" || !content)
+        return false;
+    const QByteArrayView blocks = content->valueIn(body);
+    if (blocks.isEmpty() || blocks.front() != '[')
+        return false;
+    if (const qsizetype first = jsonwalk::skipSpace(blocks, 1); first < blocks.size() && blocks[first] != ']')
+        return true;
+    const JsonObjectScan::Member *stop = scan.find("stop_reason");
+    return stop && isNonEmptyString(stop->valueIn(body));
 }
 
 Outcome make(OutcomeKind kind, int status, const HttpHeaders &headers, QString code, const QString &message)
@@ -60,17 +95,19 @@ std::optional<Outcome> AnthropicErrorMap::errorInObject(const QJsonObject &objec
         return std::nullopt;
     const QJsonObject e = error.toObject();
     const QString type = e.value(QLatin1String("type")).toString();
-    return make(combine(httpStatus, kindFromType(type)), httpStatus, headers, type,
-                e.value(QLatin1String("message")).toString());
+    const QString message = e.value(QLatin1String("message")).toString();
+    // Inside a 200 (a body or an event) there is no status to go by: the type and the message
+    // are weighed together.
+    const OutcomeKind kind = httpStatus >= 200 && httpStatus < 300
+                                 ? judgeInBodyError(InBodyError{type, QString(), message, kindFromType(type), std::nullopt})
+                                 : combine(httpStatus, kindFromType(type));
+    return make(kind, httpStatus, headers, type, message);
 }
 
 Outcome AnthropicErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body)
 {
     const bool ok = httpStatus >= 200 && httpStatus < 300;
-    const QByteArray start = body.left(16).trimmed();
-    const bool isStream = headers.value("content-type").contains("text/event-stream") || start.startsWith("event:")
-                          || start.startsWith("data:") || start.startsWith(':');
-    if (ok && isStream) {
+    if (ok && looksLikeEventStream(headers, body)) {
         SseParser parser;
         auto events = parser.feed(body);
         auto tail = parser.finish();
@@ -102,6 +139,26 @@ Outcome AnthropicErrorMap::classify(int httpStatus, const HttpHeaders &headers, 
     const QString text = QString::fromUtf8(body.left(300));
     return make(combine(httpStatus, std::nullopt), httpStatus, headers, QString(),
                 text.isEmpty() ? QStringLiteral("HTTP %1").arg(httpStatus) : text);
+}
+
+std::optional<QString> AnthropicErrorMap::messageProblem(const HttpHeaders &headers, const QByteArray &body)
+{
+    if (looksLikeEventStream(headers, body))
+        return QStringLiteral("an event stream to a request for a whole message");
+    if (scannedMessageIsWellFormed(body))
+        return std::nullopt;
+    QJsonObject object;
+    if (!parseJsonObject(body, &object))
+        return QStringLiteral("a body that is not one JSON object");
+    if (object.value(QLatin1String("type")).toString() != QLatin1String("message"))
+        return QStringLiteral("an object whose type is not \"message\"");
+    const QJsonValue content = object.value(QLatin1String("content"));
+    if (!content.isArray())
+        return QStringLiteral("a message without content");
+    const QJsonValue stop = object.value(QLatin1String("stop_reason"));
+    if (content.toArray().isEmpty() && !(stop.isString() && !stop.toString().isEmpty()))
+        return QStringLiteral("a message with neither content nor a stop reason");
+    return std::nullopt;
 }
 
 } // namespace sb

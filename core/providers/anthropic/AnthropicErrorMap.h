@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QJsonObject>
+#include <QString>
 
 #include <optional>
 
@@ -20,14 +21,20 @@ namespace sb {
 //   billing_error 402                                       → AUTH_ERROR (the key/account, not the channel)
 //   invalid_request_error 400, not_found_error 404,
 //   request_too_large 413                                   → NON_RETRYABLE_PARAM_ERROR
-//   200 with type "error", or whose first SSE event is an error → that error
+//   200 with type "error", or whose first SSE event is an error → that error, its type and message
+//                                                              weighed by judgeInBodyError
 //   200 that is neither JSON nor SSE                         → PROVIDER_DOWN
+//   200 to a request for a message that is not one (messageProblem) → PROVIDER_DOWN
 class AnthropicErrorMap {
 public:
     static Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body);
     // The error an object carries ({"type":"error","error":{…}}), if any.
     static std::optional<Outcome> errorInObject(const QJsonObject &object, int httpStatus, const HttpHeaders &headers);
     static std::optional<OutcomeKind> kindFromType(const QString &errorType);
+    // What keeps a 2xx without an error from being a whole message: an event stream, not JSON, a
+    // type other than "message", no content list, or an empty one without a stop reason (an empty
+    // content list that ended for a reason is a legitimate answer). std::nullopt when it is one.
+    static std::optional<QString> messageProblem(const HttpHeaders &headers, const QByteArray &body);
 };
 
 } // namespace sb

@@ -108,6 +108,7 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
         mergeUsage(message.value(QLatin1String("usage")).toObject(), true);
         step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
                                                 {QStringLiteral("content"), QString()}}));
+        step.preamble = true;
         return step;
     }
     if (type == QLatin1String("content_block_start")) {
@@ -124,8 +125,10 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
                 {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), block.value(QLatin1String("name")).toString()},
                                                          {QStringLiteral("arguments"), QString()}}}};
             step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{call}}}));
+            m_sawContent = true;
         } else if (blockType == QLatin1String("text") && !block.value(QLatin1String("text")).toString().isEmpty()) {
             step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("content"), block.value(QLatin1String("text")).toString()}}));
+            m_sawContent = true;
         }
         return step;
     }
@@ -134,7 +137,10 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
         const QJsonObject delta = data.value(QLatin1String("delta")).toObject();
         const QString deltaType = delta.value(QLatin1String("type")).toString();
         if (deltaType == QLatin1String("text_delta")) {
-            step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("content"), delta.value(QLatin1String("text")).toString()}}));
+            const QString text = delta.value(QLatin1String("text")).toString();
+            step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("content"), text}}));
+            step.preamble = text.isEmpty();
+            m_sawContent = m_sawContent || !text.isEmpty();
         } else if (deltaType == QLatin1String("input_json_delta")) {
             const QString partial = delta.value(QLatin1String("partial_json")).toString();
             const auto tool = m_toolIndexByBlock.constFind(index);
@@ -144,7 +150,10 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
                 step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{call}}}));
             }
         } else if (deltaType == QLatin1String("thinking_delta")) {
-            step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("reasoning_content"), delta.value(QLatin1String("thinking")).toString()}}));
+            const QString thinking = delta.value(QLatin1String("thinking")).toString();
+            step.chunks.push_back(chunk(QJsonObject{{QStringLiteral("reasoning_content"), thinking}}));
+            step.preamble = thinking.isEmpty();
+            m_sawContent = m_sawContent || !thinking.isEmpty();
         }
         return step;
     }
@@ -152,11 +161,17 @@ StreamStep AnthropicStreamTranslator::onEvent(const SseEvent &event)
         mergeUsage(data.value(QLatin1String("usage")).toObject(), false);
         step.usage = m_usage;
         const QString stopReason = data.value(QLatin1String("delta")).toObject().value(QLatin1String("stop_reason")).toString();
-        if (!stopReason.isEmpty())
+        if (!stopReason.isEmpty()) {
             step.chunks.push_back(chunk(QJsonObject(), AnthropicAdapter::finishReason(stopReason)));
+            m_sawStopReason = true;
+        }
         return step;
     }
     if (type == QLatin1String("message_stop")) {
+        if (!m_sawContent && !m_sawStopReason)
+            return fail(OutcomeKind::ProviderDown, QStringLiteral("empty_stream"),
+                        QStringLiteral("The provider's stream ended with neither content nor a stop reason: an empty "
+                                       "answer is not an answer."));
         m_stopped = true;
         step.finished = true;
         if (m_usage.isKnown()) {

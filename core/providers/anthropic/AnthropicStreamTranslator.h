@@ -9,13 +9,16 @@
 namespace sb {
 
 // Anthropic Messages SSE → OpenAI chat.completion.chunk, one event at a time:
-//   message_start        → a chunk with delta {"role":"assistant","content":""}; input token count
+//   message_start        → a chunk with delta {"role":"assistant","content":""} (a preamble:
+//                          StreamStep::preamble); input token count
 //   content_block_start  → for tool_use, a tool_calls delta with id and name (index numbered per tool)
 //   content_block_delta  → text_delta → content; input_json_delta → tool_calls[].function.arguments;
 //                          thinking_delta → reasoning_content
 //   message_delta        → a chunk with finish_reason (end_turn→stop, max_tokens→length,
 //                          tool_use→tool_calls); output token count
-//   message_stop         → finished; plus a usage chunk when the client asked for include_usage
+//   message_stop         → finished; plus a usage chunk when the client asked for include_usage.
+//                          With neither content nor a stop reason before it, PROVIDER_DOWN: an
+//                          empty answer is not an answer
 //   ping, content_block_stop, unknown types → nothing (Anthropic may add event types)
 //   error                → StreamStep::error (overloaded_error → PROVIDER_DOWN, …)
 // Usage comes from message_start (input and cache counts) and the final events (message_delta's
@@ -44,6 +47,8 @@ private:
     int m_nextToolIndex = 0;
     bool m_stopped = false;
     bool m_failed = false;
+    bool m_sawContent = false;    // a text, thinking or tool block carried something
+    bool m_sawStopReason = false; // message_delta named why the answer ended
 };
 
 } // namespace sb

@@ -37,4 +37,14 @@ Outcome brokenStreamOutcome(const QString &message)
     return o;
 }
 
+Outcome malformedAnswerOutcome(int httpStatus, const QString &problem)
+{
+    Outcome o;
+    o.kind = OutcomeKind::ProviderDown;
+    o.httpStatus = httpStatus;
+    o.providerCode = QStringLiteral("malformed_answer");
+    o.message = QStringLiteral("The provider answered HTTP %1 with %2, which is not an answer.").arg(httpStatus).arg(problem);
+    return o;
+}
+
 } // namespace sb

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "common/HttpHeaders.h"
-#include "providers/ProviderAdapter.h"
+#include "model/Outcome.h"
 
 #include <QString>
 
@@ -19,5 +19,10 @@ Outcome httpStatusOutcome(int status, const HttpHeaders &headers, const QString 
 // A stream that broke its dialect's protocol (an event that is not JSON, an end without the end
 // marker) inside an HTTP 200: the provider is down for this request, whatever the status said.
 Outcome brokenStreamOutcome(const QString &message);
+
+// A 2xx that is not an answer in the dialect's shape (no choices, no candidates, an event stream
+// to a request for a whole answer, `{}`): PROVIDER_DOWN, the provider's failure like a 5xx, never
+// an empty success. `problem` says what was wrong ("a chat answer without choices").
+Outcome malformedAnswerOutcome(int httpStatus, const QString &problem);
 
 } // namespace sb

@@ -141,6 +141,11 @@ Outcome DashScopeAdapter::classifyProbe(int httpStatus, const HttpHeaders &heade
     return DashScopeErrorMap::classifyListing(httpStatus, headers, body);
 }
 
+std::optional<QString> DashScopeAdapter::answerProblem(const HttpHeaders &, const QByteArray &body, bool embeddings) const
+{
+    return DashScopeErrorMap::answerProblem(body, embeddings);
+}
+
 QJsonObject DashScopeAdapter::chatResponse(const QByteArray &body, TokenUsage *usage) const
 {
     const QJsonObject root = QJsonDocument::fromJson(body).object();

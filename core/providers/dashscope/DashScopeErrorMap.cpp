@@ -1,9 +1,11 @@
 #include "providers/dashscope/DashScopeErrorMap.h"
 
+#include "providers/common/InBodyError.h"
 #include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace sb {
@@ -15,6 +17,11 @@ bool DashScopeErrorMap::isError(const QJsonObject &body)
 }
 
 OutcomeKind DashScopeErrorMap::kindForCode(const QString &code, int httpStatus)
+{
+    return kindOfCode(code).value_or(outcomeKindForHttpStatus(httpStatus >= 400 ? httpStatus : 0));
+}
+
+std::optional<OutcomeKind> DashScopeErrorMap::kindOfCode(const QString &code)
 {
     // Throttling, Throttling.RateQuota (RPM/TPM), Throttling.AllocationQuota (token quota),
     // Throttling.BurstRate: another key or a pause helps.
@@ -36,18 +43,21 @@ OutcomeKind DashScopeErrorMap::kindForCode(const QString &code, int httpStatus)
         || code.startsWith(QLatin1String("ServiceUnavailable")) || code == QLatin1String("ModelServiceFailed")
         || code == QLatin1String("ModelUnavailable") || code == QLatin1String("RequestTimeOut"))
         return OutcomeKind::ProviderDown;
-    return outcomeKindForHttpStatus(httpStatus >= 400 ? httpStatus : 0);
+    return std::nullopt;
 }
 
 Outcome DashScopeErrorMap::fromErrorBody(const QJsonObject &body, int httpStatus)
 {
     const QJsonValue codeValue = body.value(QLatin1String("code"));
     const QString code = codeValue.isDouble() ? QString::number(codeValue.toInt()) : codeValue.toString();
+    const QString message = body.value(QLatin1String("message")).toString();
     Outcome o;
-    o.kind = kindForCode(code, httpStatus);
+    // Inside a 200 (a body or an event:error) the code and the message are weighed together.
+    o.kind = httpStatus >= 400 ? kindForCode(code, httpStatus)
+                               : judgeInBodyError(InBodyError{QString(), code, message, std::nullopt, kindOfCode(code)});
     o.httpStatus = httpStatus;
     o.providerCode = code;
-    o.message = cleanProviderMessage(body.value(QLatin1String("message")).toString());
+    o.message = cleanProviderMessage(message);
     return o;
 }
 
@@ -79,6 +89,37 @@ Outcome DashScopeErrorMap::classifyListing(int httpStatus, const HttpHeaders &he
     if (httpStatus >= 200 && httpStatus < 300 && !isError(root))
         return Outcome::success(httpStatus);
     return classify(httpStatus, headers, body);
+}
+
+std::optional<QString> DashScopeErrorMap::answerProblem(const QByteArray &body, bool embeddings)
+{
+    const QJsonObject output = QJsonDocument::fromJson(body).object().value(QLatin1String("output")).toObject();
+    if (output.isEmpty())
+        return QStringLiteral("a body without output");
+    if (embeddings) {
+        if (output.value(QLatin1String("embeddings")).toArray().isEmpty())
+            return QStringLiteral("an embeddings output without embeddings");
+        return std::nullopt;
+    }
+    const auto finished = [](const QJsonValue &reason) {
+        // "null" (a string) is DashScope's "not yet"; any other word ends the answer.
+        return reason.isString() && !reason.toString().isEmpty() && reason.toString() != QLatin1String("null");
+    };
+    const QJsonArray choices = output.value(QLatin1String("choices")).toArray();
+    if (choices.isEmpty()) { // result_format "text"
+        if (!output.value(QLatin1String("text")).toString().isEmpty() || finished(output.value(QLatin1String("finish_reason"))))
+            return std::nullopt;
+        return QStringLiteral("an output with neither choices nor text");
+    }
+    const QJsonObject choice = choices.first().toObject();
+    const QJsonValue message = choice.value(QLatin1String("message"));
+    if (!message.isObject())
+        return QStringLiteral("a choice without a message");
+    const QJsonObject m = message.toObject();
+    if (m.value(QLatin1String("content")).toString().isEmpty() && m.value(QLatin1String("reasoning_content")).toString().isEmpty()
+        && m.value(QLatin1String("tool_calls")).toArray().isEmpty() && !finished(choice.value(QLatin1String("finish_reason"))))
+        return QStringLiteral("a choice with neither content nor a finish reason");
+    return std::nullopt;
 }
 
 } // namespace sb

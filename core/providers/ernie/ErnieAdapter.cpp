@@ -196,6 +196,11 @@ Outcome ErnieAdapter::classify(int httpStatus, const HttpHeaders &headers, const
     return ErnieErrorMap::classify(httpStatus, headers, body);
 }
 
+std::optional<QString> ErnieAdapter::answerProblem(const HttpHeaders &, const QByteArray &body, bool embeddings) const
+{
+    return ErnieErrorMap::answerProblem(body, embeddings);
+}
+
 QJsonObject ErnieAdapter::chatResponse(const QByteArray &body, TokenUsage *usage) const
 {
     const QJsonObject root = QJsonDocument::fromJson(body).object();

@@ -23,6 +23,7 @@ public:
     UpstreamRequest probeRequest(const AdapterContext &context) const override;
 
     Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const override;
+    std::optional<QString> answerProblem(const HttpHeaders &headers, const QByteArray &body, bool embeddings) const override;
     QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
     QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const override;
     std::unique_ptr<StreamTranslator> streamTranslator(const QJsonObject &openAiBody) const override;

@@ -1,9 +1,11 @@
 #include "providers/ernie/ErnieErrorMap.h"
 
+#include "providers/common/InBodyError.h"
 #include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace sb {
@@ -14,6 +16,12 @@ bool ErnieErrorMap::isError(const QJsonObject &body)
 }
 
 OutcomeKind ErnieErrorMap::kindForCode(int errorCode)
+{
+    // Anything unknown blames the provider: retryable, and never a success.
+    return kindOfCode(errorCode).value_or(OutcomeKind::ProviderDown);
+}
+
+std::optional<OutcomeKind> ErnieErrorMap::kindOfCode(int errorCode)
 {
     switch (errorCode) {
     case 4:      // cluster-wide request limit reached
@@ -42,23 +50,26 @@ OutcomeKind ErnieErrorMap::kindForCode(int errorCode)
         break;
     }
     // 3360xx/3361xx are request faults (bad argument, JSON, length, function definitions, content);
-    // 3365xx are further rate limits. Anything else unknown blames the provider: retryable, and
-    // never a success.
+    // 3365xx are further rate limits.
     if (errorCode > 336000 && errorCode < 336200)
         return OutcomeKind::NonRetryableParamError;
     if (errorCode >= 336500 && errorCode < 336600)
         return OutcomeKind::RetryableRateLimit;
-    return OutcomeKind::ProviderDown;
+    return std::nullopt;
 }
 
 Outcome ErnieErrorMap::fromErrorBody(const QJsonObject &body, int httpStatus)
 {
     const int code = body.value(QLatin1String("error_code")).toInt(0);
+    const QString message = body.value(QLatin1String("error_msg")).toString();
     Outcome o;
-    o.kind = kindForCode(code);
+    // Qianfan's errors come inside a 200, its code and message weighed together; one behind an
+    // error status is read by its code alone.
+    o.kind = httpStatus >= 400 ? kindForCode(code)
+                               : judgeInBodyError(InBodyError{QString(), QString::number(code), message, std::nullopt, kindOfCode(code)});
     o.httpStatus = httpStatus;
     o.providerCode = QString::number(code);
-    o.message = cleanProviderMessage(body.value(QLatin1String("error_msg")).toString());
+    o.message = cleanProviderMessage(message);
     return o;
 }
 
@@ -84,6 +95,24 @@ Outcome ErnieErrorMap::classify(int httpStatus, const HttpHeaders &headers, cons
         return Outcome::success(httpStatus);
     }
     return httpStatusOutcome(httpStatus, headers, QStringLiteral("ERNIE answered HTTP %1 without an error code").arg(httpStatus));
+}
+
+std::optional<QString> ErnieErrorMap::answerProblem(const QByteArray &body, bool embeddings)
+{
+    const QJsonObject root = QJsonDocument::fromJson(body).object();
+    if (embeddings) {
+        if (root.value(QLatin1String("data")).toArray().isEmpty())
+            return QStringLiteral("an embeddings answer without data");
+        return std::nullopt;
+    }
+    const QJsonValue result = root.value(QLatin1String("result"));
+    if (!result.isString())
+        return QStringLiteral("a chat answer without a result");
+    // An empty result is an answer when it called a function, was refused, or says why it ended.
+    if (result.toString().isEmpty() && !root.value(QLatin1String("function_call")).isObject()
+        && !root.value(QLatin1String("need_clear_history")).toBool() && root.value(QLatin1String("finish_reason")).toString().isEmpty())
+        return QStringLiteral("a chat answer with neither a result nor a finish reason");
+    return std::nullopt;
 }
 
 } // namespace sb

@@ -289,6 +289,11 @@ Outcome GeminiAdapter::classify(int httpStatus, const HttpHeaders &headers, cons
     return GeminiErrorMap::classify(httpStatus, headers, body);
 }
 
+std::optional<QString> GeminiAdapter::answerProblem(const HttpHeaders &, const QByteArray &body, bool embeddings) const
+{
+    return GeminiErrorMap::answerProblem(body, embeddings);
+}
+
 QJsonObject GeminiAdapter::chatResponse(const QByteArray &body, TokenUsage *usage) const
 {
     const QJsonDocument doc = QJsonDocument::fromJson(body);

@@ -1,5 +1,6 @@
 #include "providers/gemini/GeminiErrorMap.h"
 
+#include "providers/common/InBodyError.h"
 #include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
@@ -54,24 +55,32 @@ Outcome GeminiErrorMap::fromError(const QJsonObject &error, int httpStatus,
     const QString status = error.value(QLatin1String("status")).toString();
     const int code = error.value(QLatin1String("code")).toInt(httpStatus);
     const QString message = error.value(QLatin1String("message")).toString();
-    const int effectiveStatus = httpStatus >= 400 ? httpStatus : code;
 
-    OutcomeKind kind;
+    std::optional<OutcomeKind> statusKind;
     if (status == QLatin1String("RESOURCE_EXHAUSTED"))
-        kind = OutcomeKind::RetryableRateLimit;
+        statusKind = OutcomeKind::RetryableRateLimit;
     else if (status == QLatin1String("UNAUTHENTICATED") || status == QLatin1String("PERMISSION_DENIED"))
-        kind = OutcomeKind::AuthError;
+        statusKind = OutcomeKind::AuthError;
     else if (status == QLatin1String("INVALID_ARGUMENT"))
-        kind = mentionsInvalidKey(error) ? OutcomeKind::AuthError : OutcomeKind::NonRetryableParamError;
+        statusKind = mentionsInvalidKey(error) ? OutcomeKind::AuthError : OutcomeKind::NonRetryableParamError;
     else if (status == QLatin1String("FAILED_PRECONDITION") || status == QLatin1String("NOT_FOUND")
              || status == QLatin1String("OUT_OF_RANGE") || status == QLatin1String("ALREADY_EXISTS"))
-        kind = OutcomeKind::NonRetryableParamError;
+        statusKind = OutcomeKind::NonRetryableParamError;
     else if (status == QLatin1String("INTERNAL") || status == QLatin1String("UNAVAILABLE")
              || status == QLatin1String("DEADLINE_EXCEEDED") || status == QLatin1String("UNKNOWN")
              || status == QLatin1String("ABORTED") || status == QLatin1String("CANCELLED"))
-        kind = OutcomeKind::ProviderDown;
-    else
-        kind = effectiveStatus >= 400 ? outcomeKindForHttpStatus(effectiveStatus) : OutcomeKind::ProviderDown;
+        statusKind = OutcomeKind::ProviderDown;
+
+    OutcomeKind kind;
+    if (httpStatus >= 400) {
+        kind = statusKind.value_or(outcomeKindForHttpStatus(httpStatus));
+    } else {
+        // Inside a 200 (a body or an SSE event) the gRPC status, the code Google would have sent as
+        // the HTTP status and the message are weighed together.
+        const bool hasCode = error.value(QLatin1String("code")).isDouble();
+        const std::optional<OutcomeKind> codeKind = hasCode && code >= 400 ? std::optional(outcomeKindForHttpStatus(code)) : std::nullopt;
+        kind = judgeInBodyError(InBodyError{status, hasCode ? QString::number(code) : QString(), message, statusKind, codeKind});
+    }
 
     Outcome o = make(kind, httpStatus, status.isEmpty() ? QString::number(code) : status, message);
     o.retryAfter = retryAfter;
@@ -108,6 +117,33 @@ Outcome GeminiErrorMap::classify(int httpStatus, const HttpHeaders &headers, con
     }
 
     return httpStatusOutcome(httpStatus, headers, QStringLiteral("Gemini answered HTTP %1 without an error object").arg(httpStatus));
+}
+
+std::optional<QString> GeminiErrorMap::answerProblem(const QByteArray &body, bool embeddings)
+{
+    QJsonParseError parseError{};
+    const QJsonDocument doc = QJsonDocument::fromJson(body, &parseError);
+    const QJsonObject root = (doc.isArray() && !doc.array().isEmpty()) ? doc.array().first().toObject() : doc.object();
+    if (parseError.error != QJsonParseError::NoError || root.isEmpty())
+        return QStringLiteral("a body that is not a Gemini response");
+    if (embeddings) {
+        if (root.value(QLatin1String("embeddings")).toArray().isEmpty())
+            return QStringLiteral("an embeddings answer without embeddings");
+        return std::nullopt;
+    }
+    const QJsonArray candidates = root.value(QLatin1String("candidates")).toArray();
+    if (candidates.isEmpty()) {
+        // A blocked prompt has no candidates at all, and says why: an answer (content_filter).
+        if (!root.value(QLatin1String("promptFeedback")).toObject().value(QLatin1String("blockReason")).toString().isEmpty())
+            return std::nullopt;
+        return QStringLiteral("a generateContent answer without candidates");
+    }
+    const QJsonObject candidate = candidates.first().toObject();
+    const QString finish = candidate.value(QLatin1String("finishReason")).toString();
+    const bool finished = !finish.isEmpty() && finish != QLatin1String("FINISH_REASON_UNSPECIFIED");
+    if (!finished && candidate.value(QLatin1String("content")).toObject().value(QLatin1String("parts")).toArray().isEmpty())
+        return QStringLiteral("a candidate with neither content nor a finish reason");
+    return std::nullopt;
 }
 
 } // namespace sb

@@ -5,6 +5,8 @@
 #include "common/json/JsonObjectScan.h"
 #include "providers/common/ApiBaseUrl.h"
 #include "providers/common/ProviderText.h"
+#include "providers/common/UpstreamOutcome.h"
+#include "providers/openai_compat/OpenAiCompatAnswerShape.h"
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 #include "providers/openai_compat/OpenAiCompatStreamTranslator.h"
 #include "providers/openai_compat/ResponsesStreamTranslator.h"
@@ -20,6 +22,8 @@ QString baseUrlOf(const AdapterContext &context, const QString &fallback)
 {
     return context.provider && !context.provider->baseUrl.isEmpty() ? context.provider->baseUrl : fallback;
 }
+
+const QString kNotOneObject = QStringLiteral("a body that is not one JSON object (an event stream, a list, text)");
 
 UpstreamRequest makeRequest(const AdapterContext &context, const QString &base, QStringView path)
 {
@@ -219,6 +223,17 @@ Outcome OpenAiCompatAdapter::classify(int httpStatus, const HttpHeaders &headers
     return OpenAiCompatErrorMap::classify(httpStatus, headers, body);
 }
 
+std::optional<QString> OpenAiCompatAdapter::answerProblem(const HttpHeaders &, const QByteArray &body, bool embeddings) const
+{
+    JsonObjectScan scan;
+    if (scan.scan(body) && OpenAiCompatAnswerShape::isWellFormed(body, scan, embeddings))
+        return std::nullopt;
+    QJsonObject object;
+    if (!parseJsonObject(body, &object))
+        return kNotOneObject;
+    return OpenAiCompatAnswerShape::problem(object, embeddings);
+}
+
 QJsonObject OpenAiCompatAdapter::chatResponse(const QByteArray &body, TokenUsage *usage) const
 {
     QJsonObject object;
@@ -235,13 +250,14 @@ QJsonObject OpenAiCompatAdapter::embeddingsResponse(const QByteArray &body, Toke
 }
 
 Outcome OpenAiCompatAdapter::classifyAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
-                                            bool, OpenAiAnswer *answer, TokenUsage *usage) const
+                                            bool embeddings, OpenAiAnswer *answer, TokenUsage *usage) const
 {
-    // Chat and embeddings answers pass through alike. The usual one, a clean success, goes out as
-    // the provider wrote it (only its "usage" member is parsed); anything else is parsed once here
-    // and the object the ErrorMap parsed is the answer.
+    // Chat and embeddings answers pass through alike. The usual one, a clean success in the shape
+    // of an answer, goes out as the provider wrote it (only its "usage" member is parsed); anything
+    // else is parsed once here and the object the ErrorMap parsed is the answer, if it is one.
     JsonObjectScan scan;
-    if (OpenAiCompatErrorMap::isCleanAnswer(httpStatus, headers, body, &scan)) {
+    if (OpenAiCompatErrorMap::isCleanAnswer(httpStatus, headers, body, &scan)
+        && OpenAiCompatAnswerShape::isWellFormed(body, scan, embeddings)) {
         if (std::optional<OpenAiAnswer> passed = OpenAiAnswer::passThrough(body, scan)) {
             if (usage) {
                 const JsonObjectScan::Member *member = scan.find("usage");
@@ -255,6 +271,12 @@ Outcome OpenAiCompatAdapter::classifyAnswer(int httpStatus, const HttpHeaders &h
     QJsonObject parsed;
     const Outcome outcome = OpenAiCompatErrorMap::classify(httpStatus, headers, body, &parsed);
     if (outcome.isSuccess()) {
+        // A 2xx without an error is still no answer when it is not one: an event stream or a list
+        // (nothing parsed), `{}`, no choices, a choice without a message.
+        if (parsed.isEmpty() && !body.trimmed().startsWith('{'))
+            return malformedAnswerOutcome(httpStatus, kNotOneObject);
+        if (std::optional<QString> problem = OpenAiCompatAnswerShape::problem(parsed, embeddings))
+            return malformedAnswerOutcome(httpStatus, *problem);
         if (usage)
             *usage = usageFromOpenAi(parsed.value(QLatin1String("usage")).toObject());
         *answer = OpenAiAnswer::fromObject(std::move(parsed));

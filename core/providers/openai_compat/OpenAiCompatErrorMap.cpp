@@ -1,6 +1,7 @@
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 
 #include "common/json/JsonObjectScan.h"
+#include "providers/common/InBodyError.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
 #include "stream/SseParser.h"
@@ -58,9 +59,7 @@ OutcomeKind combine(int status, std::optional<OutcomeKind> fromCode)
             return *fromCode;
         return OutcomeKind::NonRetryableParamError;
     }
-    if (status >= 200 && status < 300)
-        return fromCode.value_or(OutcomeKind::ProviderDown); // an error we cannot read is still an error
-    return OutcomeKind::ProviderDown; // 1xx/3xx reaching us: nothing usable came back
+    return OutcomeKind::ProviderDown; // 1xx/3xx reaching us: nothing usable came back (2xx: judgeInBodyError)
 }
 
 Outcome make(OutcomeKind kind, int status, const HttpHeaders &headers, QString code, QString message)
@@ -134,12 +133,17 @@ std::optional<Outcome> OpenAiCompatErrorMap::errorInObject(const QJsonObject &ob
     } else {
         return std::nullopt;
     }
+    const QString providerCode = !code.isEmpty() ? code : type;
+    if (httpStatus >= 200 && httpStatus < 300) {
+        // No status to go by: the type, the code and the message are weighed together.
+        const OutcomeKind kind = judgeInBodyError(InBodyError{type, code, message, kindFromCode(type), kindFromCode(code)});
+        return make(kind, httpStatus, headers, providerCode, message);
+    }
     std::optional<OutcomeKind> fromCode = kindFromCode(code);
     if (!fromCode)
         fromCode = kindFromCode(type);
     if (!fromCode && !message.isEmpty() && code.isEmpty() && type.isEmpty())
         fromCode = kindFromCode(message.left(200)); // a bare message is all some local servers give
-    const QString providerCode = !code.isEmpty() ? code : type;
     return make(combine(httpStatus, fromCode), httpStatus, headers, providerCode, message);
 }
 

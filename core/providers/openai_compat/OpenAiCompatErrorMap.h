@@ -26,7 +26,8 @@ class JsonObjectScan;
 //   408, 5xx                    → PROVIDER_DOWN
 //   other 4xx                   → NON_RETRYABLE_PARAM_ERROR, unless the code says rate limit,
 //                                 auth, quota or a closed endpoint
-//   2xx with an error object    → by its code/type (unknown → PROVIDER_DOWN); never SUCCESS
+//   2xx with an error object    → its type, code and message weighed together by judgeInBodyError
+//                                 (unclear → PROVIDER_DOWN); never SUCCESS
 //   2xx that is not JSON/SSE    → PROVIDER_DOWN
 class OpenAiCompatErrorMap {
 public:

@@ -1,6 +1,7 @@
 #include "providers/openai_compat/OpenAiCompatStreamTranslator.h"
 
 #include "providers/common/ProviderText.h"
+#include "providers/common/UpstreamOutcome.h"
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 
 #include <QJsonArray>
@@ -13,6 +14,25 @@ OpenAiCompatStreamTranslator::OpenAiCompatStreamTranslator(QString clientModel, 
 {
 }
 
+bool OpenAiCompatStreamTranslator::deltaCarriesSomething(const QJsonObject &delta)
+{
+    for (const char *key : {"content", "refusal", "reasoning_content"}) {
+        const QJsonValue value = delta.value(QLatin1String(key));
+        if (value.isString() && !value.toString().isEmpty())
+            return true;
+    }
+    return !delta.value(QLatin1String("tool_calls")).toArray().isEmpty() || delta.value(QLatin1String("function_call")).isObject()
+           || delta.value(QLatin1String("audio")).isObject();
+}
+
+Outcome OpenAiCompatStreamTranslator::emptyStream()
+{
+    Outcome error = brokenStreamOutcome(
+        QStringLiteral("The provider's stream ended with neither content nor a finish reason: an empty answer is not an answer."));
+    error.providerCode = QStringLiteral("empty_stream");
+    return error;
+}
+
 StreamStep OpenAiCompatStreamTranslator::onEvent(const SseEvent &event)
 {
     StreamStep step;
@@ -20,6 +40,11 @@ StreamStep OpenAiCompatStreamTranslator::onEvent(const SseEvent &event)
         return step;
     const QByteArray data = event.data.trimmed();
     if (data == "[DONE]") {
+        if (!m_sawContent && !m_sawFinish) {
+            m_failed = true;
+            step.error = emptyStream();
+            return step;
+        }
         m_done = true;
         step.finished = true;
         return step;
@@ -59,11 +84,16 @@ StreamStep OpenAiCompatStreamTranslator::onEvent(const SseEvent &event)
     if (usage.isObject())
         step.usage = usageFromOpenAi(usage.toObject());
     const QJsonArray choices = chunk.value(QLatin1String("choices")).toArray();
-    for (const QJsonValue &choice : choices) {
-        const QJsonValue reason = choice.toObject().value(QLatin1String("finish_reason"));
+    bool carries = false;
+    for (const QJsonValue &value : choices) {
+        const QJsonObject choice = value.toObject();
+        const QJsonValue reason = choice.value(QLatin1String("finish_reason"));
         if (reason.isString() && !reason.toString().isEmpty())
-            m_sawFinish = true;
+            m_sawFinish = carries = true;
+        if (deltaCarriesSomething(choice.value(QLatin1String("delta")).toObject()))
+            m_sawContent = carries = true;
     }
+    step.preamble = !carries;
     if (!m_clientWantsUsage) {
         if (choices.isEmpty() && chunk.contains(QLatin1String("usage")))
             return step; // the usage-only chunk we asked for ourselves
@@ -84,6 +114,10 @@ StreamStep OpenAiCompatStreamTranslator::onEnd()
     if (m_done || m_sawFinish) {
         m_done = true;
         step.finished = true;
+        return step;
+    }
+    if (!m_sawContent) {
+        step.error = emptyStream();
         return step;
     }
     Outcome error;

@@ -138,15 +138,30 @@ HttpHeaders headersOf(const QJsonObject &object)
 }
 
 // classifyAnswer() is what the proxy calls on a buffered answer (one parse of the body, or none
-// where the answer passes through): it must judge exactly as classify() does and, for a success,
-// write what chatResponse() / embeddingsResponse() give with the client's model and a "created".
+// where the answer passes through): it must judge as classify() does, except that a success of
+// classify() that is no answer of the kind asked for (answerProblem(): a chat completion to an
+// embeddings request, an event stream to a request for a whole answer) is PROVIDER_DOWN; and for a
+// success it must write what chatResponse() / embeddingsResponse() give with the client's model
+// and a "created". A body classify() calls a success that is not an event stream must be an answer
+// of one kind or the other.
 void answerAgreesWithClassify(const ProviderAdapter &adapter, int status, const HttpHeaders &headers,
                               const QByteArray &body, const Outcome &classified)
 {
+    const QByteArray start = body.left(16).trimmed();
+    const bool eventStream = headers.value("content-type").contains("text/event-stream") || start.startsWith("data:")
+                             || start.startsWith("event:");
+    int answers = 0;
     for (const bool embeddings : {false, true}) {
         OpenAiAnswer answer;
         TokenUsage usage;
         const Outcome outcome = adapter.classifyAnswer(status, headers, body, embeddings, &answer, &usage);
+        if (classified.isSuccess() && adapter.answerProblem(headers, body, embeddings)) {
+            QCOMPARE(QString::fromLatin1(toString(outcome.kind)), QString::fromLatin1(toString(OutcomeKind::ProviderDown)));
+            QCOMPARE(outcome.providerCode, QStringLiteral("malformed_answer"));
+            QVERIFY2(answer.isEmpty(), "a malformed answer converts to nothing");
+            continue;
+        }
+        answers += classified.isSuccess() ? 1 : 0;
         QCOMPARE(QString::fromLatin1(toString(outcome.kind)), QString::fromLatin1(toString(classified.kind)));
         QCOMPARE(outcome.httpStatus, classified.httpStatus);
         QCOMPARE(outcome.providerCode, classified.providerCode);
@@ -172,6 +187,8 @@ void answerAgreesWithClassify(const ProviderAdapter &adapter, int status, const 
         QCOMPARE(usage.cacheReadTokens, expectedUsage.cacheReadTokens);
         QCOMPARE(usage.cacheWriteTokens, expectedUsage.cacheWriteTokens);
     }
+    if (classified.isSuccess() && !eventStream)
+        QVERIFY2(answers > 0, "a success of the ErrorMap that is no answer at all");
 }
 
 // A case's "cacheUsage": [cache reads, cache writes] as TokenUsage holds them (-1: not reported),

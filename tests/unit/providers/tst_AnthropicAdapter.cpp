@@ -3,6 +3,7 @@
 #include "providers/common/ProviderText.h"
 #include "stream/SseParser.h"
 
+#include "AnswerTable.h"
 #include "DialectFixtures.h"
 
 #include <QFile>
@@ -25,6 +26,27 @@ const test::DialectFixtures &fixtures()
 
 QByteArray readFixture(const QString &name) { return fixtures().readFixture(name); }
 const ProviderAdapter &adapter() { return fixtures().adapter(); }
+
+constexpr OutcomeKind Down = OutcomeKind::ProviderDown;
+constexpr OutcomeKind Ok = OutcomeKind::Success;
+
+const QByteArray kMessage = R"({"id":"msg_1","type":"message","role":"assistant","model":"claude",)"
+                            R"("content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","stop_sequence":null})";
+const QByteArray kMessageStart = "event: message_start\n"
+                                 R"(data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",)"
+                                 R"("content":[],"model":"claude","stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}})"
+                                 "\n\n";
+const QByteArray kMessageStop = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+
+QByteArray sseEvent(const char *name, const QByteArray &data)
+{
+    return QByteArray("event: ") + name + "\ndata: " + data + "\n\n";
+}
+
+QByteArray message(const QByteArray &members)
+{
+    return R"({"id":"msg_1","type":"message","role":"assistant","model":"claude",)" + members + "}";
+}
 
 } // namespace
 
@@ -263,6 +285,89 @@ private slots:
         QVERIFY2(step.error->message.contains("InternalError.Algo"), qPrintable(step.error->message));
         QVERIFY(step.chunks.empty());
     }
+
+    // A 2xx that is not a message is the provider's failure, never an empty success.
+    void malformed2xxIsProviderDown_data()
+    {
+        test::addAnswerRows({
+            {"{}", "{}", Down},
+            {"no content", message(R"("stop_reason":"end_turn")"), Down},
+            {"content not a list", message(R"("content":"hi","stop_reason":"end_turn")"), Down},
+            {"no type", R"({"content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn"})", Down},
+            {"a type other than message", R"({"type":"completion","content":[{"type":"text","text":"hi"}]})", Down},
+            {"empty content without a stop reason", message(R"("content":[],"stop_reason":null)"), Down},
+            {"an event stream", kMessageStart + kMessageStop, Down, false, "text/event-stream"},
+            {"not JSON", "<html><body>Bad gateway</body></html>", Down, false, "text/html"},
+            {"truncated", kMessage.left(kMessage.size() / 2), Down},
+            {"a JSON list", "[" + kMessage + "]", Down},
+        });
+    }
+    void malformed2xxIsProviderDown() { test::checkAnswerRow(adapter()); }
+
+    void minimalAnswersSucceed_data()
+    {
+        test::addAnswerRows({
+            {"a whole message", kMessage, Ok},
+            {"only type and content", R"({"type":"message","content":[{"type":"text","text":"hi"}]})", Ok},
+            {"empty content, stopped at max_tokens", message(R"("content":[],"stop_reason":"max_tokens")"), Ok},
+            {"empty content, end of turn", message(R"("content":[],"stop_reason":"end_turn")"), Ok},
+            {"only a tool call",
+             message(R"("content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}],"stop_reason":"tool_use")"), Ok},
+            {"an escaped value (Qt's parser decides)",
+             "{\"type\":\"mess\\u0061ge\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}],\"stop_reason\":\"end_turn\"}", Ok},
+        });
+    }
+    void minimalAnswersSucceed() { test::checkAnswerRow(adapter()); }
+
+    void errorsInA200AreJudgedByAllTheirFields_data()
+    {
+        test::addAnswerRows({
+            {"invalid_request_error saying it is overloaded",
+             R"({"type":"error","error":{"type":"invalid_request_error","message":"Overloaded: the server is busy."}})", Down},
+            {"invalid_request_error, the prompt too long",
+             R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}})",
+             OutcomeKind::NonRetryableParamError},
+            {"overloaded_error", R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", Down},
+            {"api_error", R"({"type":"error","error":{"type":"api_error","message":"Internal error"}})", Down},
+            {"rate_limit_error", R"({"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}})",
+             OutcomeKind::RetryableRateLimit},
+            {"authentication_error", R"({"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}})",
+             OutcomeKind::AuthError},
+            {"billing_error", R"({"type":"error","error":{"type":"billing_error","message":"Your credit balance is too low."}})",
+             OutcomeKind::AuthError},
+            {"a type nobody knows", R"({"type":"error","error":{"type":"mystery_error","message":"?"}})", Down},
+        });
+    }
+    void errorsInA200AreJudgedByAllTheirFields() { test::checkAnswerRow(adapter()); }
+
+    void streamsThatAreNoAnswerFailBeforeContent_data()
+    {
+        const QByteArray emptyText = sseEvent("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})")
+                                     + sseEvent("content_block_stop", R"({"type":"content_block_stop","index":0})");
+        test::addStreamRows({
+            {"message_start, then message_stop", kMessageStart + kMessageStop, Down},
+            {"an empty text block and no stop reason",
+             kMessageStart + emptyText + sseEvent("message_delta", R"({"type":"message_delta","delta":{"stop_reason":null},"usage":{"output_tokens":0}})")
+                 + kMessageStop,
+             Down},
+            {"an empty text delta",
+             kMessageStart + sseEvent("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}})")
+                 + kMessageStop,
+             Down},
+            {"message_start, then an error whose fields disagree",
+             kMessageStart + sseEvent("error", R"({"type":"error","error":{"type":"invalid_request_error","message":"Overloaded"}})"), Down},
+            {"an error that is the caller's",
+             sseEvent("error", R"({"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}})"),
+             OutcomeKind::NonRetryableParamError},
+            {"a JSON body, not SSE", kMessage, Down},
+            {"message_start and a clean close", kMessageStart, Down},
+            {"no text, stopped at max_tokens",
+             kMessageStart + sseEvent("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":0}})")
+                 + kMessageStop,
+             Ok},
+        });
+    }
+    void streamsThatAreNoAnswerFailBeforeContent() { test::checkStreamRow(adapter()); }
 
     void stopReasons()
     {

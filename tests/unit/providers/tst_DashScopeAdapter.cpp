@@ -2,6 +2,8 @@
 // SSE header, input/parameters body), embeddings, probe.
 #include "providers/dashscope/DashScopeAdapter.h"
 
+#include "AnswerTable.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
@@ -47,6 +49,22 @@ QJsonObject conversation(bool stream)
     })");
     o.insert("stream", stream);
     return o;
+}
+
+constexpr OutcomeKind Down = OutcomeKind::ProviderDown;
+constexpr OutcomeKind Ok = OutcomeKind::Success;
+
+const QByteArray kAnswer = R"({"output":{"choices":[{"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]},)"
+                           R"("usage":{"input_tokens":3,"output_tokens":1,"total_tokens":4},"request_id":"r1"})";
+
+QByteArray resultEvent(const QByteArray &data)
+{
+    return "id:1\nevent:result\n:HTTP_STATUS/200\ndata:" + data + "\n\n";
+}
+
+QByteArray errorEvent(const QByteArray &data)
+{
+    return "id:1\nevent:error\n:HTTP_STATUS/400\ndata:" + data + "\n\n";
 }
 
 } // namespace
@@ -155,6 +173,74 @@ private slots:
         QCOMPARE(usage.totalTokens, 4);
         QCOMPARE(out.value("usage").toObject().value("prompt_tokens").toInt(), 4);
     }
+
+    // A 2xx that is not a generation is the provider's failure, never an empty success.
+    void malformed2xxIsProviderDown_data()
+    {
+        test::addAnswerRows({
+            {"{}", "{}", Down},
+            {"no output", R"({"usage":{"input_tokens":3},"request_id":"r1"})", Down},
+            {"an empty output", R"({"output":{},"request_id":"r1"})", Down},
+            {"empty choices", R"({"output":{"choices":[]}})", Down},
+            {"a choice without a message", R"({"output":{"choices":[{"finish_reason":"stop"}]}})", Down},
+            {"neither content nor a finish reason",
+             R"({"output":{"choices":[{"message":{"role":"assistant","content":""},"finish_reason":"null"}]}})", Down},
+            {"text format, empty and unfinished", R"({"output":{"text":"","finish_reason":"null"}})", Down},
+            {"an event stream", resultEvent(kAnswer), Down, false, "text/event-stream"},
+            {"not JSON", "<html><body>Bad gateway</body></html>", Down, false, "text/html"},
+            {"truncated", kAnswer.left(kAnswer.size() / 2), Down},
+            {"embeddings without embeddings", R"({"output":{"text":"hi"}})", Down, true},
+        });
+    }
+    void malformed2xxIsProviderDown() { test::checkAnswerRow(DashScopeAdapter()); }
+
+    void minimalAnswersSucceed_data()
+    {
+        test::addAnswerRows({
+            {"a whole answer", kAnswer, Ok},
+            {"only a message with content", R"({"output":{"choices":[{"message":{"content":"hi"}}]}})", Ok},
+            {"text format", R"({"output":{"text":"hi","finish_reason":"stop"}})", Ok},
+            {"a length stop with empty content", R"({"output":{"choices":[{"message":{"role":"assistant","content":""},"finish_reason":"length"}]}})", Ok},
+            {"tool calls", R"({"output":{"choices":[{"message":{"content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}})",
+             Ok},
+            {"embeddings", R"({"output":{"embeddings":[{"text_index":0,"embedding":[0.1,0.2]}]},"usage":{"total_tokens":2}})", Ok, true},
+        });
+    }
+    void minimalAnswersSucceed() { test::checkAnswerRow(DashScopeAdapter()); }
+
+    void errorsInA200AreJudgedByAllTheirFields_data()
+    {
+        test::addAnswerRows({
+            {"InvalidParameter saying it is overloaded", R"({"code":"InvalidParameter","message":"Model service is overloaded, please try again later."})",
+             Down},
+            {"InvalidParameter, the input too long", R"({"code":"InvalidParameter","message":"Range of input length should be [1, 30720]"})",
+             OutcomeKind::NonRetryableParamError},
+            {"Throttling.RateQuota", R"({"code":"Throttling.RateQuota","message":"Requests rate limit exceeded, please try again later."})",
+             OutcomeKind::RetryableRateLimit},
+            {"InvalidApiKey", R"({"code":"InvalidApiKey","message":"Invalid API-key provided."})", OutcomeKind::AuthError},
+            {"Arrearage", R"({"code":"Arrearage","message":"Access denied, please make sure your account is in good standing."})",
+             OutcomeKind::AuthError},
+            {"DataInspectionFailed", R"({"code":"DataInspectionFailed","message":"Input data may contain inappropriate content."})",
+             OutcomeKind::NonRetryableParamError},
+            {"a code nobody knows", R"({"code":"SomethingNew","message":"?"})", Down},
+        });
+    }
+    void errorsInA200AreJudgedByAllTheirFields() { test::checkAnswerRow(DashScopeAdapter()); }
+
+    void streamsThatAreNoAnswerFailBeforeContent_data()
+    {
+        test::addStreamRows({
+            {"an empty, unfinished result, then a clean close",
+             resultEvent(R"({"output":{"choices":[{"message":{"role":"assistant","content":""},"finish_reason":"null"}]}})"), Down},
+            {"an error event whose fields disagree", errorEvent(R"({"code":"InvalidParameter","message":"Model service is overloaded."})"), Down},
+            {"an error event that is the caller's", errorEvent(R"({"code":"InvalidParameter","message":"Range of input length should be [1, 30720]"})"),
+             OutcomeKind::NonRetryableParamError},
+            {"a JSON body, not SSE", kAnswer, Down},
+            {"a length stop with no text",
+             resultEvent(R"({"output":{"choices":[{"message":{"role":"assistant","content":""},"finish_reason":"length"}]}})"), Ok},
+        });
+    }
+    void streamsThatAreNoAnswerFailBeforeContent() { test::checkStreamRow(DashScopeAdapter()); }
 };
 
 QTEST_APPLESS_MAIN(tst_DashScopeAdapter)

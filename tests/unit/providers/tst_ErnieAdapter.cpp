@@ -2,6 +2,8 @@
 // access token as query parameter, system field, alternating turns, clamped sampling parameters).
 #include "providers/ernie/ErnieAdapter.h"
 
+#include "AnswerTable.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrlQuery>
@@ -29,6 +31,17 @@ struct Context {
 };
 
 QJsonObject parse(const QByteArray &bytes) { return QJsonDocument::fromJson(bytes).object(); }
+
+constexpr OutcomeKind Down = OutcomeKind::ProviderDown;
+constexpr OutcomeKind Ok = OutcomeKind::Success;
+
+const QByteArray kAnswer = R"({"id":"as-1","object":"chat.completion","created":1693449573,"result":"hi","is_truncated":false,)"
+                           R"("need_clear_history":false,"finish_reason":"normal","usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}})";
+
+QByteArray sseEvent(const QByteArray &data)
+{
+    return "data: " + data + "\n\n";
+}
 
 } // namespace
 
@@ -132,6 +145,66 @@ private slots:
         QCOMPARE(out.value("data").toArray().size(), 1);
         QCOMPARE(usage.promptTokens, 3);
     }
+
+    // A 2xx that is not a chat answer is the provider's failure, never an empty success.
+    void malformed2xxIsProviderDown_data()
+    {
+        test::addAnswerRows({
+            {"{}", "{}", Down},
+            {"no result", R"({"id":"as-1","object":"chat.completion","created":1})", Down},
+            {"a result that is null", R"({"id":"as-1","result":null})", Down},
+            {"an empty result, no finish reason", R"({"id":"as-1","result":"","is_truncated":false,"need_clear_history":false})", Down},
+            {"an embeddings list to a chat request", R"({"data":[{"embedding":[0.1]}]})", Down},
+            {"an event stream", sseEvent(kAnswer), Down, false, "text/event-stream"},
+            {"not JSON", "<html><body>Bad gateway</body></html>", Down, false, "text/html"},
+            {"truncated", kAnswer.left(kAnswer.size() / 2), Down},
+            {"an empty embeddings list", R"({"data":[]})", Down, true},
+            {"a chat answer to an embeddings request", kAnswer, Down, true},
+        });
+    }
+    void malformed2xxIsProviderDown() { test::checkAnswerRow(ErnieAdapter()); }
+
+    void minimalAnswersSucceed_data()
+    {
+        test::addAnswerRows({
+            {"a whole answer", kAnswer, Ok},
+            {"only a result", R"({"result":"hi"})", Ok},
+            {"an empty result stopped by length", R"({"result":"","finish_reason":"length"})", Ok},
+            {"a function call", R"({"result":"","function_call":{"name":"f","arguments":"{}"}})", Ok},
+            {"refused content", R"({"result":"","need_clear_history":true})", Ok},
+            {"embeddings", R"({"data":[{"object":"embedding","embedding":[0.1],"index":0}],"usage":{"prompt_tokens":2,"total_tokens":2}})", Ok, true},
+        });
+    }
+    void minimalAnswersSucceed() { test::checkAnswerRow(ErnieAdapter()); }
+
+    void errorsInA200AreJudgedByAllTheirFields_data()
+    {
+        test::addAnswerRows({
+            {"a request-fault code saying the service is busy", R"({"error_code":336003,"error_msg":"the service is busy, please try again later"})",
+             Down},
+            {"a request-fault code, plainly", R"({"error_code":336007,"error_msg":"the max length of current question is 11200"})",
+             OutcomeKind::NonRetryableParamError},
+            {"invalid parameter", R"({"error_code":100,"error_msg":"Invalid parameter"})", OutcomeKind::NonRetryableParamError},
+            {"the QPS limit", R"({"error_code":18,"error_msg":"Open api qps request limit reached"})", OutcomeKind::RetryableRateLimit},
+            {"an invalid token", R"({"error_code":110,"error_msg":"Access token invalid or no longer valid"})", OutcomeKind::AuthError},
+            {"a code nobody knows", R"({"error_code":99999,"error_msg":"?"})", Down},
+        });
+    }
+    void errorsInA200AreJudgedByAllTheirFields() { test::checkAnswerRow(ErnieAdapter()); }
+
+    void streamsThatAreNoAnswerFailBeforeContent_data()
+    {
+        test::addStreamRows({
+            {"an empty sentence, then a clean close", sseEvent(R"({"id":"as-1","sentence_id":0,"is_end":false,"result":""})"), Down},
+            {"a first event whose fields disagree", sseEvent(R"({"error_code":336003,"error_msg":"the service is busy, please try again later"})"),
+             Down},
+            {"a first event that is the caller's", sseEvent(R"({"error_code":336007,"error_msg":"the max length of current question is 11200"})"),
+             OutcomeKind::NonRetryableParamError},
+            {"a JSON body, not SSE", kAnswer, Down},
+            {"the end, stopped by length, no text", sseEvent(R"({"id":"as-1","is_end":true,"result":"","finish_reason":"length"})"), Ok},
+        });
+    }
+    void streamsThatAreNoAnswerFailBeforeContent() { test::checkStreamRow(ErnieAdapter()); }
 };
 
 QTEST_APPLESS_MAIN(tst_ErnieAdapter)

@@ -4,6 +4,8 @@
 #include "providers/gemini/GeminiAdapter.h"
 #include "providers/gemini/GeminiErrorMap.h"
 
+#include "AnswerTable.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
@@ -53,6 +55,17 @@ QJsonObject conversation()
                                 "additionalProperties": false}}}],
       "tool_choice": "required"
     })");
+}
+
+constexpr OutcomeKind Down = OutcomeKind::ProviderDown;
+constexpr OutcomeKind Ok = OutcomeKind::Success;
+
+const QByteArray kAnswer = R"({"candidates":[{"content":{"parts":[{"text":"hi"}],"role":"model"},"finishReason":"STOP","index":0}],)"
+                           R"("usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":4},"modelVersion":"g"})";
+
+QByteArray sseEvent(const QByteArray &data)
+{
+    return "data: " + data + "\r\n\r\n";
 }
 
 } // namespace
@@ -209,6 +222,74 @@ private slots:
         QVERIFY(!GeminiErrorMap::parseDuration(QStringLiteral("soon")).has_value());
         QVERIFY(!GeminiErrorMap::parseDuration(QStringLiteral("-3s")).has_value());
     }
+
+    // A 2xx that is not a generateContent answer is the provider's failure, never an empty success
+    // (nor, without candidates, a blocked prompt that was not).
+    void malformed2xxIsProviderDown_data()
+    {
+        test::addAnswerRows({
+            {"{}", "{}", Down},
+            {"no candidates, no blocked prompt", R"({"usageMetadata":{"promptTokenCount":3},"modelVersion":"g"})", Down},
+            {"empty candidates", R"({"candidates":[],"modelVersion":"g"})", Down},
+            {"a candidate with nothing in it", R"({"candidates":[{"index":0}]})", Down},
+            {"no parts and an unspecified finish", R"({"candidates":[{"content":{"parts":[]},"finishReason":"FINISH_REASON_UNSPECIFIED"}]})", Down},
+            {"an event stream", sseEvent(kAnswer), Down, false, "text/event-stream"},
+            {"not JSON", "<html><body>Bad gateway</body></html>", Down, false, "text/html"},
+            {"truncated", kAnswer.left(kAnswer.size() / 2), Down},
+            {"embeddings without embeddings", R"({"usageMetadata":{}})", Down, true},
+            {"an empty embeddings list", R"({"embeddings":[]})", Down, true},
+        });
+    }
+    void malformed2xxIsProviderDown() { test::checkAnswerRow(GeminiAdapter()); }
+
+    void minimalAnswersSucceed_data()
+    {
+        test::addAnswerRows({
+            {"a whole answer", kAnswer, Ok},
+            {"only a candidate with a part", R"({"candidates":[{"content":{"parts":[{"text":"hi"}]}}]})", Ok},
+            {"a blocked prompt", R"({"promptFeedback":{"blockReason":"SAFETY"}})", Ok},
+            {"max tokens, no parts", R"({"candidates":[{"finishReason":"MAX_TOKENS","index":0}]})", Ok},
+            {"a function call", R"({"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]},"finishReason":"STOP"}]})", Ok},
+            {"in a list", "[" + kAnswer + "]", Ok},
+            {"embeddings", R"({"embeddings":[{"values":[0.1,0.2]}]})", Ok, true},
+        });
+    }
+    void minimalAnswersSucceed() { test::checkAnswerRow(GeminiAdapter()); }
+
+    void errorsInA200AreJudgedByAllTheirFields_data()
+    {
+        test::addAnswerRows({
+            {"INVALID_ARGUMENT with code 503, overloaded",
+             R"({"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"INVALID_ARGUMENT"}})", Down},
+            {"INVALID_ARGUMENT, too many tokens",
+             R"({"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}})",
+             OutcomeKind::NonRetryableParamError},
+            {"INVALID_ARGUMENT, a bad key",
+             R"({"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}})",
+             OutcomeKind::AuthError},
+            {"RESOURCE_EXHAUSTED", R"({"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}})",
+             OutcomeKind::RetryableRateLimit},
+            {"INTERNAL", R"({"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}})", Down},
+            {"no status, no code", R"({"error":{"message":"Something happened."}})", Down},
+        });
+    }
+    void errorsInA200AreJudgedByAllTheirFields() { test::checkAnswerRow(GeminiAdapter()); }
+
+    void streamsThatAreNoAnswerFailBeforeContent_data()
+    {
+        test::addStreamRows({
+            {"a candidate without parts, then a clean close", sseEvent(R"({"candidates":[{"content":{"parts":[],"role":"model"},"index":0}]})"), Down},
+            {"usage only", sseEvent(R"({"usageMetadata":{"promptTokenCount":3}})"), Down},
+            {"a first event whose fields disagree",
+             sseEvent(R"({"error":{"code":503,"message":"The model is overloaded.","status":"INVALID_ARGUMENT"}})"), Down},
+            {"a first event that is the caller's",
+             sseEvent(R"({"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}})"),
+             OutcomeKind::NonRetryableParamError},
+            {"a JSON body, not SSE", kAnswer, Down},
+            {"max tokens, no text", sseEvent(R"({"candidates":[{"finishReason":"MAX_TOKENS","index":0}]})"), Ok},
+        });
+    }
+    void streamsThatAreNoAnswerFailBeforeContent() { test::checkStreamRow(GeminiAdapter()); }
 };
 
 QTEST_APPLESS_MAIN(tst_GeminiAdapter)

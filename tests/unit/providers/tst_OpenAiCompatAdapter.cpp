@@ -4,6 +4,7 @@
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 #include "stream/SseParser.h"
 
+#include "AnswerTable.h"
 #include "DialectFixtures.h"
 
 #include <QFile>
@@ -26,6 +27,28 @@ const test::DialectFixtures &fixtures()
 
 QByteArray readFixture(const QString &name) { return fixtures().readFixture(name); }
 const ProviderAdapter &adapter() { return fixtures().adapter(); }
+
+using test::AnswerRow;
+using test::StreamRow;
+constexpr OutcomeKind Down = OutcomeKind::ProviderDown;
+constexpr OutcomeKind Ok = OutcomeKind::Success;
+
+const QByteArray kGoodAnswer = R"({"id":"c1","object":"chat.completion","created":1,"model":"m",)"
+                               R"("choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]})";
+const QByteArray kRoleChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
+                              R"("choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})"
+                              "\n\n";
+
+QByteArray chunk(const QByteArray &delta, const QByteArray &finish = "null")
+{
+    return R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":)" + delta
+           + R"(,"finish_reason":)" + finish + "}]}\n\n";
+}
+
+QByteArray choices(const QByteArray &list)
+{
+    return R"({"id":"c1","object":"chat.completion","created":1,"model":"m","choices":)" + list + "}";
+}
 
 } // namespace
 
@@ -275,6 +298,123 @@ private slots:
         HttpHeaders dateWithoutDate;
         dateWithoutDate.add("Retry-After", "Mon, 30 Nov 2026 04:00:07 GMT");
         QVERIFY(!retryAfterFromHeaders(dateWithoutDate).has_value()); // no Date header: no reference point
+    }
+
+    // A 2xx that is not an answer is the provider's failure, never an empty success.
+    void malformed2xxIsProviderDown_data()
+    {
+        test::addAnswerRows({
+            {"an event stream", kRoleChunk + chunk(R"({"content":"hi"})") + "data: [DONE]\n\n", Down, false, "text/event-stream"},
+            {"an event stream labelled JSON", kRoleChunk + chunk(R"({"content":"hi"})") + "data: [DONE]\n\n", Down},
+            {"{}", "{}", Down},
+            {"no choices", R"({"id":"c1","object":"chat.completion","created":1,"model":"m","usage":{"prompt_tokens":3}})", Down},
+            {"empty choices", choices("[]"), Down},
+            {"choices not a list", choices(R"({"0":{"message":{"content":"hi"}}})"), Down},
+            {"a choice without a message", choices(R"([{"index":0,"finish_reason":"stop"}])"), Down},
+            {"a message that is null", choices(R"([{"index":0,"message":null,"finish_reason":"stop"}])"), Down},
+            {"neither content nor a finish reason",
+             choices(R"([{"index":0,"message":{"role":"assistant","content":""},"finish_reason":null}])"), Down},
+            {"one good choice and one empty",
+             choices(R"([{"index":0,"message":{"content":"hi"},"finish_reason":"stop"},{"index":1,"message":{"content":null}}])"), Down},
+            {"not JSON", "<html><body>Welcome to nginx!</body></html>", Down, false, "text/html"},
+            {"truncated", kGoodAnswer.left(kGoodAnswer.size() / 2), Down},
+            {"a JSON list", "[" + kGoodAnswer + "]", Down},
+            {"empty body", "", Down},
+            {"embeddings without data", R"({"object":"list","model":"e"})", Down, true},
+            {"embeddings with an empty data list", R"({"object":"list","data":[],"model":"e"})", Down, true},
+            {"a chat answer to an embeddings request", kGoodAnswer, Down, true},
+        });
+    }
+    void malformed2xxIsProviderDown() { test::checkAnswerRow(adapter()); }
+
+    void minimalAnswersSucceed_data()
+    {
+        test::addAnswerRows({
+            {"a whole answer", kGoodAnswer, Ok},
+            {"only a message with content", R"({"choices":[{"message":{"content":"hi"}}]})", Ok},
+            {"a length stop with empty content",
+             choices(R"([{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"length"}])"), Ok},
+            {"a tool call and no content",
+             choices(R"([{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",)"
+                     R"("function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}])"),
+             Ok},
+            {"a tool call without a finish reason",
+             choices(R"([{"index":0,"message":{"content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f"}}]}}])"), Ok},
+            {"a refusal", choices(R"([{"index":0,"message":{"role":"assistant","content":null,"refusal":"No."},"finish_reason":"stop"}])"), Ok},
+            {"content as parts", choices(R"([{"index":0,"message":{"content":[{"type":"text","text":"hi"}]}}])"), Ok},
+            {"an escaped key (Qt's parser decides)", "{\"ch\\u006fices\":[{\"message\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}", Ok},
+            {"embeddings", R"({"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]}],"model":"e"})", Ok, true},
+        });
+    }
+    void minimalAnswersSucceed() { test::checkAnswerRow(adapter()); }
+
+    // An error inside a 200 has no status: its type, code and message are weighed together.
+    void errorsInA200AreJudgedByAllTheirFields_data()
+    {
+        test::addAnswerRows({
+            {"type server_overloaded, code invalid_request_error",
+             R"({"error":{"message":"The server is overloaded.","type":"server_overloaded","param":null,"code":"invalid_request_error"}})", Down},
+            {"invalid_request_error saying the server is busy",
+             R"({"error":{"message":"The server is busy, try again.","type":"invalid_request_error","code":null}})", Down},
+            {"invalid_request_error and nothing else", R"({"error":{"message":"Bad value.","type":"invalid_request_error"}})",
+             OutcomeKind::NonRetryableParamError},
+            {"context_length_exceeded",
+             R"({"error":{"message":"The maximum context length of this model is 128000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}})",
+             OutcomeKind::NonRetryableParamError},
+            {"invalid_api_key", R"({"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}})",
+             OutcomeKind::AuthError},
+            {"a rate limit the message names", R"({"error":{"message":"Rate limit reached for requests","type":"invalid_request_error"}})",
+             OutcomeKind::RetryableRateLimit},
+            {"insufficient_quota", R"({"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","code":"insufficient_quota"}})",
+             OutcomeKind::AuthError},
+            {"an unknown code", R"({"error":{"message":"Something went wrong.","code":"E4711"}})", Down},
+            {"a bare message", R"({"error":"model is loading"})", Down},
+            {"vLLM's object error", R"({"object":"error","message":"Invalid value for n","type":"BadRequestError","code":400})",
+             OutcomeKind::NonRetryableParamError},
+        });
+    }
+    void errorsInA200AreJudgedByAllTheirFields() { test::checkAnswerRow(adapter()); }
+
+    void streamsThatAreNoAnswerFailBeforeContent_data()
+    {
+        test::addStreamRows({
+            {"the role, then [DONE]", kRoleChunk + "data: [DONE]\n\n", Down},
+            {"the role, then a clean close", kRoleChunk, Down},
+            {"nothing at all", "", Down},
+            {"a JSON body, not SSE", kGoodAnswer, Down},
+            {"an HTML page, not SSE", "<html><body>Bad gateway</body></html>", Down},
+            {"a first event whose fields disagree",
+             R"(data: {"error":{"message":"The server is overloaded.","type":"server_overloaded","code":"invalid_request_error"}})"
+             "\n\n",
+             Down},
+            {"the role, then an error whose fields disagree",
+             kRoleChunk + R"(data: {"error":{"message":"Overloaded","type":"server_overloaded","code":"invalid_request_error"}})" "\n\n", Down},
+            {"a first event that is the caller's",
+             R"(data: {"error":{"message":"maximum context length is 8192 tokens","type":"invalid_request_error","code":"context_length_exceeded"}})"
+             "\n\n",
+             OutcomeKind::NonRetryableParamError},
+            {"a length stop with no text", kRoleChunk + chunk("{}", R"("length")") + "data: [DONE]\n\n", Ok},
+            {"a tool call", kRoleChunk + chunk(R"({"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]})")
+                                + chunk("{}", R"("tool_calls")") + "data: [DONE]\n\n",
+             Ok},
+            {"content, then [DONE] without a finish reason", kRoleChunk + chunk(R"({"content":"hi"})") + "data: [DONE]\n\n", Ok},
+        });
+    }
+    void streamsThatAreNoAnswerFailBeforeContent() { test::checkStreamRow(adapter()); }
+
+    void aRoleChunkIsAPreambleAndContentIsNot()
+    {
+        // The proxy holds the role chunk until content comes, so a failure before any can fail over.
+        auto translator = adapter().streamTranslator(QJsonObject{{"model", "m"}, {"stream", true}});
+        SseParser parser;
+        const std::vector<SseEvent> role = parser.feed(kRoleChunk);
+        QCOMPARE(role.size(), std::size_t(1));
+        const StreamStep first = translator->onEvent(role.front());
+        QCOMPARE(first.chunks.size(), std::size_t(1));
+        QVERIFY(first.preamble);
+        const StreamStep second = translator->onEvent(parser.feed(chunk(R"({"content":"hi"})")).front());
+        QCOMPARE(second.chunks.size(), std::size_t(1));
+        QVERIFY(!second.preamble);
     }
 
     void keysEchoedByProvidersAreMasked()

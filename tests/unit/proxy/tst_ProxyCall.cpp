@@ -36,6 +36,10 @@ const QByteArray kLastChunk = R"(data: {"id":"c1","object":"chat.completion.chun
                               R"("choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})"
                               "\n\ndata: [DONE]\n\n";
 
+const QByteArray kRoleChunk = R"(data: {"id":"empty1","object":"chat.completion.chunk","created":1,"model":"m",)"
+                              R"("choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})"
+                              "\n\n";
+
 ProviderConfig provider(int id, int keys = 1)
 {
     ProviderConfig p;
@@ -287,6 +291,140 @@ private slots:
         for (int i = 0; i < 3; ++i)
             rig.engine.retryBudget().retryFinished();
         QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 0);
+    }
+
+    void aMalformed200IsAProviderFailureThatFailsOverUnseen()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        // A 200 without choices: not an answer, so not the client's answer.
+        rig.upstream.reply(0, 200, R"({"id":"c0","object":"chat.completion","created":1,"model":"m"})");
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        rig.upstream.reply(1, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+        QVERIFY(rig.response->body.contains(R"("content":"hi")"));
+        QCOMPARE(rig.response->headers.value("x-switchboard-failover"), QByteArray("true"));
+        const AttemptRecord &failed = rig.records.at(0).attempts.at(0);
+        QCOMPARE(failed.outcome, OutcomeKind::ProviderDown);
+        QCOMPARE(failed.httpStatus, 200);
+        QVERIFY2(failed.message.contains(QStringLiteral("without choices")), qPrintable(failed.message));
+        // It counts against the channel like a 5xx would.
+        bool seen = false;
+        for (const ChannelSnapshot &c : rig.engine.router().snapshots()) {
+            if (c.channelId != failed.channelId)
+                continue;
+            seen = true;
+            QCOMPARE(c.calls30s, std::uint64_t(1));
+            QCOMPARE(c.errorRate30s, 1.0);
+        }
+        QVERIFY(seen);
+    }
+
+    void anEmptyStreamFailsOverBeforeTheClientSeesAByte()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"), true);
+        rig.upstream.streamHead(0);
+        rig.upstream.data(0, kRoleChunk); // held: nothing of the answer yet
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.data(0, "data: [DONE]\n\n"); // and nothing ever came
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.streamHead(1);
+        rig.upstream.data(1, kChunk);
+        rig.upstream.data(1, kLastChunk);
+        QCOMPARE(rig.response->status, 200);
+        QVERIFY(!rig.response->body.contains("empty1")); // the first attempt's role chunk never went out
+        QVERIFY(rig.response->body.contains(R"("content":"hel")"));
+        QVERIFY(rig.response->body.endsWith("data: [DONE]\n\n"));
+        QCOMPARE(rig.records.at(0).attempts.at(0).outcome, OutcomeKind::ProviderDown);
+        QCOMPARE(rig.records.at(0).status, RequestStatus::Ok);
+    }
+
+    void aDisagreeingFirstEventFailsOverInsteadOfReachingTheClientAsA400()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"), true);
+        rig.upstream.streamHead(0);
+        rig.upstream.data(0, kRoleChunk);
+        rig.upstream.data(0, R"(data: {"error":{"message":"The server is overloaded.","type":"server_overloaded","code":"invalid_request_error"}})"
+                             "\n\n");
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        rig.upstream.streamHead(1);
+        rig.upstream.data(1, kChunk);
+        rig.upstream.data(1, kLastChunk);
+        QCOMPARE(rig.response->status, 200);
+        QVERIFY(!rig.response->body.contains("server_overloaded"));
+        QCOMPARE(rig.records.at(0).attempts.at(0).outcome, OutcomeKind::ProviderDown);
+    }
+
+    void anAnthropicStreamWithNothingInItFailsOverUnseen()
+    {
+        // Events that carry nothing (a block opened empty, a ping, a delta without a stop reason)
+        // must not let the held role chunk out: only content or a finish does.
+        EngineConfig config = baseConfig();
+        for (ProviderConfig &p : config.providers)
+            p.dialect = QStringLiteral("anthropic");
+        Rig rig(config);
+        rig.call(QStringLiteral("pair"), true);
+        const auto event = [](const char *name, const QByteArray &data) { return QByteArray("event: ") + name + "\ndata: " + data + "\n\n"; };
+        rig.upstream.streamHead(0);
+        rig.upstream.data(0, event("message_start", R"({"type":"message_start","message":{"id":"msg_empty","model":"m","usage":{"input_tokens":3}}})")
+                                 + event("content_block_start", R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})")
+                                 + event("ping", R"({"type":"ping"})")
+                                 + event("content_block_stop", R"({"type":"content_block_stop","index":0})")
+                                 + event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":null},"usage":{"output_tokens":0}})"));
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.data(0, event("message_stop", R"({"type":"message_stop"})"));
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.streamHead(1);
+        rig.upstream.data(1, event("message_start", R"({"type":"message_start","message":{"id":"msg_full","model":"m","usage":{"input_tokens":3}}})")
+                                 + event("content_block_delta", R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}})")
+                                 + event("message_delta", R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}})")
+                                 + event("message_stop", R"({"type":"message_stop"})"));
+        QCOMPARE(rig.response->status, 200);
+        QVERIFY(!rig.response->body.contains("msg_empty"));
+        QVERIFY(rig.response->body.contains("msg_full"));
+        QVERIFY(rig.response->body.endsWith("data: [DONE]\n\n"));
+        QCOMPARE(rig.records.at(0).attempts.at(0).outcome, OutcomeKind::ProviderDown);
+    }
+
+    void aRoleChunkMeetsTheFirstEventsBudget()
+    {
+        // Held or not, the role chunk is the stream's first event: a model that then thinks past
+        // the attempt's budget is not timed out for it (the idle timeout bounds the gaps).
+        Rig rig;
+        rig.call(QStringLiteral("pair"), true);
+        rig.upstream.streamHead(0);
+        rig.clock.advance(1s);
+        rig.upstream.data(0, kRoleChunk);
+        rig.clock.advance(40s);
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        QVERIFY(!rig.upstream.at(0).cancelled);
+        rig.upstream.data(0, kChunk);
+        rig.upstream.data(0, kLastChunk);
+        QVERIFY(rig.response->streamed);
+        QCOMPARE(rig.records.at(0).status, RequestStatus::Ok);
+        QCOMPARE(rig.records.at(0).attempts.size(), std::size_t(1));
+    }
+
+    void theRoleChunkGoesOutWithTheFirstContent()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"), true);
+        rig.upstream.streamHead(0);
+        rig.upstream.data(0, kRoleChunk);
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.data(0, kChunk);
+        QVERIFY(rig.response->streamed);
+        // In the order the provider sent them.
+        const qsizetype role = rig.response->body.indexOf("empty1");
+        QVERIFY(role >= 0);
+        QVERIFY(role < rig.response->body.indexOf(R"("content":"hel")"));
+        rig.upstream.data(0, kLastChunk);
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        QCOMPARE(rig.records.at(0).status, RequestStatus::Ok);
     }
 
     void aClientThatLeavesCancelsTheAttemptAndTheBackoff()
