@@ -620,17 +620,22 @@ void ProxyCall::attemptFailed(Outcome outcome)
     // Whether the next channel is on the same provider is only known after choose(); a Retry-After
     // from the provider is honoured when it would be asked again, which the router avoids while
     // another provider is left, so pass the conservative answer only for single-provider routes.
-    // A rate limit's hint is kept by the key ring instead, which hands out no key inside its cool-down:
-    // waiting it out here as well held a one-channel route's caller for the hint once per attempt.
+    // A rate limit is different: its hint is kept by the key ring, which hands out no key inside its
+    // cool-down, so the cool-down is its backoff and the next attempt goes at once to whatever key or
+    // channel can take it (nextAttempt() waits, within the max client wait, when none can). Waiting the
+    // hint out here as well held a one-channel route's caller for it once per attempt.
+    const bool rateLimited = outcome.kind == OutcomeKind::RetryableRateLimit;
     const auto config = m_engine.config();
-    bool sameProvider = outcome.kind != OutcomeKind::RetryableRateLimit;
+    bool sameProvider = !rateLimited;
     if (const RouteConfig *route = sameProvider ? config->route(m_input.model) : nullptr) {
         for (int id : route->channelIds)
             if (const ChannelConfig *c = config->channel(id); c && c->providerId != failedProvider && !m_retry.triedChannel(id))
                 sameProvider = false;
     }
-    const Clock::Duration delay = m_retry.delayBeforeNext(
-        outcome, sameProvider, m_engine.router().hasUntriedChannel(m_input.model, m_retry), m_engine.random());
+    const Clock::Duration delay = rateLimited ? Clock::Duration::zero()
+                                              : m_retry.delayBeforeNext(outcome, sameProvider,
+                                                                        m_engine.router().hasUntriedChannel(m_input.model, m_retry),
+                                                                        m_engine.random());
     // Any other failure's hint (a 503's Retry-After) is waited out only within the max client wait.
     const bool hinted = sameProvider && outcome.retryAfter && outcome.retryAfter->count() > 0
         && delay >= Clock::Duration(*outcome.retryAfter);
