@@ -67,7 +67,7 @@ Outcome make(OutcomeKind kind, int status, const HttpHeaders &headers, QString c
     o.message = cleanProviderMessage(message);
     o.retryAfter = retryAfterFromHeaders(headers, &o.retryAfterFrom);
     if (!o.retryAfter && kind == OutcomeKind::RetryableRateLimit)
-        o.retryAfter = rateLimitReset(headers, &o.retryAfterFrom);
+        o.retryAfter = AnthropicErrorMap::rateLimitReset(headers, &o.retryAfterFrom);
     return o;
 }
 

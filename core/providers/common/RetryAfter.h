@@ -22,8 +22,8 @@ std::optional<std::chrono::milliseconds> retryAfterFromHeaders(const HttpHeaders
 // "20ms", "1h2m3.5s". Used only when the matching x-ratelimit-remaining-* is 0 (that limit is the
 // one that bit).
 std::optional<std::chrono::milliseconds> rateLimitResetFromHeaders(const HttpHeaders &headers, const char **from = nullptr);
-std::optional<std::chrono::milliseconds> parseGoDuration(QByteArrayView text);
 // Google's JSON form of a protobuf Duration ("14s", "0.5s", "3.000000001s") is the same grammar.
+std::optional<std::chrono::milliseconds> parseGoDuration(QByteArrayView text);
 
 // The wait until an RFC 3339 instant ("2026-12-02T05:30:14Z", "…T05:30:14.25+01:00"), as Anthropic's
 // anthropic-ratelimit-*-reset headers give it, measured against the response's Date header for the

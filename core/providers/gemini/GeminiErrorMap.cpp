@@ -46,7 +46,7 @@ std::optional<std::chrono::milliseconds> GeminiErrorMap::parseDuration(const QSt
 }
 
 Outcome GeminiErrorMap::fromError(const QJsonObject &error, int httpStatus,
-                                  std::optional<std::chrono::milliseconds> retryAfter, const char *retryAfterFrom))
+                                  std::optional<std::chrono::milliseconds> retryAfter, const char *retryAfterFrom)
 {
     const QString status = error.value(QLatin1String("status")).toString();
     const int code = error.value(QLatin1String("code")).toInt(httpStatus);

@@ -342,7 +342,22 @@ private slots:
         QCOMPARE(rig.response->status, 200);
     }
 
+    void aLongRetryAfterOnAnotherFailureIsNotWaitedPastTheMaxWait()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("single"));
+        HttpHeaders headers;
+        headers.set("Retry-After", "14");
+        rig.upstream.reply(0, 503, R"({"error":{"message":"overloaded","type":"server_error"}})", headers);
+        QCOMPARE(rig.finished, 1);
+        QCOMPARE(rig.sinceStart(), Clock::Duration::zero());
+        QCOMPARE(rig.response->status, 502);
+        QVERIFY2(rig.errorBody().value(QStringLiteral("message")).toString().contains(QStringLiteral("the provider asked for 14 s")),
+                 rig.response->body.constData());
+    }
+
     void withTwoChannelsARateLimitFailsOverAtOnce()
+
     {
         Rig rig;
         rig.call(QStringLiteral("pair"));
