@@ -1,21 +1,4 @@
-    const auto when = parseHttpDate(value);
-    const auto now = parseHttpDate(headers.value("date"));
-    if (!when || !now) {
-        if (from)
-            *from = nullptr;
-        return std::nullopt;
-    }
-    return clampWait(double(now->msecsTo(*when)));
-}
-
-std::optional<std::chrono::milliseconds> waitUntilInstant(QByteArrayView rfc3339, const HttpHeaders &headers)
-{
-    const QDateTime when = QDateTime::fromString(QString::fromLatin1(rfc3339.trimmed()), Qt::ISODateWithMs);
-    const auto now = parseHttpDate(headers.value("date"));
-    if (!when.isValid() || !now)
-        return std::nullopt;
-    return clampWait(double(now->msecsTo(when)));
-}#include "providers/common/RetryAfter.h"
+#include "providers/common/RetryAfter.h"
 
 #include <QDateTime>
 #include <QLocale>
