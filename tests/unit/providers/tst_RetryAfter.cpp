@@ -73,7 +73,8 @@ private slots:
         QTest::newRow("14s") << QByteArray("14s") << qint64(14000);
         QTest::newRow("6m0s") << QByteArray("6m0s") << qint64(360000);
         QTest::newRow("250ms") << QByteArray("250ms") << qint64(250);
-        QTest::newRow("1h2m3.5s") << QByteArray("1h2m3.5s") << qint64(3723500);
+        QTest::newRow("2m3.5s") << QByteArray("2m3.5s") << qint64(123500);
+        QTest::newRow("past an hour is an hour") << QByteArray("1h2m3.5s") << qint64(3600000);
         QTest::newRow("17.28s") << QByteArray("17.28s") << qint64(17280);
         QTest::newRow("microseconds round up") << QByteArray("1500us") << qint64(2);
         QTest::newRow("no unit") << QByteArray("14") << qint64(-1);
