@@ -174,6 +174,7 @@ const std::vector<Setting> &settingsTable()
         SB_SETTING("retry.overall_deadline_ms", retry.overallDeadline),
         SB_SETTING("retry.stream_idle_timeout_ms", retry.streamIdleTimeout),
         SB_SETTING("retry.key_cool_down_ms", retry.keyCoolDown),
+        SB_SETTING("retry.max_client_wait_ms", retry.maxClientWait),
 
         SB_SETTING("proxy.listen_host", proxy.listenHost),
         SB_SETTING("proxy.listen_port", proxy.listenPort),

@@ -74,9 +74,15 @@ struct RetryConfig {
     int budgetMinimum = 3;                       // … but at least 3, so a quiet engine can still retry
     std::chrono::milliseconds overallDeadline = 60s;
     std::chrono::milliseconds streamIdleTimeout = 30s; // inter-token idle timeout
-    // How long a key (or a keyless provider) rests after a 429 without Retry-After; doubled for each
-    // further 429 in a row, at most 8× (KeyRing). A setting so time-scaled drills scale it too.
-    std::chrono::milliseconds keyCoolDown = 30s;
+    // How long a key (or a keyless provider) rests after a 429 that came with no hint of the provider's
+    // own; doubled for each further 429 in a row after a rest, at most 32× (KeyRing). Short, because a
+    // burst over a per-second limit is over in a second (ARCHITECTURE.md, "Defaults and why"). A setting
+    // so time-scaled drills scale it too.
+    std::chrono::milliseconds keyCoolDown = 1s;
+    // The longest a request is held waiting for a rate-limited route (a cooling key, a provider's
+    // limit) to admit it, in all. Past it the client gets a 429 with Retry-After at once and decides
+    // itself: holding a caller 42 s for a 14 s hint was worse than telling it so.
+    std::chrono::milliseconds maxClientWait = 3s;
 };
 
 struct ProxyConfig {

@@ -33,9 +33,10 @@ struct Outcome {
     OutcomeOrigin origin = OutcomeOrigin::Upstream;
     OutcomePhase phase = OutcomePhase::BeforeFirstByte;
     int httpStatus = 0;                                // as received; 0 when there was no response
-    std::optional<std::chrono::milliseconds> retryAfter; // from Retry-After or the body, if any
+    std::optional<std::chrono::milliseconds> retryAfter; // the provider's own hint (a header or the body), if any
     QString providerCode;                              // e.g. "Throttling", "RESOURCE_EXHAUSTED", "18"
     QString message;                                   // human-readable, never containing a key
+    const char *retryAfterFrom = nullptr;              // where retryAfter came from ("Retry-After", "retryDelay", …), for the log
 
     static Outcome success(int status = 200) { return Outcome{OutcomeKind::Success, OutcomeOrigin::Upstream, OutcomePhase::BeforeFirstByte, status, {}, {}, {}}; }
     static Outcome local(OutcomeKind kind, QString message) { return Outcome{kind, OutcomeOrigin::Local, OutcomePhase::BeforeFirstByte, 0, {}, {}, std::move(message)}; }

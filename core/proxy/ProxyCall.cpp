@@ -196,14 +196,34 @@ void ProxyCall::nextAttempt()
     RouteResult result = m_engine.router().choose(m_input.model, m_retry, m_lastFailedChannel, m_input.estimatedTokens,
                                                   m_lastOutcome ? &*m_lastOutcome : nullptr);
     if (!result) {
+        if (result.refusal.httpStatus == 429 && result.refusal.retryAfter && waitForRateLimit(*result.refusal.retryAfter))
+            return;
         if (m_lastOutcome && result.refusal.httpStatus == 503) {
             replyFromLastOutcome(result.refusal.message);
             return;
         }
-        replyError(clienterrors::refusal(result.refusal), result.refusal.retryAfter);
+        ApiError error = clienterrors::refusal(result.refusal);
+        if (result.refusal.httpStatus == 429 && m_retry.attempts() > 0)
+            error.message += QStringLiteral(" A request is held at most %1 s for a rate limit (max client wait); retry after the time given.")
+                                 .arg(toSeconds(m_policy->config().maxClientWait), 0, 'g', 3);
+        replyError(error, result.refusal.retryAfter);
         return;
     }
     launch(std::move(*result.choice));
+}
+
+bool ProxyCall::waitForRateLimit(Clock::Duration wait)
+{
+    const Clock::Duration allowed = std::max(Clock::Duration::zero(), Clock::Duration(m_policy->config().maxClientWait));
+    if (wait <= Clock::Duration::zero() || m_rateLimitWaited + wait > allowed || wait >= m_retry.remaining())
+        return false;
+    // The slot of a retry is held by an attempt, not by a wait: nextAttempt() asks the budget again.
+    m_retrySlot.reset();
+    m_rateLimitWaited += wait;
+    m_stage = Stage::Routing;
+    // Rounded up: a timer a hair early would find the key still cooling.
+    m_backoffTimer.start(std::chrono::ceil<std::chrono::milliseconds>(wait));
+    return true;
 }
 
 void ProxyCall::launch(RouteChoice choice)
@@ -582,6 +602,7 @@ void ProxyCall::attemptFailed(Outcome outcome)
     endAttempt();
     m_lastOutcome = outcome;
     m_lastFailedChannel = failedChannel;
+    m_lastFailedProvider = failedProvider;
 
     if (m_stage == Stage::Streaming) {
         writeStreamError(outcome);
@@ -599,15 +620,33 @@ void ProxyCall::attemptFailed(Outcome outcome)
     // Whether the next channel is on the same provider is only known after choose(); a Retry-After
     // from the provider is honoured when it would be asked again, which the router avoids while
     // another provider is left, so pass the conservative answer only for single-provider routes.
+    // A rate limit is different: its hint is kept by the key ring, which hands out no key inside its
+    // cool-down, so the cool-down is its backoff and the next attempt goes at once to whatever key or
+    // channel can take it (nextAttempt() waits, within the max client wait, when none can). Waiting the
+    // hint out here as well held a one-channel route's caller for it once per attempt.
+    const bool rateLimited = outcome.kind == OutcomeKind::RetryableRateLimit;
     const auto config = m_engine.config();
-    bool sameProvider = true;
-    if (const RouteConfig *route = config->route(m_input.model)) {
+    bool sameProvider = !rateLimited;
+    if (const RouteConfig *route = sameProvider ? config->route(m_input.model) : nullptr) {
         for (int id : route->channelIds)
             if (const ChannelConfig *c = config->channel(id); c && c->providerId != failedProvider && !m_retry.triedChannel(id))
                 sameProvider = false;
     }
-    const Clock::Duration delay = m_retry.delayBeforeNext(
-        outcome, sameProvider, m_engine.router().hasUntriedChannel(m_input.model, m_retry), m_engine.random());
+    const Clock::Duration delay = rateLimited ? Clock::Duration::zero()
+                                              : m_retry.delayBeforeNext(outcome, sameProvider,
+                                                                        m_engine.router().hasUntriedChannel(m_input.model, m_retry),
+                                                                        m_engine.random());
+    // Any other failure's hint (a 503's Retry-After) is waited out only within the max client wait.
+    const bool hinted = sameProvider && outcome.retryAfter && outcome.retryAfter->count() > 0
+        && delay >= Clock::Duration(*outcome.retryAfter);
+    const Clock::Duration allowed = std::max(Clock::Duration::zero(), Clock::Duration(m_policy->config().maxClientWait));
+    if (hinted && delay > allowed - m_rateLimitWaited) {
+        replyFromLastOutcome(QStringLiteral("the provider asked for %1 s, longer than a request is held (max client wait)")
+                                 .arg(toSeconds(*outcome.retryAfter), 0, 'g', 3));
+        return;
+    }
+    if (hinted)
+        m_rateLimitWaited += delay;
     if (delay >= m_retry.remaining()) {
         replyFromLastOutcome(QStringLiteral("the request's deadline would pass before the next attempt"));
         return;
@@ -704,6 +743,12 @@ void ProxyCall::replyFromLastOutcome(const QString &why, bool deadlineReached)
     summary.deadlineReached = deadlineReached || m_retry.remaining() <= std::chrono::milliseconds(10);
     std::optional<Clock::Duration> retryAfter;
     const ApiError error = clienterrors::afterFailure(*m_lastOutcome, summary, &retryAfter);
+    // The client may come back when the key that refused is usable again, which the key ring knows
+    // better than one answer's hint (a longer cool-down may be running, or none was sent).
+    if (m_lastOutcome->kind == OutcomeKind::RetryableRateLimit && m_lastFailedProvider != 0)
+        if (const auto keys = m_engine.router().keyRing(m_lastFailedProvider))
+            if (const auto soonest = keys->soonestAvailableIn(); soonest && *soonest > Clock::Duration::zero())
+                retryAfter = *soonest;
     replyError(error, retryAfter);
 }
 

@@ -82,6 +82,11 @@ private:
     };
 
     void nextAttempt();
+    // No channel can take the attempt until a rate limit passes (a cooling key, a provider's limit), in
+    // `wait`: waits it out and tries again when that fits in what is left of the max client wait and of
+    // the deadline, and says whether it does. Never the hint again on top: the router hands out no
+    // key inside its cool-down, so the wait is the route's, not one attempt's.
+    bool waitForRateLimit(Clock::Duration wait);
     void launch(RouteChoice choice);
     void onUpstreamHeaders(int status, const HttpHeaders &headers);
     void onUpstreamData(QByteArrayView chunk);
@@ -130,7 +135,9 @@ private:
     std::uint64_t m_attemptSequence = 0;
     std::optional<RetrySlot> m_retrySlot; // the current attempt is a retry that spends the budget
     std::optional<int> m_lastFailedChannel;
+    int m_lastFailedProvider = 0;
     std::optional<Outcome> m_lastOutcome;
+    Clock::Duration m_rateLimitWaited{}; // held so far for rate limits: never past RetryConfig::maxClientWait
     int m_firstChannelId = 0;
     Clock::TimePoint m_startedAt;
     std::optional<Clock::Duration> m_clientTtft; // set once the client's first byte went out

@@ -98,30 +98,35 @@ std::optional<KeyRing::Lease> KeyRing::next()
     return std::nullopt;
 }
 
-void KeyRing::reportRateLimited(int keyId, std::optional<std::chrono::milliseconds> retryAfter)
+void KeyRing::reportRateLimited(int keyId, std::optional<std::chrono::milliseconds> retryAfter, const char *hintFrom)
 {
     std::optional<HealthEvent> event;
     {
         std::lock_guard lock(m_mutex);
-        event = coolLocked(keyId, retryAfter);
+        event = coolLocked(keyId, retryAfter, hintFrom);
     }
     if (event)
         emitOutsideLock(*event);
 }
 
-std::optional<HealthEvent> KeyRing::coolLocked(int keyId, std::optional<std::chrono::milliseconds> retryAfter)
+std::optional<HealthEvent> KeyRing::coolLocked(int keyId, std::optional<std::chrono::milliseconds> retryAfter, const char *hintFrom)
 {
     Key *key = findLocked(keyId);
     if (!key || key->disabled)
         return std::nullopt;
-    // Only a key that was serving reports: a 429 that lengthens a running cool-down is no news.
+    // Only a key that was serving reports, and only such a 429 lengthens the run: the 429s of requests
+    // that were already on their way when the first one cooled the key are the same refusal, and
+    // counting them turned a one-second burst into minutes of rest.
     const bool wasActive = stateLocked(*key, m_clock.now()) == KeyState::Active;
-    // Without a Retry-After we only guess; a key that keeps getting 429s gets longer pauses.
-    const int doublings = std::min(key->rateLimitStreak, 3);
-    key->rateLimitStreak = std::min(key->rateLimitStreak + 1, 1000);
-    const Clock::Duration coolDown = retryAfter && retryAfter->count() > 0
-        ? std::chrono::duration_cast<Clock::Duration>(*retryAfter)
-        : m_defaultCoolDown * (1 << doublings);
+    if (wasActive)
+        key->rateLimitStreak = std::min(key->rateLimitStreak + 1, 1000);
+    // A straggler of the burst gets the length the running rest was given, not the next doubling.
+    const int doublings = std::clamp(key->rateLimitStreak - 1, 0, kMaxDoublings);
+    // The provider knows when it admits again; without its word we only guess, short, and longer
+    // only while it keeps refusing after each rest.
+    const bool hinted = retryAfter && retryAfter->count() > 0;
+    const Clock::Duration coolDown = hinted ? std::chrono::duration_cast<Clock::Duration>(*retryAfter)
+                                            : m_defaultCoolDown * (1 << doublings);
     const auto until = m_clock.now() + coolDown;
     // Two workers may report the same key; a short Retry-After must not shorten a longer one.
     key->coolingUntil = std::max(key->coolingUntil, until);
@@ -134,11 +139,20 @@ std::optional<HealthEvent> KeyRing::coolLocked(int keyId, std::optional<std::chr
                       maskSecret(key->config.secret).toStdString(), toSeconds(coolDown));
     if (!wasActive || !m_events)
         return std::nullopt;
+    QString source;
+    if (hinted)
+        source = QStringLiteral("the provider's hint, %1").arg(QLatin1String(hintFrom ? hintFrom : "Retry-After"));
+    else if (doublings == 0)
+        source = QStringLiteral("no hint from the provider: the default");
+    else
+        source = QStringLiteral("no hint from the provider: the default doubled %1 time%2, 429 number %3 in a row")
+                     .arg(doublings)
+                     .arg(doublings == 1 ? "" : "s")
+                     .arg(doublings + 1);
     return keyEvent(*key, "cooling_down",
-                    QStringLiteral("got a 429, cooling for %1 s%2")
-                        .arg(toSeconds(coolDown), 0, 'f', 1)
-                        .arg(retryAfter ? QStringLiteral(" (Retry-After)") : QString()));
+                    QStringLiteral("got a 429, cooling for %1 s (%2)").arg(toSeconds(coolDown), 0, 'f', 1).arg(source));
 }
+
 
 void KeyRing::reportAuthError(int keyId, const QString &reason)
 {

@@ -15,7 +15,9 @@
 namespace sb {
 
 // A provider's API keys, rotated on rate limits (the first tier of defence). A 429 cools the
-// key that got it (for the Retry-After when the provider sent one) and the next lease takes another key;
+// key that got it for as long as the provider's own hint says (Retry-After, a reset header, a
+// retryDelay), or without one for a short default that doubles only while the provider keeps
+// refusing that key after each rest; the next lease takes another key, never the cooling one;
 // an auth error disables the key until the user edits the provider (which builds a new KeyRing).
 // Thread-safe. Secrets leave this class only inside a Lease; status() and logs carry the masked form.
 // A provider configured with no keys (a local server, a gateway that holds the keys itself) still
@@ -42,15 +44,20 @@ public:
 
     // Keys with enabled == false start Disabled with their configured reason.
     KeyRing(const Clock &clock, const std::vector<ApiKeyConfig> &keys,
-            Clock::Duration defaultCoolDown = std::chrono::seconds(30));
+            Clock::Duration defaultCoolDown = std::chrono::seconds(1));
 
     // Round-robin over Active keys (a cooling key whose time has passed is Active again); nullopt if none.
     // A provider configured with no keys at all gets Lease{0, ""}: it needs no key; nullopt while a
     // 429 cools it.
     std::optional<Lease> next();
-    // Cools the key for retryAfter, or — when the provider sent none — for the default, doubled for each
-    // further 429 in a row (at most 8×). A longer cool-down already running is kept.
-    void reportRateLimited(int keyId, std::optional<std::chrono::milliseconds> retryAfter);
+    // Cools the key for retryAfter (the provider's hint; `hintFrom` names it for the log), or — when the
+    // provider sent none — for the default, doubled for each further 429 in a row (at most 32×). Only a
+    // 429 that finds the key serving (its rest over) lengthens the run: the 429s of requests sent in the
+    // same burst, before the first one cooled it, are the same refusal. A longer cool-down already
+    // running is kept.
+    void reportRateLimited(int keyId, std::optional<std::chrono::milliseconds> retryAfter, const char *hintFrom = nullptr);
+    // The longest the default is doubled to: 32×, about half a minute at the 1 s default.
+    static constexpr int kMaxDoublings = 5;
     // The setting applies to cool-downs that start after the call.
     void setDefaultCoolDown(Clock::Duration coolDown);
     // Where a key's cool-down (from Active) and disable are reported, for the console and the history.
@@ -77,10 +84,10 @@ private:
         bool disabled = false;
         QString disabledReason;
         Clock::TimePoint coolingUntil{};
-        int rateLimitStreak = 0; // 429s in a row without a success in between
+        int rateLimitStreak = 0; // 429s that found the key serving, in a row without a success in between
     };
     KeyState stateLocked(const Key &key, Clock::TimePoint now) const;
-    std::optional<HealthEvent> coolLocked(int keyId, std::optional<std::chrono::milliseconds> retryAfter);
+    std::optional<HealthEvent> coolLocked(int keyId, std::optional<std::chrono::milliseconds> retryAfter, const char *hintFrom);
     Key *findLocked(int keyId);
     // The keys a lease can come from: the configured ones, or the one keyless identity.
     std::vector<Key> &leasableLocked() { return m_keys.empty() ? m_keyless : m_keys; }

@@ -414,7 +414,7 @@ void Router::record(const RouteChoice &choice, const Outcome &outcome, Clock::Du
         choice.keys->reportSuccess(choice.key.keyId);
         break;
     case OutcomeKind::RetryableRateLimit:
-        choice.keys->reportRateLimited(choice.key.keyId, outcome.retryAfter);
+        choice.keys->reportRateLimited(choice.key.keyId, outcome.retryAfter, outcome.retryAfterFrom);
         break;
     case OutcomeKind::AuthError:
         choice.keys->reportAuthError(choice.key.keyId, outcome.message);

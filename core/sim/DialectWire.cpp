@@ -2,10 +2,15 @@
 
 #include "sim/ResponsesApiWire.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
+#include <QTimeZone>
 #include <QUrlQuery>
+
+#include <algorithm>
 
 namespace sb::sim {
 
@@ -421,6 +426,56 @@ SimReply DialectWire::httpError(int status, int retryAfterSeconds) const
         break;
     }
     reply.body = jsonBody(status, type, message);
+    return reply;
+}
+
+SimReply DialectWire::rateLimitHint(int waitSeconds) const
+{
+    waitSeconds = std::max(1, waitSeconds);
+    SimReply reply = httpError(429);
+    // Date and reset from one reading of the clock, in whole seconds, so that the wait they make
+    // together is exactly waitSeconds.
+    const QDateTime now = QDateTime::fromMSecsSinceEpoch(m_clock->wallMillis() / 1000 * 1000, QTimeZone::utc());
+    switch (m_dialect) {
+    case Dialect::OpenAiCompat: {
+        // Go's time.Duration text, as OpenAI writes it: "14s", "1m30s", "1h0m5s".
+        const int h = waitSeconds / 3600, m = waitSeconds % 3600 / 60, s = waitSeconds % 60;
+        QByteArray duration = QByteArray::number(s) + 's';
+        if (h > 0 || m > 0)
+            duration.prepend(QByteArray::number(m) + 'm');
+        if (h > 0)
+            duration.prepend(QByteArray::number(h) + 'h');
+        reply.headers.add("x-ratelimit-limit-requests", "60");
+        reply.headers.add("x-ratelimit-remaining-requests", "0");
+        reply.headers.add("x-ratelimit-reset-requests", duration);
+        reply.headers.add("x-ratelimit-limit-tokens", "150000");
+        reply.headers.add("x-ratelimit-remaining-tokens", "149000");
+        reply.headers.add("x-ratelimit-reset-tokens", "400ms"); // not the limit that refused
+        break;
+    }
+    case Dialect::Anthropic:
+        reply.headers.add("date", QLocale::c().toString(now, QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'")).toLatin1());
+        reply.headers.add("anthropic-ratelimit-requests-limit", "50");
+        reply.headers.add("anthropic-ratelimit-requests-remaining", "0");
+        reply.headers.add("anthropic-ratelimit-requests-reset", now.addSecs(waitSeconds).toString(Qt::ISODate).toLatin1());
+        reply.headers.add("anthropic-ratelimit-tokens-remaining", "40000");
+        reply.headers.add("anthropic-ratelimit-tokens-reset", now.addSecs(1).toString(Qt::ISODate).toLatin1());
+        break;
+    case Dialect::Gemini: {
+        QJsonObject error = QJsonDocument::fromJson(reply.body).object().value(QStringLiteral("error")).toObject();
+        error.insert(QStringLiteral("details"),
+                     QJsonArray{QJsonObject{{"@type", "type.googleapis.com/google.rpc.QuotaFailure"},
+                                            {"violations", QJsonArray{QJsonObject{{"quotaMetric", "generativelanguage.googleapis.com/generate_content_requests"}}}}},
+                                QJsonObject{{"@type", "type.googleapis.com/google.rpc.RetryInfo"},
+                                            {"retryDelay", QStringLiteral("%1s").arg(waitSeconds)}}});
+        reply.body = compact(QJsonObject{{"error", error}});
+        break;
+    }
+    case Dialect::DashScope:
+    case Dialect::Ernie:
+        reply.headers.add("retry-after", QByteArray::number(waitSeconds));
+        break;
+    }
     return reply;
 }
 

@@ -56,6 +56,12 @@ public:
 
     // Errors at the HTTP level (500, 503, 429 with or without Retry-After, 401 for an unknown key).
     SimReply httpError(int status, int retryAfterSeconds = 0) const;
+    // A 429 that says how long to wait the way the dialect's provider does: OpenAI's
+    // x-ratelimit-reset-requests duration ("14s", "1m30s"), Anthropic's anthropic-ratelimit-requests-reset
+    // instant beside a Date, Gemini's RetryInfo retryDelay in the body; DashScope and ERNIE document
+    // no form of their own, so theirs is Retry-After. No Retry-After beside the others: the engine
+    // must read their own form.
+    SimReply rateLimitHint(int waitSeconds) const;
     SimReply unknownKey() const;
     // The dialect's own way of saying "this key is over its limit" (per-key rpm).
     SimReply keyRateLimited(int retryAfterSeconds) const;

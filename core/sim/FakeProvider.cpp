@@ -222,6 +222,8 @@ public:
             return reply(response, s.wire.httpError(429));
         case SimError::Http429RetryAfter:
             return reply(response, s.wire.httpError(429, realSeconds(fault.retryAfterSeconds)));
+        case SimError::Http429Hint:
+            return reply(response, s.wire.rateLimitHint(realSeconds(fault.retryAfterSeconds)));
         case SimError::BodyRateLimit:
             if (request.stream)
                 return streamOnly(response, s.wire.firstEventRateLimit(request, QByteArray::number(id)));

@@ -52,8 +52,9 @@ enum class SimError {
     EmptyStream,        // a stream with neither content nor a finish reason, ended cleanly (whole: an empty answer)
     DisagreeingError,   // HTTP 200 whose error says "invalid request" in one field, "overloaded" in another
     BodyInvalidRequest, // HTTP 200 whose error is the caller's: the prompt is too long
+    Http429Hint,        // 429 with the wait in the dialect's own form (reset header, RFC 3339 instant, retryDelay)
 };
-inline constexpr int SimErrorCount = 21;
+inline constexpr int SimErrorCount = 22;
 
 const char *toString(SimError error);
 std::optional<SimError> simErrorFromString(QStringView text);
@@ -74,7 +75,7 @@ struct FaultSpec {
     double upSeconds = 10.0;        // … then up this long, repeating from `from`
     Distribution extraMs;           // latency_spike: added to TTFT
     double factor = 10.0;           // slow_tokens: tokens/s divided by this
-    int retryAfterSeconds = 2;      // http_429_retry_after (scenario seconds)
+    int retryAfterSeconds = 2;      // http_429_retry_after and http_429_hint (scenario seconds)
 
     bool activeAt(double t) const { return t >= from && t < to; }
 };

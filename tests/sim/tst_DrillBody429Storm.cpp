@@ -47,11 +47,13 @@ private slots:
 
         // The storm happened: Qwen sent rate limits inside 200 bodies. Few of them, because the proxy
         // backed off: qwen-plus is 9 req/s for the 90 s of the storm, so a gateway that reads only status
-        // codes would have sent Qwen ~810 requests and got ~690 body rate limits (plus its retries).
+        // codes would have sent Qwen ~810 requests and got ~690 body rate limits (plus its retries). Qwen
+        // gives no hint, so its key rests 1 s after a refusal, doubling while refusals follow each rest,
+        // and a success (15 % of its answers) ends the run: at most about one refusal a second.
         const FakeProvider::Stats qwen = run.providers.value(QStringLiteral("qwen"));
         const quint64 bodyLimits = qwen.injected[std::size_t(SimError::BodyRateLimit)];
         QVERIFY2(bodyLimits >= 1, "Qwen never signalled a rate limit: the drill did not drill");
-        QVERIFY2(bodyLimits <= 50, qPrintable(QStringLiteral("Qwen was sent into %1 body rate limits").arg(bodyLimits)));
+        QVERIFY2(bodyLimits <= 150, qPrintable(QStringLiteral("Qwen was sent into %1 body rate limits").arg(bodyLimits)));
 
         // Read as rate limits: Qwen's key cooled down (only a RETRYABLE_RATE_LIMIT does that), and its
         // breaker never opened (a rate limit is not a provider failure).

@@ -9,6 +9,8 @@
 #include "providers/common/OpenAiAnswer.h"
 #include "stream/SseParser.h"
 
+#include "FakeClock.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
@@ -173,7 +175,35 @@ private slots:
         QCOMPARE(kind(wire.keyRateLimited(2)), OutcomeKind::RetryableRateLimit);
         QCOMPARE(kind(wire.unknownKey()), OutcomeKind::AuthError);
     }
+    void eachDialectsOwnHintOfTheWaitIsRead_data() { dialects_data(); }
+    void eachDialectsOwnHintOfTheWaitIsRead()
+    {
+        // The simulator says "wait 14 s" the way the dialect's provider does (no Retry-After beside
+        // it where the provider has a form of its own), and the adapter reads 14 s from it.
+        QFETCH(QString, dialect);
+        const ProviderAdapter *adapter = ProviderRegistry::find(dialect);
+        const sb::test::FakeClock clock(1'796'189'414'250); // mid-second: the Date and the reset must still make the wait
+        const DialectWire wire(*dialectFromString(dialect), clock);
+        for (int seconds : {14, 90}) {
+            const SimReply reply = wire.rateLimitHint(seconds);
+            QCOMPARE(reply.status, 429);
+            const Outcome limited = adapter->classify(reply.status, reply.headers, reply.body);
+            QCOMPARE(limited.kind, OutcomeKind::RetryableRateLimit);
+            QCOMPARE(limited.retryAfter, std::optional<std::chrono::milliseconds>(std::chrono::seconds(seconds)));
+            QVERIFY(limited.retryAfterFrom);
+            const QByteArray from(limited.retryAfterFrom);
+            if (dialect == u"openai_compat")
+                QCOMPARE(from, QByteArray("x-ratelimit-reset-requests"));
+            else if (dialect == u"anthropic")
+                QCOMPARE(from, QByteArray("anthropic-ratelimit-requests-reset"));
+            else if (dialect == u"gemini")
+                QCOMPARE(from, QByteArray("retryDelay"));
+            else
+                QCOMPARE(from, QByteArray("Retry-After"));
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(tst_SimAgainstAdapters)
+
 #include "tst_SimAgainstAdapters.moc"

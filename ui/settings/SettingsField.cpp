@@ -167,9 +167,13 @@ std::vector<SettingsField> buildFields()
               QStringLiteral("A stream with no token for this long is ended with an error event."), {1, 3600, 1, 0.001},
               SB_FIELD(retry.streamIdleTimeout)),
         field("retry.key_cool_down_ms", G::RetryBudget, QStringLiteral("Key cool-down after a 429"), kSeconds,
-              QStringLiteral("A rate-limited key (or a provider without keys) rests this long when the provider sent no "
-                             "Retry-After; each further 429 in a row doubles it, at most 8×."),
+              QStringLiteral("A rate-limited key (or a provider without keys) rests this long when the provider said "
+                             "nothing of when to come back; each further 429 after a rest doubles it, at most 32×."),
               {1, 3600, 1, 0.001}, SB_FIELD(retry.keyCoolDown)),
+        field("retry.max_client_wait_ms", G::RetryBudget, QStringLiteral("Max client wait for a rate limit"), kSeconds,
+              QStringLiteral("The longest a request waits for a rate-limited route to admit it. Past it the client "
+                             "gets a 429 with Retry-After at once (or the request fails over)."),
+              {0, 600, 1, 0.001}, SB_FIELD(retry.maxClientWait)),
     };
     fields.front().plain = true; // the listen port
     return fields;

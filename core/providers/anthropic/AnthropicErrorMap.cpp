@@ -65,11 +65,38 @@ Outcome make(OutcomeKind kind, int status, const HttpHeaders &headers, QString c
     o.httpStatus = status;
     o.providerCode = std::move(code);
     o.message = cleanProviderMessage(message);
-    o.retryAfter = retryAfterFromHeaders(headers);
+    o.retryAfter = retryAfterFromHeaders(headers, &o.retryAfterFrom);
+    if (!o.retryAfter && kind == OutcomeKind::RetryableRateLimit)
+        o.retryAfter = AnthropicErrorMap::rateLimitReset(headers, &o.retryAfterFrom);
     return o;
 }
 
 } // namespace
+
+std::optional<std::chrono::milliseconds> AnthropicErrorMap::rateLimitReset(const HttpHeaders &headers, const char **from)
+{
+    // Each limit says when it refills as an RFC 3339 instant; the one at 0 is the one that refused.
+    // Without any at 0 the resets say when a full bucket is back, which is not when a request fits.
+    static constexpr struct {
+        const char *remaining, *reset;
+    } kLimits[] = {
+        {"anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset"},
+        {"anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset"},
+        {"anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset"},
+        {"anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset"},
+    };
+    std::optional<std::chrono::milliseconds> wait;
+    for (const auto &limit : kLimits) {
+        if (headers.value(limit.remaining).trimmed() != "0")
+            continue;
+        if (auto until = waitUntilInstant(headers.value(limit.reset), headers); until && (!wait || *until > *wait)) {
+            wait = until;
+            if (from)
+                *from = limit.reset;
+        }
+    }
+    return wait;
+}
 
 std::optional<OutcomeKind> AnthropicErrorMap::kindFromType(const QString &type)
 {

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <chrono>
 #include <optional>
 
 namespace sb {
@@ -35,6 +36,9 @@ public:
     // type other than "message", no content list, or an empty one without a stop reason (an empty
     // content list that ended for a reason is a legitimate answer). std::nullopt when it is one.
     static std::optional<QString> messageProblem(const HttpHeaders &headers, const QByteArray &body);
+    // A 429's wait from the anthropic-ratelimit-*-reset headers (RFC 3339 instants against the Date
+    // header) of the limits that are at 0, when no retry-after came; `from` names the header.
+    static std::optional<std::chrono::milliseconds> rateLimitReset(const HttpHeaders &headers, const char **from = nullptr);
 };
 
 } // namespace sb

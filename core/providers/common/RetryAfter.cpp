@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace sb {
 
@@ -47,22 +48,40 @@ std::optional<QDateTime> parseHttpDate(const QByteArray &text)
 
 } // namespace
 
-std::optional<std::chrono::milliseconds> retryAfterFromHeaders(const HttpHeaders &headers)
+std::optional<std::chrono::milliseconds> retryAfterFromHeaders(const HttpHeaders &headers, const char **from)
 {
+    std::optional<std::chrono::milliseconds> wait;
+    const char *source = nullptr;
     if (headers.contains("retry-after-ms")) {
-        if (auto ms = parseNumber(headers.value("retry-after-ms")))
-            return clampWait(*ms);
+        if (auto ms = parseNumber(headers.value("retry-after-ms"))) {
+            wait = clampWait(*ms);
+            source = "retry-after-ms";
+        }
     }
-    if (!headers.contains("retry-after"))
-        return std::nullopt;
-    const QByteArray value = headers.value("retry-after").trimmed();
-    if (auto seconds = parseNumber(value))
-        return clampWait(*seconds * 1000.0);
-    const auto when = parseHttpDate(value);
+    if (!wait && headers.contains("retry-after")) {
+        const QByteArray value = headers.value("retry-after").trimmed();
+        if (auto seconds = parseNumber(value)) {
+            wait = clampWait(*seconds * 1000.0);
+        } else {
+            const auto when = parseHttpDate(value);
+            const auto now = parseHttpDate(headers.value("date"));
+            if (when && now)
+                wait = clampWait(double(now->msecsTo(*when)));
+        }
+        source = wait ? "Retry-After" : nullptr;
+    }
+    if (from && wait)
+        *from = source;
+    return wait;
+}
+
+std::optional<std::chrono::milliseconds> waitUntilInstant(QByteArrayView rfc3339, const HttpHeaders &headers)
+{
+    const QDateTime when = QDateTime::fromString(QString::fromLatin1(rfc3339.trimmed()), Qt::ISODateWithMs);
     const auto now = parseHttpDate(headers.value("date"));
-    if (!when || !now)
+    if (!when.isValid() || !now)
         return std::nullopt;
-    return clampWait(double(now->msecsTo(*when)));
+    return clampWait(double(now->msecsTo(when)));
 }
 
 std::optional<std::chrono::milliseconds> parseGoDuration(QByteArrayView text)
@@ -98,15 +117,18 @@ std::optional<std::chrono::milliseconds> parseGoDuration(QByteArrayView text)
     return clampWait(std::ceil(total));
 }
 
-std::optional<std::chrono::milliseconds> rateLimitResetFromHeaders(const HttpHeaders &headers)
+std::optional<std::chrono::milliseconds> rateLimitResetFromHeaders(const HttpHeaders &headers, const char **from)
 {
     std::optional<std::chrono::milliseconds> wait;
     for (const char *kind : {"requests", "tokens"}) {
         const QByteArray remaining = headers.value(QByteArray("x-ratelimit-remaining-") + kind).trimmed();
         if (remaining != "0")
             continue;
-        if (auto reset = parseGoDuration(headers.value(QByteArray("x-ratelimit-reset-") + kind)))
-            wait = wait ? std::max(*wait, *reset) : *reset;
+        if (auto reset = parseGoDuration(headers.value(QByteArray("x-ratelimit-reset-") + kind)); reset && (!wait || *reset > *wait)) {
+            wait = *reset;
+            if (from)
+                *from = std::strcmp(kind, "requests") == 0 ? "x-ratelimit-reset-requests" : "x-ratelimit-reset-tokens";
+        }
     }
     return wait;
 }

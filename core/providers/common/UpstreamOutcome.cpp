@@ -24,7 +24,7 @@ Outcome httpStatusOutcome(int status, const HttpHeaders &headers, const QString 
     o.httpStatus = status;
     o.providerCode = QString::number(status);
     o.message = message;
-    o.retryAfter = retryAfterFromHeaders(headers);
+    o.retryAfter = retryAfterFromHeaders(headers, &o.retryAfterFrom);
     return o;
 }
 

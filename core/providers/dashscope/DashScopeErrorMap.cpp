@@ -67,7 +67,7 @@ Outcome DashScopeErrorMap::classify(int httpStatus, const HttpHeaders &headers, 
     const QJsonObject root = QJsonDocument::fromJson(body, &parseError).object();
     if (isError(root)) {
         Outcome o = fromErrorBody(root, httpStatus);
-        o.retryAfter = retryAfterFromHeaders(headers);
+        o.retryAfter = retryAfterFromHeaders(headers, &o.retryAfterFrom);
         return o;
     }
     if (httpStatus >= 200 && httpStatus < 300) {

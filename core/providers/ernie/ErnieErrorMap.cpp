@@ -79,7 +79,7 @@ Outcome ErnieErrorMap::classify(int httpStatus, const HttpHeaders &headers, cons
     const QJsonObject root = QJsonDocument::fromJson(body, &parseError).object();
     if (isError(root)) {
         Outcome o = fromErrorBody(root, httpStatus);
-        o.retryAfter = retryAfterFromHeaders(headers);
+        o.retryAfter = retryAfterFromHeaders(headers, &o.retryAfterFrom);
         return o;
     }
     if (httpStatus >= 200 && httpStatus < 300) {

@@ -38,19 +38,15 @@ bool mentionsInvalidKey(const QJsonObject &error)
 
 std::optional<std::chrono::milliseconds> GeminiErrorMap::parseDuration(const QString &text)
 {
-    QString t = text.trimmed();
-    if (!t.endsWith(QLatin1Char('s')))
+    // A protobuf Duration in JSON is seconds with an "s"; the shared reader knows that grammar.
+    const QString t = text.trimmed();
+    if (!t.endsWith(QLatin1Char('s')) || t.endsWith(QLatin1String("ms")) || t.startsWith(QLatin1Char('-')))
         return std::nullopt;
-    t.chop(1);
-    bool ok = false;
-    const double seconds = t.toDouble(&ok);
-    if (!ok || seconds < 0 || seconds > 86400.0 * 7)
-        return std::nullopt;
-    return std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0 + 0.5));
+    return parseGoDuration(t.toLatin1());
 }
 
 Outcome GeminiErrorMap::fromError(const QJsonObject &error, int httpStatus,
-                                  std::optional<std::chrono::milliseconds> retryAfter)
+                                  std::optional<std::chrono::milliseconds> retryAfter, const char *retryAfterFrom)
 {
     const QString status = error.value(QLatin1String("status")).toString();
     const int code = error.value(QLatin1String("code")).toInt(httpStatus);
@@ -84,12 +80,16 @@ Outcome GeminiErrorMap::fromError(const QJsonObject &error, int httpStatus,
 
     Outcome o = make(kind, httpStatus, status.isEmpty() ? QString::number(code) : status, message);
     o.retryAfter = retryAfter;
+    o.retryAfterFrom = retryAfter ? retryAfterFrom : nullptr;
     const QJsonArray details = error.value(QLatin1String("details")).toArray();
     for (const QJsonValue &d : details) {
         const QJsonObject detail = d.toObject();
         if (detail.value(QLatin1String("@type")).toString().endsWith(QLatin1String("google.rpc.RetryInfo"))) {
-            if (auto delay = parseDuration(detail.value(QLatin1String("retryDelay")).toString()))
+            // Google's own word on the wait, more precise than any header.
+            if (auto delay = parseDuration(detail.value(QLatin1String("retryDelay")).toString())) {
                 o.retryAfter = delay;
+                o.retryAfterFrom = "retryDelay";
+            }
         }
     }
     return o;
@@ -106,8 +106,11 @@ Outcome GeminiErrorMap::classify(int httpStatus, const HttpHeaders &headers, con
         root = doc.object();
 
     const QJsonValue error = root.value(QLatin1String("error"));
-    if (error.isObject())
-        return fromError(error.toObject(), httpStatus, retryAfterFromHeaders(headers));
+    if (error.isObject()) {
+        const char *from = nullptr;
+        const auto wait = retryAfterFromHeaders(headers, &from);
+        return fromError(error.toObject(), httpStatus, wait, from);
+    }
 
     if (httpStatus >= 200 && httpStatus < 300) {
         if (parseError.error != QJsonParseError::NoError || root.isEmpty())

@@ -22,12 +22,12 @@ public:
     static Outcome classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body);
     // The inner {"code","status","message","details"} object of an error, from a body or an SSE event.
     static Outcome fromError(const QJsonObject &error, int httpStatus,
-                             std::optional<std::chrono::milliseconds> retryAfter = std::nullopt);
+                             std::optional<std::chrono::milliseconds> retryAfter = std::nullopt, const char *retryAfterFrom = nullptr);
     // What keeps a 2xx without an error from being a generateContent answer (no candidates and no
     // blocked prompt, a candidate with neither parts nor a finish reason) or, when `embeddings`, a
     // batchEmbedContents one (no embeddings); std::nullopt when it is one.
     static std::optional<QString> answerProblem(const QByteArray &body, bool embeddings);
-    // "30s", "1.5s" (google.protobuf.Duration in JSON) → milliseconds.
+    // "30s", "1.5s" (google.protobuf.Duration in JSON, the RetryInfo detail's retryDelay) → milliseconds, at most 1 h.
     static std::optional<std::chrono::milliseconds> parseDuration(const QString &text);
 };
 

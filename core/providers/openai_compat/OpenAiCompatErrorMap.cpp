@@ -69,9 +69,9 @@ Outcome make(OutcomeKind kind, int status, const HttpHeaders &headers, QString c
     o.httpStatus = status;
     o.providerCode = std::move(code);
     o.message = cleanProviderMessage(message);
-    o.retryAfter = retryAfterFromHeaders(headers);
+    o.retryAfter = retryAfterFromHeaders(headers, &o.retryAfterFrom);
     if (!o.retryAfter && kind == OutcomeKind::RetryableRateLimit)
-        o.retryAfter = rateLimitResetFromHeaders(headers);
+        o.retryAfter = rateLimitResetFromHeaders(headers, &o.retryAfterFrom);
     return o;
 }
 

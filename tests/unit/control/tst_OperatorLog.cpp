@@ -117,10 +117,17 @@ private slots:
         ring.reportRateLimited(1, std::nullopt);
         ring.reportRateLimited(1, std::nullopt); // still cooling: no news, no line
         ring.reportAuthError(2, QStringLiteral("HTTP 401: invalid api key"));
-        const QStringList written = lines();
-        QCOMPARE(written.size(), 2);
+        clock.advance(1s);
+        ring.reportRateLimited(1, std::chrono::milliseconds(14000), "x-ratelimit-reset-requests"); // the length and where it came from
+        QStringList written = lines();
+        QCOMPARE(written.size(), 3);
+        QVERIFY2(written[2].endsWith(QStringLiteral("keys: openai-main key 'team' (%1) got a 429, cooling for 14.0 s "
+                                                    "(the provider's hint, x-ratelimit-reset-requests)")
+                                         .arg(maskSecret(keys[0].secret))),
+                 qPrintable(written[2]));
+        written.removeLast();
         QVERIFY(written[0].contains(QStringLiteral("info")));
-        QVERIFY2(written[0].endsWith(QStringLiteral("keys: openai-main key 'team' (%1) got a 429, cooling for 30.0 s")
+        QVERIFY2(written[0].endsWith(QStringLiteral("keys: openai-main key 'team' (%1) got a 429, cooling for 1.0 s (no hint from the provider: the default)")
                                          .arg(maskSecret(keys[0].secret))),
                  qPrintable(written[0]));
         QVERIFY(written[1].contains(QStringLiteral("warn")));

@@ -36,6 +36,8 @@ const QByteArray kLastChunk = R"(data: {"id":"c1","object":"chat.completion.chun
                               R"("choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})"
                               "\n\ndata: [DONE]\n\n";
 
+const QByteArray kRateLimited = R"({"error":{"message":"slow down","type":"rate_limit_error"}})";
+
 const QByteArray kRoleChunk = R"(data: {"id":"empty1","object":"chat.completion.chunk","created":1,"model":"m",)"
                               R"("choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})"
                               "\n\n";
@@ -68,13 +70,15 @@ RouteConfig route(int id, const QString &model, std::vector<int> channels)
 }
 
 // "pair": channels A (p1) and B (p2), the dual-channel design. "solo": one channel on p3, with two keys.
+// "single": one channel on p4, with one key.
 EngineConfig baseConfig()
 {
     EngineConfig c;
-    c.providers = {provider(1), provider(2), provider(3, 2)};
+    c.providers = {provider(1), provider(2), provider(3, 2), provider(4)};
     c.channels = {channel(1, 1, QStringLiteral("pair/A")), channel(2, 2, QStringLiteral("pair/B")),
-                  channel(3, 3, QStringLiteral("solo/A"))};
-    c.routes = {route(1, QStringLiteral("pair"), {1, 2}), route(2, QStringLiteral("solo"), {3})};
+                  channel(3, 3, QStringLiteral("solo/A")), channel(4, 4, QStringLiteral("single/A"))};
+    c.routes = {route(1, QStringLiteral("pair"), {1, 2}), route(2, QStringLiteral("solo"), {3}),
+                route(3, QStringLiteral("single"), {4})};
     return c;
 }
 
@@ -252,25 +256,142 @@ private slots:
         QCOMPARE(rig.records.at(0).status, RequestStatus::MidStream);
     }
 
-    void aRetryAfterFromTheOnlyProviderIsWaitedOut()
+    void anotherKeyOfTheOnlyProviderIsTriedAtOnce()
     {
+        // The provider's hint cools the key that got it, not the provider: its other key serves now.
         Rig rig;
         rig.call(QStringLiteral("solo"));
         HttpHeaders headers;
         headers.set("Retry-After", "3");
-        rig.upstream.reply(0, 429, R"({"error":{"message":"slow down","type":"rate_limit_error"}})", headers);
-        QCOMPARE(rig.upstream.count(), std::size_t(1));
-        QVERIFY2(rig.untilNextTimer() >= Clock::Duration(3s), qPrintable(QString::number(toMillis(rig.untilNextTimer()))));
-        rig.clock.advance(3s - 1ms);
-        QCOMPARE(rig.upstream.count(), std::size_t(1));
-        rig.clock.advance(rig.untilNextTimer());
+        rig.upstream.reply(0, 429, kRateLimited, headers);
         QCOMPARE(rig.upstream.count(), std::size_t(2));
-        QVERIFY(rig.upstream.keyOf(1) != rig.upstream.keyOf(0)); // the other key: the first one is cooling
+        QCOMPARE(rig.sinceStart(), Clock::Duration::zero());
+        QVERIFY(rig.upstream.keyOf(1) != rig.upstream.keyOf(0));
         rig.upstream.reply(1, 200, kAnswer);
         QCOMPARE(rig.response->status, 200);
     }
 
+    void aHintLongerThanTheMaxWaitIsA429AtOnceWithItsRetryAfter()
+    {
+        // One channel, one key, a 14 s hint: the caller hears it at once, not after 42 s and three
+        // more 429s of a key that was still cooling.
+        Rig rig;
+        rig.call(QStringLiteral("single"));
+        HttpHeaders headers;
+        headers.set("Retry-After", "14");
+        rig.upstream.reply(0, 429, kRateLimited, headers);
+        QCOMPARE(rig.finished, 1);
+        QCOMPARE(rig.sinceStart(), Clock::Duration::zero());
+        QCOMPARE(rig.upstream.count(), std::size_t(1)); // never the same key inside its cool-down
+        QCOMPARE(rig.response->status, 429);
+        QCOMPARE(rig.response->headers.value("retry-after"), QByteArray("14"));
+        QCOMPARE(rig.errorBody().value(QStringLiteral("type")).toString(), QStringLiteral("rate_limit_error"));
+        QVERIFY2(rig.errorBody().value(QStringLiteral("message")).toString().contains(QStringLiteral("max client wait")),
+                 rig.response->body.constData());
+        const auto keys = rig.engine.router().keyRing(4);
+        QCOMPARE(keys->soonestAvailableIn(), std::optional<Clock::Duration>(14s));
+    }
+
+    void aHintWithinTheMaxWaitIsWaitedOutOnceAndTheKeyServesAgain()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("single"));
+        HttpHeaders headers;
+        headers.set("Retry-After", "2");
+        rig.upstream.reply(0, 429, kRateLimited, headers);
+        QCOMPARE(rig.untilNextTimer(), Clock::Duration(2s));
+        rig.clock.advance(2s - 1ms);
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        rig.clock.advance(1ms);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QCOMPARE(rig.upstream.keyOf(1), rig.upstream.keyOf(0)); // the only key, its rest over
+        rig.upstream.reply(1, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+        QCOMPARE(rig.sinceStart(), Clock::Duration(2s));
+    }
+
+    void theMaxWaitCountsEveryWaitOfTheRequest()
+    {
+        // 2 s waited of 3: a second 2 s hint does not fit, so the client hears it then.
+        Rig rig;
+        rig.call(QStringLiteral("single"));
+        HttpHeaders headers;
+        headers.set("Retry-After", "2");
+        rig.upstream.reply(0, 429, kRateLimited, headers);
+        rig.clock.advance(2s);
+        rig.upstream.reply(1, 429, kRateLimited, headers);
+        QCOMPARE(rig.finished, 1);
+        QCOMPARE(rig.sinceStart(), Clock::Duration(2s));
+        QCOMPARE(rig.response->status, 429);
+        QCOMPARE(rig.response->headers.value("retry-after"), QByteArray("2"));
+    }
+
+    void theMaxWaitIsASetting()
+    {
+        EngineConfig config = baseConfig();
+        config.retry.maxClientWait = 20s;
+        Rig rig(config);
+        rig.call(QStringLiteral("single"));
+        HttpHeaders headers;
+        headers.set("Retry-After", "14");
+        rig.upstream.reply(0, 429, kRateLimited, headers);
+        QCOMPARE(rig.untilNextTimer(), Clock::Duration(14s));
+        rig.clock.advance(14s);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        rig.upstream.reply(1, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+    }
+
+    void aLongRetryAfterOnAnotherFailureIsNotWaitedPastTheMaxWait()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("single"));
+        HttpHeaders headers;
+        headers.set("Retry-After", "14");
+        rig.upstream.reply(0, 503, R"({"error":{"message":"overloaded","type":"server_error"}})", headers);
+        QCOMPARE(rig.finished, 1);
+        QCOMPARE(rig.sinceStart(), Clock::Duration::zero());
+        QCOMPARE(rig.response->status, 502);
+        QVERIFY2(rig.errorBody().value(QStringLiteral("message")).toString().contains(QStringLiteral("the provider asked for 14 s")),
+                 rig.response->body.constData());
+    }
+
+    void withTwoChannelsARateLimitFailsOverAtOnce()
+
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        HttpHeaders headers;
+        headers.set("Retry-After", "14");
+        rig.upstream.reply(0, 429, kRateLimited, headers);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QCOMPARE(rig.sinceStart(), Clock::Duration::zero());
+        QCOMPARE(rig.upstream.hostOf(1), QStringLiteral("p2.test"));
+        rig.upstream.reply(1, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+        QCOMPARE(rig.response->headers.value("x-switchboard-failover"), QByteArray("true"));
+    }
+
+    void withoutAHintTheShortDefaultIsWaitedAndGrowsOnlyWhileRefused()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("single"));
+        rig.upstream.reply(0, 429, kRateLimited);
+        QCOMPARE(rig.untilNextTimer(), Clock::Duration(1s)); // the default, not 30 s
+        rig.clock.advance(1s);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        rig.upstream.reply(1, 429, kRateLimited); // refused again after its rest: 2 s, which still fits
+        QCOMPARE(rig.untilNextTimer(), Clock::Duration(2s));
+        rig.clock.advance(2s);
+        QCOMPARE(rig.upstream.count(), std::size_t(3));
+        rig.upstream.reply(2, 429, kRateLimited); // 4 s: past the max wait
+        QCOMPARE(rig.response->status, 429);
+        QCOMPARE(rig.response->headers.value("retry-after"), QByteArray("4"));
+        QCOMPARE(rig.sinceStart(), Clock::Duration(3s));
+    }
+
     void aRetryRefusedByTheBudgetAnswersAtOnceAndSaysWhy()
+
     {
         Rig rig;
         rig.call(QStringLiteral("solo"));

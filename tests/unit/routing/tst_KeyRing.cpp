@@ -85,15 +85,79 @@ private slots:
         clock.advance(1ms);
         QCOMPARE(ring.healthyCount(), 2);
 
+        // The standard default is short: a burst over a per-second limit is over in a second.
         KeyRing standard(clock, keys(1));
         standard.reportRateLimited(1, std::nullopt);
-        clock.advance(29s);
+        clock.advance(999ms);
         QVERIFY(standard.allCoolingOrDisabled());
-        clock.advance(1s);
+        clock.advance(1ms);
         QVERIFY(!standard.allCoolingOrDisabled());
     }
 
+    void theProvidersHintIsTheCoolDownExactly()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(1));
+        ring.reportRateLimited(1, 14000ms, "retryDelay");
+        QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(14s));
+        clock.advance(14s - 1ms);
+        QCOMPARE(leaseId(ring), -1); // never the same key inside its cool-down
+        clock.advance(1ms);
+        QCOMPARE(leaseId(ring), 1);
+    }
+
+    void theRequestsOfOneBurstDoNotLengthenTheRest()
+    {
+        // Five requests were on their way when the first 429 came back; their 429s are the same
+        // refusal. Counting them once turned a one-second burst into half a minute of rest.
+        FakeClock clock;
+        KeyRing ring(clock, keys(1));
+        for (int i = 0; i < 5; ++i) {
+            ring.reportRateLimited(1, std::nullopt);
+            clock.advance(10ms);
+        }
+        QVERIFY(ring.soonestAvailableIn() <= std::optional<sb::Clock::Duration>(1s));
+        clock.advance(1s);
+        QCOMPARE(leaseId(ring), 1); // serving again once the rest is over
+        // Refused again after the rest: now the guess grows …
+        ring.reportRateLimited(1, std::nullopt);
+        QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(2s));
+        clock.advance(2s);
+        // … until a success ends the run.
+        ring.reportSuccess(1);
+        ring.reportRateLimited(1, std::nullopt);
+        QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(1s));
+    }
+
+    void theCoolDownsLineSaysHowLongAndWhetherTheProviderSaidSo()
+    {
+        FakeClock clock;
+        KeyRing ring(clock, keys(1));
+        auto events = std::make_shared<sb::EventDispatcher>();
+        std::vector<sb::HealthEvent> seen;
+        events->setSink([&](const sb::HealthEvent &e) { seen.push_back(e); });
+        ring.setEvents(events, 7, QStringLiteral("acme"));
+        ring.reportRateLimited(1, 14000ms, "retryDelay");
+        clock.advance(14s);
+        ring.reportRateLimited(1, std::nullopt);
+        clock.advance(2s);
+        ring.reportRateLimited(1, std::nullopt);
+        QCOMPARE(seen.size(), std::size_t(3));
+        QVERIFY2(seen[0].reason.endsWith(QStringLiteral("got a 429, cooling for 14.0 s (the provider's hint, retryDelay)")),
+                 qPrintable(seen[0].reason));
+        QVERIFY2(seen[1].reason.endsWith(QStringLiteral("got a 429, cooling for 2.0 s (no hint from the provider: the default doubled 1 time, "
+                                                        "429 number 2 in a row)")),
+                 qPrintable(seen[1].reason));
+        QVERIFY2(seen[2].reason.contains(QStringLiteral("cooling for 4.0 s (no hint")), qPrintable(seen[2].reason));
+        KeyRing fresh(clock, keys(1));
+        fresh.setEvents(events, 7, QStringLiteral("acme"));
+        fresh.reportRateLimited(1, std::nullopt);
+        QVERIFY2(seen.back().reason.endsWith(QStringLiteral("cooling for 1.0 s (no hint from the provider: the default)")),
+                 qPrintable(seen.back().reason));
+    }
+
     void shorterRetryAfterDoesNotShortenACoolDown()
+
     {
         FakeClock clock;
         KeyRing ring(clock, keys(1));
@@ -122,7 +186,7 @@ private slots:
     {
         FakeClock clock;
         KeyRing ring(clock, keys(1), 10s);
-        const std::array<std::chrono::seconds, 5> expected{10s, 20s, 40s, 80s, 80s}; // doubles, at most 8×
+        const std::array<std::chrono::seconds, 7> expected{10s, 20s, 40s, 80s, 160s, 320s, 320s}; // doubles, at most 32×
         for (auto wait : expected) {
             ring.reportRateLimited(1, std::nullopt);
             QCOMPARE(ring.soonestAvailableIn(), std::optional<sb::Clock::Duration>(wait));

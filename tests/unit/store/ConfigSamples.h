@@ -51,6 +51,7 @@ inline EngineConfig everyFieldSetConfig()
     c.retry.overallDeadline = 61s;
     c.retry.streamIdleTimeout = 29s;
     c.retry.keyCoolDown = 31s;
+    c.retry.maxClientWait = 4500ms;
 
     c.proxy.listenHost = QStringLiteral("127.0.0.2");
     c.proxy.listenPort = 8411;
@@ -137,7 +138,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
     SB_CMP(probe.interval); SB_CMP(probe.timeout); SB_CMP(probe.successesToReadmit); SB_CMP(pool.panicMode);
     SB_CMP(retry.baseDelay); SB_CMP(retry.maxDelay); SB_CMP(retry.jitter); SB_CMP(retry.maxAttempts); SB_CMP(retry.budgetRatio);
     SB_CMP(retry.budgetMinimum); SB_CMP(retry.overallDeadline); SB_CMP(retry.streamIdleTimeout);
-    SB_CMP(retry.keyCoolDown);
+    SB_CMP(retry.keyCoolDown); SB_CMP(retry.maxClientWait);
     SB_CMP(proxy.listenHost); SB_CMP(proxy.listenPort); SB_CMP(proxy.maxBodyBytes); SB_CMP(proxy.maxHeaderBytes);
     SB_CMP(proxy.idleTimeout); SB_CMP(proxy.drainTimeout); SB_CMP(demo);
     SB_CMP(cache.maxEntries); SB_CMP(cache.maxBytes); SB_CMP(cache.semanticMaxEntries); SB_CMP(cache.maxAnswerBytes);
