@@ -4,6 +4,7 @@
 #   chat        OpenAI chat completions to an OpenAI-compatible upstream (the answer passes through)
 #   responses   the Responses API to the same upstream (translated each way; the response is stored,
 #               as OpenAI's default store: true asks)
+#   resp-nostore the same with store: false (what Codex CLI sends): nothing is written to SQLite
 #   messages    Anthropic Messages to an Anthropic upstream (nearly as sent, both ways)
 #   messages→oa Anthropic Messages to the OpenAI-compatible upstream (translated each way)
 # Alternating rounds, rotating order; each round measures one connection (p50) and 50 connections
@@ -14,7 +15,8 @@
 # "added" at one connection is p50(door) - p50(direct); at 50 connections it is the machine time a
 # request costs, 1/rps(door) - 1/rps(direct), since load generator, proxy and upstream share the
 # cores. The verdict compares each translating door's added cost to the chat door's. Runs as
-# root in a private network namespace, like tests/bench/run.sh, on build/bench.
+# root in a private network namespace, like tests/bench/run.sh, on build/bench. tests/bench/run.sh
+# runs it as its last part (SB_DOORS_REUSE=1: its upstream nginx and a fresh Switchboard are up).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 peers="$root/tests/bench/peers"
@@ -47,25 +49,28 @@ cleanup() {
 trap cleanup EXIT
 wait_for() { for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1"; exit 1; }
 
-sed "s|@WORK@|$work|g" "$peers/upstream-nginx.conf" > "$work/upstream-nginx.conf"
-nginx -c "$work/upstream-nginx.conf" -p "$work" -g 'daemon on;' 2>"$work/nginx.log" || { cat "$work/nginx.log"; exit 1; }
-HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/bin/switchboard" --headless --db "$work/switchboard.db" \
-  --config "$peers/switchboard-bench.json" --log-level warn >"$work/switchboard.log" 2>&1 &
-pids+=($!)
+if [ -z "${SB_DOORS_REUSE:-}" ]; then
+  sed "s|@WORK@|$work|g" "$peers/upstream-nginx.conf" > "$work/upstream-nginx.conf"
+  nginx -c "$work/upstream-nginx.conf" -p "$work" -g 'daemon on;' 2>"$work/nginx.log" || { cat "$work/nginx.log"; exit 1; }
+  HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/bin/switchboard" --headless --db "$work/switchboard.db" \
+    --config "$peers/switchboard-bench.json" --log-level warn >"$work/switchboard.log" 2>&1 &
+  pids+=($!)
+fi
 wait_for http://127.0.0.1:19001/
 wait_for http://127.0.0.1:19003/healthz
 
-doors=(chat responses messages messages-oa)
+doors=(chat responses resp-nostore messages messages-oa)
 url_of() { case $1 in
   direct) echo http://127.0.0.1:19001/v1/chat/completions ;;
   chat) echo http://127.0.0.1:19003/v1/chat/completions ;;
-  responses) echo http://127.0.0.1:19003/v1/responses ;;
+  responses|resp-nostore) echo http://127.0.0.1:19003/v1/responses ;;
   messages|messages-oa) echo http://127.0.0.1:19003/v1/messages ;;
 esac; }
 body_of() { case $1 in
   direct) echo '{"model":"bench-model","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' ;;
   chat) echo '{"model":"bench","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' ;;
   responses) echo '{"model":"bench","input":"Say hello.","max_output_tokens":16}' ;;
+  resp-nostore) echo '{"model":"bench","input":"Say hello.","max_output_tokens":16,"store":false}' ;;
   messages) echo '{"model":"bench-anthropic","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' ;;
   messages-oa) echo '{"model":"bench","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' ;;
 esac; }
@@ -89,23 +94,30 @@ done
 
 printf '%s s per cell, %s rounds, %s cores, load average %s\n\n' "$seconds" "$rounds" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
 all=(direct "${doors[@]}")
-row() { printf '%-5s |' "$1"; shift; for v in "${@:1:5}"; do printf ' %-11s' "$v"; done; printf ' |'
-  for v in "${@:6:5}"; do printf ' %-11s' "$v"; done; printf '\n'; }
-printf '%-5s | %-59s | %s\n' "" "1 connection, p50 ms" "50 connections, req/s"
+n=${#all[@]}
+row() { printf '%-5s |' "$1"; shift; for v in "${@:1:n}"; do printf ' %-12s' "$v"; done; printf ' |'
+  for v in "${@:n+1:n}"; do printf ' %-12s' "$v"; done; printf '\n'; }
+printf '%-5s | %-*s | %s\n' "" $(( 13 * n - 1 )) "1 connection, p50 ms" "50 connections, req/s"
 row round "${all[@]}" "${all[@]}"
 declare -A p50s rpss
-orders=("direct chat responses messages messages-oa" "messages-oa messages responses chat direct"
-        "chat direct messages-oa responses messages" "responses messages-oa direct messages chat")
+# Each round rotates the order by one and reverses every other round, so no target always runs
+# first or right after the same neighbour.
+order_of() { local r=$1 i out=()
+  for i in $(seq 0 $(( n - 1 ))); do out+=("${all[$(( (i + r) % n ))]}"); done
+  if (( r % 2 )); then for (( i = n - 1; i >= 0; i-- )); do printf '%s ' "${out[$i]}"; done
+  else printf '%s ' "${out[@]}"; fi; }
 for round in $(seq 1 "$rounds"); do
   declare -A p50=() rps=()
-  for t in ${orders[$(( (round - 1) % 4 ))]}; do
+  for t in $(order_of "$round"); do
     read -r p50[$t] _ bad1 <<< "$(cell "$t" 1)"
     read -r _ rps[$t] bad50 <<< "$(cell "$t" 50)"
     [ "${bad1:-0}${bad50:-0}" = "00" ] || [ -z "$bad1$bad50" ] || { echo "$t: non-2xx answers ($bad1, $bad50)"; exit 1; }
     p50s[$t]+="${p50[$t]} "; rpss[$t]+="${rps[$t]} "
   done
-  row "$round" "${p50[direct]}" "${p50[chat]}" "${p50[responses]}" "${p50[messages]}" "${p50[messages-oa]}" \
-    "${rps[direct]}" "${rps[chat]}" "${rps[responses]}" "${rps[messages]}" "${rps[messages-oa]}"
+  cells=()
+  for t in "${all[@]}"; do cells+=("${p50[$t]}"); done
+  for t in "${all[@]}"; do cells+=("${rps[$t]}"); done
+  row "$round" "${cells[@]}"
 done
 
 median() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -118,17 +130,17 @@ added_ms() { awk -v a="${m_p50[$1]}" -v d="${m_p50[direct]}" 'BEGIN { printf "%.
 cost_us() { awk -v a="${m_rps[$1]}" -v d="${m_rps[direct]}" 'BEGIN { printf "%.1f", 1e6 / a - 1e6 / d }'; }
 times() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 printf '\nMedians: what each door adds over asking the upstream directly\n'
-printf '%-11s | %-22s | %-26s\n' door "1 conn p50 added (ms)" "50 conns cost added (us/req)"
+printf '%-12s | %-22s | %-26s\n' door "1 conn p50 added (ms)" "50 conns cost added (us/req)"
 for t in "${doors[@]}"; do
-  printf '%-11s | %-22s | %-26s\n' "$t" "$(added_ms "$t")" "$(cost_us "$t")"
+  printf '%-12s | %-22s | %-26s\n' "$t" "$(added_ms "$t")" "$(cost_us "$t")"
 done
 printf '\nAgainst chat completions to the OpenAI-compatible upstream (the limits: responses 1.5x, messages 1.3x)\n'
-for t in responses:1.5 messages:1.3 messages-oa:-; do
+for t in responses:1.5 resp-nostore:1.5 messages:1.3 messages-oa:-; do
   door=${t%%:*} limit=${t##*:}
   one=$(times "$(added_ms "$door")" "$(added_ms chat)")
   fifty=$(times "$(cost_us "$door")" "$(cost_us chat)")
   verdict=""
   [ "$limit" != - ] && verdict=$(awk -v a="$one" -v b="$fifty" -v l="$limit" \
     'BEGIN { printf "%s %sx", (a <= l && b <= l) ? ": within" : ": OVER", l }')
-  printf '%-11s | 1 conn %sx, 50 conns %sx%s\n' "$door" "$one" "$fifty" "$verdict"
+  printf '%-12s | 1 conn %sx, 50 conns %sx%s\n' "$door" "$one" "$fifty" "$verdict"
 done

@@ -5,7 +5,8 @@
 #   Switchboard
 # and prints one table: non-streaming overhead at one connection, at 50 connections (max req/s), at
 # fixed 500 and 2,000 req/s; streaming TTFT added; 1,000 concurrent streams through Switchboard (success,
-# peak RSS, CPU); optionally the full-length launch-day drill.
+# peak RSS, CPU); what each front door (chat completions, Responses, Anthropic Messages) adds, side by
+# side (tests/bench/front-doors.sh); optionally the full-length launch-day drill.
 #
 #   tests/bench/run.sh [--quick] [--with-drill] [--no-portkey]
 #
@@ -230,6 +231,14 @@ for t in "${targets[@]}"; do
     printf '  Portkey streaming: %s errors (a known Portkey 1.15 failure on Node 20: every stream is a 500)\n' "${R[$t.serr]}";;
   esac
 done
+
+# 6. The front doors, on a freshly started Switchboard and the same canned upstream.
+kill "$switchboard_pid"; wait "$switchboard_pid" 2>/dev/null || true
+start_switchboard doors
+printf '\nFront doors: the same small completion through each client API (tests/bench/front-doors.sh)\n'
+door_rounds=4
+[ "$seconds" -lt 10 ] && door_rounds=2
+SB_DOORS_INSIDE=1 SB_DOORS_REUSE=1 "$root/tests/bench/front-doors.sh" --rounds $door_rounds --seconds "$seconds"
 
 if [ $with_drill = 1 ]; then
   printf '\nFull-length launch-day drill (5 minutes):\n'
