@@ -80,7 +80,7 @@ bool TrayNotifier::qualifies(const HealthEvent &event)
         return event.to == QLatin1String("open");
     // "drained" is a person's own decision; telling them about it would be noise.
     if (event.type == HealthEvent::Type::Pool)
-        return event.to == QLatin1String("ejected");
+        return event.to == QLatin1String("ejected") || event.to == QLatin1String("misconfigured");
     if (event.type == HealthEvent::Type::Budget)
         return event.to == QLatin1String("over_soft_limit") || event.to == QLatin1String("hard_stop");
     return false;

@@ -52,8 +52,11 @@ enum class SimError {
     EmptyStream,        // a stream with neither content nor a finish reason, ended cleanly (whole: an empty answer)
     DisagreeingError,   // HTTP 200 whose error says "invalid request" in one field, "overloaded" in another
     BodyInvalidRequest, // HTTP 200 whose error is the caller's: the prompt is too long
+    // 404s: the endpoint that is not there, and the model that is not there.
+    WrongPath,          // every request (chat and probe) gets a web server's 404 page for an unknown path
+    UnknownModel,       // the dialect's own 404 for a model it does not serve
 };
-inline constexpr int SimErrorCount = 21;
+inline constexpr int SimErrorCount = 23;
 
 const char *toString(SimError error);
 std::optional<SimError> simErrorFromString(QStringView text);
