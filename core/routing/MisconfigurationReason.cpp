@@ -18,11 +18,12 @@ QString misconfigurationReason(const Outcome &outcome, Misconfiguration cause, c
         return QStringLiteral("TLS failed with provider %1 (%2): check the base URL's scheme and port, or the CA bundle")
             .arg(providerName, said);
     case Misconfiguration::KeysRefused: {
-        const QString status = outcome.httpStatus > 0 ? QString::number(outcome.httpStatus) : QStringLiteral("refused");
+        // The status when it says something (ERNIE refuses a token inside a 200).
+        const QString words = outcome.httpStatus >= 400 ? QStringLiteral("%1 '%2'").arg(outcome.httpStatus).arg(said)
+                                                        : QStringLiteral("'%1'").arg(said);
         if (keyCount == 0)
-            return QStringLiteral("%1 refused a request without a key (%2 '%3'): add a key in Providers")
-                .arg(providerName, status, said);
-        return QStringLiteral("Every key of %1 was refused (%2 '%3'): replace the keys in Providers").arg(providerName, status, said);
+            return QStringLiteral("%1 refused a request without a key (%2): add a key in Providers").arg(providerName, words);
+        return QStringLiteral("Every key of %1 was refused (%2): replace the keys in Providers").arg(providerName, words);
     }
     case Misconfiguration::None:
         break;
