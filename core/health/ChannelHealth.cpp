@@ -244,8 +244,9 @@ void ChannelHealth::recordProbe(bool ok, Clock::Duration latency)
         if (!ok) {
             ++m_stats.probeFailures;
             m_probeSuccessesInRow = 0;
-        } else if (m_poolState == PoolState::Misconfigured) {
-            // One success is enough: what was wrong was not a matter of degree.
+        } else if (m_poolState == PoolState::Misconfigured && m_misconfiguration != Misconfiguration::KeysRefused) {
+            // One success is enough: what was wrong was not a matter of degree. Refused keys stay
+            // disabled in the key ring whatever a probe (which may need no key) says: new keys it is.
             clearMisconfiguredLocked(QStringLiteral("a heartbeat succeeded"), &events);
         } else if (++m_probeSuccessesInRow >= std::max(1, m_probe.successesToReadmit)
                    && m_poolState == PoolState::Ejected) {

@@ -227,6 +227,9 @@ private slots:
         QCOMPARE(s.poolReason, QStringLiteral("Every key of provider-1 was refused (401 'Incorrect API key provided.'): "
                                               "replace the keys in Providers"));
         QVERIFY(!s.poolReason.contains(QStringLiteral("sk-test")));
+        // A heartbeat (which may need no key) does not bring it back: the keys are still refused.
+        rig.router.pool().channel(1)->recordProbe(true, 5ms);
+        QCOMPARE(rig.pool(1), PoolState::Misconfigured);
         // New keys are the fix.
         EngineConfig fixed = rig.cfg;
         fixed.providers[0].keys[0].secret = QStringLiteral("sk-test-new-abcdefghijkl");
