@@ -13,6 +13,8 @@ namespace sb {
 
 ChannelState channelState(const ChannelSnapshot &channel)
 {
+    if (channel.pool == PoolState::Misconfigured)
+        return ChannelState::Misconfigured;
     if (channel.pool == PoolState::Drained)
         return ChannelState::Drained;
     if (channel.pool == PoolState::Ejected)
@@ -35,6 +37,7 @@ QString stateText(ChannelState state)
     case ChannelState::Open: return QStringLiteral("open");
     case ChannelState::Ejected: return QStringLiteral("ejected");
     case ChannelState::Drained: return QStringLiteral("drained");
+    case ChannelState::Misconfigured: return QStringLiteral("misconfigured");
     }
     return {};
 }
@@ -48,6 +51,7 @@ QColor stateColor(ChannelState state)
     case ChannelState::Open: return QColor(0xc6, 0x28, 0x28);
     case ChannelState::Ejected:
     case ChannelState::Drained: return QColor(0x75, 0x75, 0x75);
+    case ChannelState::Misconfigured: return QColor(0x6a, 0x1b, 0x9a); // purple: a person must change a setting
     }
     return {};
 }
@@ -60,7 +64,8 @@ int stateSeverity(ChannelState state)
 bool isIncident(ChannelState state)
 {
     // Drained is a person's decision, not an incident; degraded still serves at reduced weight.
-    return state == ChannelState::HalfOpen || state == ChannelState::Open || state == ChannelState::Ejected;
+    return state == ChannelState::HalfOpen || state == ChannelState::Open || state == ChannelState::Ejected
+        || state == ChannelState::Misconfigured;
 }
 
 QColor channelColor(int channelId)

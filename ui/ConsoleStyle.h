@@ -14,7 +14,8 @@ namespace sb {
 
 // What the console shows for a channel: one state out of breaker and pool, worst first, so a badge
 // or a band never has to show two things at once.
-enum class ChannelState : std::uint8_t { Closed, Degraded, HalfOpen, Open, Ejected, Drained };
+// Misconfigured comes last: nothing else about a channel matters while its configuration cannot work.
+enum class ChannelState : std::uint8_t { Closed, Degraded, HalfOpen, Open, Ejected, Drained, Misconfigured };
 
 ChannelState channelState(const ChannelSnapshot &channel);
 QString stateText(ChannelState state);     // "closed", "half-open", … (the badge and band text)

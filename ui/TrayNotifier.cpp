@@ -80,7 +80,7 @@ bool TrayNotifier::qualifies(const HealthEvent &event)
         return event.to == QLatin1String("open");
     // "drained" is a person's own decision; telling them about it would be noise.
     if (event.type == HealthEvent::Type::Pool)
-        return event.to == QLatin1String("ejected");
+        return event.to == QLatin1String("ejected") || event.to == QLatin1String("misconfigured");
     if (event.type == HealthEvent::Type::Budget)
         return event.to == QLatin1String("over_soft_limit") || event.to == QLatin1String("hard_stop");
     return false;
@@ -120,7 +120,9 @@ std::optional<TrayNotifier::Notification> TrayNotifier::decide(const HealthEvent
     Notification n;
     const QString channel = event.channelName.isEmpty() ? tr("channel %1").arg(event.channelId) : event.channelName;
     n.title = titled(instance, event.type == HealthEvent::Type::Breaker ? tr("%1: circuit open").arg(channel)
-                                                                         : tr("%1: ejected from the pool").arg(channel));
+                                                                         : event.to == QLatin1String("misconfigured")
+                                                                             ? tr("%1: misconfigured").arg(channel)
+                                                                             : tr("%1: ejected from the pool").arg(channel));
     n.body = event.reason.isEmpty() ? tr("No reason was given.") : event.reason;
     if (limit.heldBack > 0)
         n.body += limit.heldBack == 1 ? tr("\n1 more alert for this channel was held back since the last one.")

@@ -39,7 +39,7 @@ std::optional<int> parseId(const QByteArray &segment)
 
 QString stateOf(const ChannelSnapshot &c)
 {
-    if (c.pool == PoolState::Ejected || c.pool == PoolState::Drained)
+    if (c.pool == PoolState::Ejected || c.pool == PoolState::Drained || c.pool == PoolState::Misconfigured)
         return QLatin1String(toString(c.pool));
     if (c.breaker != BreakerState::Closed)
         return QLatin1String(toString(c.breaker));

@@ -2,6 +2,13 @@
 
 namespace sb {
 
+namespace {
+bool outOfPool(const QString &state)
+{
+    return state == QLatin1String("ejected") || state == QLatin1String("drained") || state == QLatin1String("misconfigured");
+}
+} // namespace
+
 EventRecord toEventRecord(const HealthEvent &event)
 {
     EventRecord row;
@@ -15,8 +22,7 @@ EventRecord toEventRecord(const HealthEvent &event)
         row.message = QStringLiteral("%1: circuit %2 → %3 (%4)").arg(event.channelName, event.from, event.to, event.reason);
         break;
     case HealthEvent::Type::Pool:
-        row.kind = event.to == QLatin1String("ejected") || event.to == QLatin1String("drained") ? EventKind::Ejection
-            : (event.from == QLatin1String("ejected") || event.from == QLatin1String("drained")) ? EventKind::Readmission
+        row.kind = outOfPool(event.to) ? EventKind::Ejection : outOfPool(event.from) ? EventKind::Readmission
                                                                                                  : EventKind::Other;
         row.message = QStringLiteral("%1: %2 → %3 (%4)").arg(event.channelName, event.from, event.to, event.reason);
         break;

@@ -117,13 +117,24 @@ QByteArray renderPrometheusMetrics(const MetricsSnapshot &s, const RequestMetric
         }
 
     out.family(QStringLiteral("switchboard_channel_pool_state"),
-               QStringLiteral("Pool membership per channel: 1 for the current state (active, degraded, ejected, drained), 0 for the others."),
+               QStringLiteral("Pool membership per channel: 1 for the current state (active, degraded, ejected, drained, misconfigured), 0 for the others."),
                Type::Gauge);
     for (const ChannelSnapshot &c : s.channels)
-        for (PoolState state : {PoolState::Active, PoolState::Degraded, PoolState::Ejected, PoolState::Drained}) {
+        for (PoolState state : {PoolState::Active, PoolState::Degraded, PoolState::Ejected, PoolState::Drained, PoolState::Misconfigured}) {
             Labels labels = channelLabels(c, config);
             labels.emplace_back(QStringLiteral("state"), QLatin1String(toString(state)));
             out.sample(labels, c.pool == state ? 1.0 : 0.0);
+        }
+
+    // Only the channels that are misconfigured, with why: an alert on it names the thing to fix.
+    out.family(QStringLiteral("switchboard_channel_misconfigured"),
+               QStringLiteral("1 per misconfigured channel, by cause (endpoint_not_found, name_not_resolved, tls_failed, keys_refused)."),
+               Type::Gauge);
+    for (const ChannelSnapshot &c : s.channels)
+        if (c.pool == PoolState::Misconfigured) {
+            Labels labels = channelLabels(c, config);
+            labels.emplace_back(QStringLiteral("cause"), c.misconfiguration);
+            out.sample(labels, 1.0);
         }
 
     channelGauge(out, s, config, QStringLiteral("switchboard_channel_health_score"), QStringLiteral("Health score per channel, 0 to 100."),

@@ -20,7 +20,7 @@ QString stateWord(const QString &state)
 
 bool outOfPool(const QString &state)
 {
-    return state == u"ejected" || state == u"drained";
+    return state == u"ejected" || state == u"drained" || state == u"misconfigured";
 }
 
 void writeBreaker(const HealthEvent &e)
@@ -39,6 +39,8 @@ void writePool(const HealthEvent &e)
     QString what;
     if (e.to == u"ejected")
         what = QStringLiteral("ejected from the pool");
+    else if (e.to == u"misconfigured")
+        what = QStringLiteral("misconfigured, out of the pool until fixed");
     else if (e.to == u"drained")
         what = QStringLiteral("drained from the pool");
     else if (outOfPool(e.from))

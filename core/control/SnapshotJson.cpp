@@ -148,6 +148,8 @@ PoolState poolFromString(const QString &s)
         return PoolState::Ejected;
     if (s == QLatin1String("drained"))
         return PoolState::Drained;
+    if (s == QLatin1String("misconfigured"))
+        return PoolState::Misconfigured;
     return PoolState::Active;
 }
 
@@ -174,6 +176,10 @@ QJsonObject toJson(const ChannelSnapshot &channel)
     json.insert(QStringLiteral("breaker"), QLatin1String(toString(channel.breaker)));
     json.insert(QStringLiteral("pool"), QLatin1String(toString(channel.pool)));
     json.insert(QStringLiteral("poolReason"), channel.poolReason);
+    if (channel.pool == PoolState::Misconfigured) { // what was wrong and when a request may try again
+        json.insert(QStringLiteral("misconfiguration"), channel.misconfiguration);
+        json.insert(QStringLiteral("misconfiguredRetryInS"), channel.misconfiguredRetryInS);
+    }
     json.insert(QStringLiteral("routable"), channel.routable);
     json.insert(QStringLiteral("breakerStats"), write(channel.breakerStats, breakerFields()));
     return json;
@@ -187,6 +193,8 @@ ChannelSnapshot channelFromJson(const QJsonObject &json)
     channel.breaker = breakerFromString(json.value(QStringLiteral("breaker")).toString());
     channel.pool = poolFromString(json.value(QStringLiteral("pool")).toString());
     channel.poolReason = json.value(QStringLiteral("poolReason")).toString();
+    channel.misconfiguration = json.value(QStringLiteral("misconfiguration")).toString();
+    channel.misconfiguredRetryInS = json.value(QStringLiteral("misconfiguredRetryInS")).toDouble();
     channel.routable = json.value(QStringLiteral("routable")).toBool(true);
     read(channel.breakerStats, breakerFields(), json.value(QStringLiteral("breakerStats")).toObject());
     return channel;

@@ -18,7 +18,7 @@ namespace {
 
 QString stateOf(const ChannelSnapshot &channel)
 {
-    if (channel.pool == PoolState::Ejected || channel.pool == PoolState::Drained)
+    if (channel.pool == PoolState::Ejected || channel.pool == PoolState::Drained || channel.pool == PoolState::Misconfigured)
         return QLatin1String(toString(channel.pool));
     return QLatin1String(toString(channel.breaker));
 }

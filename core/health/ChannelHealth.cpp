@@ -1,5 +1,7 @@
 #include "health/ChannelHealth.h"
 
+#include <QCryptographicHash>
+
 #include <algorithm>
 
 namespace sb {
@@ -11,6 +13,7 @@ const char *toString(PoolState state)
     case PoolState::Degraded: return "degraded";
     case PoolState::Ejected: return "ejected";
     case PoolState::Drained: return "drained";
+    case PoolState::Misconfigured: return "misconfigured";
     }
     return "unknown";
 }
@@ -35,6 +38,30 @@ std::chrono::seconds windowCapacity(const HealthConfig &h)
 }
 
 constexpr double kEwmaAlpha = 0.2; // the last ~5 calls dominate: fast enough to steer around a slow spell
+
+QByteArray reachDigest(const EngineConfig &config, const ChannelConfig &channel)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256); // the keys go in, only their digest is kept
+    auto add = [&hash](const QString &text) {
+        hash.addData(text.toUtf8());
+        hash.addData(QByteArrayView("\0", 1));
+    };
+    add(channel.upstreamModel);
+    add(channel.egressProxy);
+    add(QString::number(channel.providerId));
+    if (const ProviderConfig *p = config.provider(channel.providerId)) {
+        add(p->dialect);
+        add(p->baseUrl);
+        add(p->responsesApi ? QStringLiteral("responses") : QString());
+        add(p->domain.egressProxy);
+        add(QString::number(p->connectTimeout.count()));
+        for (const ApiKeyConfig &k : p->keys) {
+            add(k.secret);
+            add(k.enabled ? QStringLiteral("on") : QStringLiteral("off"));
+        }
+    }
+    return hash.result();
+}
 } // namespace
 
 ChannelHealth::ChannelHealth(const Clock &clock, const EngineConfig &config, const ChannelConfig &channel,
@@ -49,6 +76,7 @@ ChannelHealth::ChannelHealth(const Clock &clock, const EngineConfig &config, con
     , m_breaker(clock, config.breaker)
     , m_scorer(config.health)
 {
+    m_reachDigest = reachDigest(config, channel);
     m_providerId.store(channel.providerId, std::memory_order_relaxed);
 }
 
@@ -60,18 +88,30 @@ QString ChannelHealth::name() const
 
 void ChannelHealth::reconfigure(const EngineConfig &config, const ChannelConfig &channel)
 {
-    std::lock_guard lock(m_mutex);
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
     m_name = channel.name;
     m_health = config.health;
     m_probe = config.probe;
     m_breaker.setConfig(config.breaker);
     m_scorer.setConfig(config.health);
-    m_providerId.store(channel.providerId, std::memory_order_relaxed);
+        m_providerId.store(channel.providerId, std::memory_order_relaxed);
+        QByteArray digest = reachDigest(config, channel);
+        if (digest != m_reachDigest && m_poolState == PoolState::Misconfigured)
+            clearMisconfiguredLocked(QStringLiteral("the provider's configuration changed; trying it again"), &events);
+        m_reachDigest = std::move(digest);
+        mirrorLocked();
+    }
+    publish(events);
 }
 
 bool ChannelHealth::routable() const
 {
-    if (!inPool(poolState()))
+    const PoolState pool = poolState();
+    if (pool == PoolState::Misconfigured)
+        return m_clock.now().time_since_epoch().count() >= m_retryAtNanos.load(std::memory_order_relaxed);
+    if (!inPool(pool))
         return false;
     if (breakerState() != BreakerState::Open)
         return true;
@@ -81,7 +121,17 @@ bool ChannelHealth::routable() const
 
 CircuitBreaker::Admission ChannelHealth::admit(Random &random)
 {
-    if (!inPool(poolState()))
+    const PoolState pool = poolState();
+    if (pool == PoolState::Misconfigured) {
+        // The minute's one request: whoever moves the retry time on first takes it.
+        const std::int64_t now = m_clock.now().time_since_epoch().count();
+        std::int64_t due = m_retryAtNanos.load(std::memory_order_relaxed);
+        const std::int64_t next = now + std::chrono::duration_cast<std::chrono::nanoseconds>(kMisconfiguredRetryEvery).count();
+        if (now < due || !m_retryAtNanos.compare_exchange_strong(due, next, std::memory_order_relaxed))
+            return CircuitBreaker::Admission::Rejected;
+        return CircuitBreaker::Admission::Admitted;
+    }
+    if (!inPool(pool))
         return CircuitBreaker::Admission::Rejected;
     if (breakerState() == BreakerState::Closed)
         return CircuitBreaker::Admission::Admitted; // the common case takes no lock
@@ -124,6 +174,8 @@ void ChannelHealth::record(const Outcome &outcome, Clock::Duration latency, std:
         std::lock_guard lock(m_mutex);
         m_breaker.onResult(result, wasTrial, &transitions);
         emitBreaker(transitions, &events);
+        if (success && m_poolState == PoolState::Misconfigured)
+            clearMisconfiguredLocked(QStringLiteral("a request it was retried with answered"), &events);
         mirrorLocked();
     }
     publish(events);
@@ -192,6 +244,10 @@ void ChannelHealth::recordProbe(bool ok, Clock::Duration latency)
         if (!ok) {
             ++m_stats.probeFailures;
             m_probeSuccessesInRow = 0;
+        } else if (m_poolState == PoolState::Misconfigured && m_misconfiguration != Misconfiguration::KeysRefused) {
+            // One success is enough: what was wrong was not a matter of degree. Refused keys stay
+            // disabled in the key ring whatever a probe (which may need no key) says: new keys it is.
+            clearMisconfiguredLocked(QStringLiteral("a heartbeat succeeded"), &events);
         } else if (++m_probeSuccessesInRow >= std::max(1, m_probe.successesToReadmit)
                    && m_poolState == PoolState::Ejected) {
             ++m_stats.readmissions;
@@ -208,7 +264,7 @@ bool ChannelHealth::wantsProbe(bool probeIdle) const
     const PoolState pool = poolState();
     if (pool == PoolState::Drained)
         return false;
-    if (pool == PoolState::Ejected || breakerState() == BreakerState::Open)
+    if (pool == PoolState::Ejected || pool == PoolState::Misconfigured || breakerState() == BreakerState::Open)
         return true;
     if (!probeIdle)
         return false;
@@ -249,6 +305,62 @@ bool ChannelHealth::readmit(const QString &reason)
     }
     publish(events);
     return true;
+}
+
+bool ChannelHealth::markMisconfigured(Misconfiguration cause, const QString &reason)
+{
+    if (cause == Misconfiguration::None)
+        return false;
+    const auto next = m_clock.now() + kMisconfiguredRetryEvery;
+    std::vector<HealthEvent> events;
+    bool marked = false;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_poolState == PoolState::Drained)
+            return false;
+        m_retryAtNanos.store(next.time_since_epoch().count(), std::memory_order_relaxed);
+        if (m_poolState != PoolState::Misconfigured) {
+            ++m_stats.misconfigurations;
+            m_misconfiguration = cause;
+            setPoolLocked(PoolState::Misconfigured, reason, &events);
+            marked = true;
+        } else if (cause != m_misconfiguration || reason != m_poolReason) {
+            m_misconfiguration = cause; // the retry found it wrong in another way: say the newest
+            m_poolReason = reason;
+        }
+        mirrorLocked();
+    }
+    publish(events);
+    return marked;
+}
+
+bool ChannelHealth::clearMisconfigured(const QString &reason)
+{
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_poolState != PoolState::Misconfigured)
+            return false;
+        clearMisconfiguredLocked(reason, &events);
+        mirrorLocked();
+    }
+    publish(events);
+    return true;
+}
+
+Misconfiguration ChannelHealth::misconfiguration() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_poolState == PoolState::Misconfigured ? m_misconfiguration : Misconfiguration::None;
+}
+
+void ChannelHealth::clearMisconfiguredLocked(const QString &reason, std::vector<HealthEvent> *events)
+{
+    if (m_poolState != PoolState::Misconfigured)
+        return;
+    ++m_stats.misconfigurationsCleared;
+    m_misconfiguration = Misconfiguration::None;
+    setPoolLocked(PoolState::Active, reason, events);
 }
 
 void ChannelHealth::setPoolLocked(PoolState to, const QString &reason, std::vector<HealthEvent> *events)
@@ -351,7 +463,14 @@ ChannelSnapshot ChannelHealth::snapshot() const
     s.breaker = m_breaker.state();
     s.pool = m_poolState;
     s.poolReason = m_poolReason;
-    s.routable = inPool(m_poolState) && (m_breaker.state() != BreakerState::Open || now >= m_breaker.openUntil());
+    if (m_poolState == PoolState::Misconfigured) {
+        s.misconfiguration = QString::fromLatin1(toString(m_misconfiguration));
+        const auto retryAt = Clock::TimePoint(Clock::Duration(m_retryAtNanos.load(std::memory_order_relaxed)));
+        s.misconfiguredRetryInS = std::max(0.0, toSeconds(retryAt - now));
+    }
+    s.routable = m_poolState == PoolState::Misconfigured
+        ? now.time_since_epoch().count() >= m_retryAtNanos.load(std::memory_order_relaxed)
+        : inPool(m_poolState) && (m_breaker.state() != BreakerState::Open || now >= m_breaker.openUntil());
     s.breakerStats = m_breaker.stats();
     return s;
 }

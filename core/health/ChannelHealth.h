@@ -33,6 +33,8 @@ public:
         std::uint64_t manualReadmissions = 0;
         std::uint64_t probes = 0;
         std::uint64_t probeFailures = 0;
+        std::uint64_t misconfigurations = 0;       // marked misconfigured
+        std::uint64_t misconfigurationsCleared = 0; // … and cleared again (probe, config change, a retry that answered)
     };
 
     ChannelHealth(const Clock &clock, const EngineConfig &config, const ChannelConfig &channel,
@@ -43,11 +45,24 @@ public:
     int id() const { return m_id; }
     QString name() const;
     int providerId() const { return m_providerId.load(std::memory_order_relaxed); }
-    // A new config for the same channel id: thresholds change, live state stays.
+    // A new config for the same channel id: thresholds change, live state stays, except that a
+    // misconfigured channel whose own or provider's settings changed is let back in (the fix may be it).
     void reconfigure(const EngineConfig &config, const ChannelConfig &channel);
 
+    // How often a misconfigured channel lets one request through to see whether it was fixed
+    // outside the engine (a DNS record, a certificate, a path on a server of one's own).
+    static constexpr std::chrono::seconds kMisconfiguredRetryEvery{60};
+    // Out of the pool as misconfigured, with the sentence that says what to fix (ARCHITECTURE.md,
+    // "Errors and outcomes"). A drained channel stays drained. Marking an already misconfigured
+    // channel again only pushes its next retry a minute on. True when it was newly marked.
+    bool markMisconfigured(Misconfiguration cause, const QString &reason);
+    // Back to the pool when misconfigured; false otherwise.
+    bool clearMisconfigured(const QString &reason);
+    Misconfiguration misconfiguration() const;
+
     // --- hot path (any worker thread) ---
-    // In the pool (active or degraded) and the breaker not refusing outright. No side effects.
+    // In the pool (active or degraded) and the breaker not refusing outright, or misconfigured with
+    // its minute's retry due. No side effects.
     bool routable() const;
     // Admission by the breaker (HALF_OPEN trials counted); Rejected when out of the pool.
     CircuitBreaker::Admission admit(Random &random);
@@ -88,6 +103,7 @@ private:
     std::chrono::seconds evidenceSpan(Clock::TimePoint now, std::chrono::seconds span) const;
     void publish(const std::vector<HealthEvent> &events) const;
     HealthEvent makeEvent(HealthEvent::Type type) const;
+    void clearMisconfiguredLocked(const QString &reason, std::vector<HealthEvent> *events);
 
     const int m_id;
     const Clock &m_clock;
@@ -111,6 +127,10 @@ private:
     std::optional<Clock::TimePoint> m_evidenceSince;
     std::optional<Clock::TimePoint> m_lastEvaluation;
     int m_probeSuccessesInRow = 0;
+    Misconfiguration m_misconfiguration = Misconfiguration::None;
+    // A digest of what decides whether the channel can reach its endpoint (base URL, dialect, keys,
+    // egress, upstream model): a change is a fix worth trying.
+    QByteArray m_reachDigest;
     Stats m_stats;
 
     std::atomic<int> m_providerId{0};
@@ -118,6 +138,7 @@ private:
     std::atomic<std::uint8_t> m_poolMirror{static_cast<std::uint8_t>(PoolState::Active)};
     std::atomic<std::uint8_t> m_breakerMirror{static_cast<std::uint8_t>(BreakerState::Closed)};
     std::atomic<std::int64_t> m_openUntilNanos{0};
+    std::atomic<std::int64_t> m_retryAtNanos{0}; // misconfigured: when one request may try again
     std::atomic<double> m_ewmaMs{0.0};
     std::atomic<int> m_inFlight{0};
 };

@@ -13,8 +13,12 @@ enum class PoolState : std::uint8_t {
     Degraded, // score < degradeBelow: routing weight reduced
     Ejected,  // score < ejectBelow for ejectAfter: out until heartbeat probes succeed
     Drained,  // taken out by hand in the console: out until re-admitted by hand
+    // Its configuration cannot work (the endpoint does not exist, the host does not resolve, TLS
+    // fails, every key was refused): out until a heartbeat succeeds, the provider's configuration
+    // changes, or the one request a minute let through answers (ChannelHealth::markMisconfigured).
+    Misconfigured,
 };
-const char *toString(PoolState state); // "active", "degraded", "ejected", "drained"
+const char *toString(PoolState state); // "active", "degraded", "ejected", "drained", "misconfigured"
 
 // One channel's live state as the console and /metrics read it: a plain value, copied out.
 struct ChannelSnapshot {
@@ -32,7 +36,9 @@ struct ChannelSnapshot {
     double latencyEwmaMs = 0;
     BreakerState breaker = BreakerState::Closed;
     PoolState pool = PoolState::Active;
-    QString poolReason;      // why it is degraded/ejected/drained
+    QString poolReason;      // why it is degraded/ejected/drained/misconfigured (misconfigured: what to fix)
+    QString misconfiguration; // "endpoint_not_found", "name_not_resolved", "tls_failed", "keys_refused"; empty otherwise
+    double misconfiguredRetryInS = 0; // misconfigured: seconds until one request may try it again
     int inFlight = 0;
     bool routable = true;    // in the pool and the breaker not OPEN
     int keysHealthy = 0;     // filled in by the Router (the provider's KeyRing)

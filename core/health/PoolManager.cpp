@@ -95,12 +95,15 @@ PoolManager::Stats PoolManager::stats() const
         s.readmissions += cs.readmissions;
         s.drains += cs.drains;
         s.manualReadmissions += cs.manualReadmissions;
+        s.misconfigurations += cs.misconfigurations;
         s.trips += c->snapshot().breakerStats.trips;
         ++s.channels;
         if (c->poolState() == PoolState::Ejected)
             ++s.ejectedNow;
         if (c->breakerState() == BreakerState::Open)
             ++s.openNow;
+        if (c->poolState() == PoolState::Misconfigured)
+            ++s.misconfiguredNow;
     }
     s.panicChoices = m_panicChoices.load(std::memory_order_relaxed);
     return s;

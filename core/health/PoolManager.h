@@ -17,7 +17,8 @@ namespace sb {
 // still exists keeps its windows, breaker and pool state; a new one starts fresh; a removed one is
 // dropped), the 1 s evaluation tick (score → degrade / eject, breaker OPEN → HALF_OPEN), manual
 // drain / re-admit from the console, and panic-mode bookkeeping. Ejected channels come back through
-// HeartbeatProber. Thread-safe.
+// HeartbeatProber; misconfigured ones through a heartbeat, a changed configuration or a retry
+// (ChannelHealth::markMisconfigured). Thread-safe.
 class PoolManager {
 public:
     struct Stats {
@@ -28,9 +29,11 @@ public:
         std::uint64_t manualReadmissions = 0; // by hand
         std::uint64_t panicChoices = 0;       // requests served by a channel out of the pool
         std::uint64_t trips = 0;              // circuit breaker CLOSED/HALF_OPEN → OPEN, all channels
+        std::uint64_t misconfigurations = 0;  // channels marked misconfigured
         int channels = 0;
         int ejectedNow = 0;
         int openNow = 0;
+        int misconfiguredNow = 0;
     };
 
     explicit PoolManager(const Clock &clock);

@@ -67,4 +67,16 @@ const char *toString(OutcomePhase phase)
     return phase == OutcomePhase::MidStream ? "mid_stream" : "before_first_byte";
 }
 
+const char *toString(Misconfiguration cause)
+{
+    switch (cause) {
+    case Misconfiguration::None: return "none";
+    case Misconfiguration::EndpointNotFound: return "endpoint_not_found";
+    case Misconfiguration::NameNotResolved: return "name_not_resolved";
+    case Misconfiguration::TlsFailed: return "tls_failed";
+    case Misconfiguration::KeysRefused: return "keys_refused";
+    }
+    return "none";
+}
+
 } // namespace sb

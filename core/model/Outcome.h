@@ -22,6 +22,12 @@ enum class OutcomeKind : std::uint8_t {
 };
 inline constexpr int OutcomeKindCount = 7;
 
+// What an outcome proves about the channel's own configuration, beside its kind: an endpoint that
+// does not exist (a wrong base URL or path), a host name that does not resolve, a TLS handshake that
+// fails, every key of the provider refused. Such a channel cannot answer until someone fixes it, so it
+// is marked misconfigured and skipped (ARCHITECTURE.md, "Errors and outcomes").
+enum class Misconfiguration : std::uint8_t { None, EndpointNotFound, NameNotResolved, TlsFailed, KeysRefused };
+
 // Who produced the outcome: the provider answered, or we gave up locally.
 enum class OutcomeOrigin : std::uint8_t { Upstream, Local };
 
@@ -37,9 +43,25 @@ struct Outcome {
     QString providerCode;                              // e.g. "Throttling", "RESOURCE_EXHAUSTED", "18"
     QString message;                                   // human-readable, never containing a key
     const char *retryAfterFrom = nullptr;              // where retryAfter came from ("Retry-After", "retryDelay", …), for the log
+    Misconfiguration misconfiguration = Misconfiguration::None;
+    // "POST https://host/v1/chat/completions", query left off (it may carry a key): the request a
+    // misconfiguration answered, filled in by the proxy so the console can say what to fix.
+    QString endpoint{};
 
-    static Outcome success(int status = 200) { return Outcome{OutcomeKind::Success, OutcomeOrigin::Upstream, OutcomePhase::BeforeFirstByte, status, {}, {}, {}}; }
-    static Outcome local(OutcomeKind kind, QString message) { return Outcome{kind, OutcomeOrigin::Local, OutcomePhase::BeforeFirstByte, 0, {}, {}, std::move(message)}; }
+    static Outcome success(int status = 200)
+    {
+        Outcome o;
+        o.httpStatus = status;
+        return o;
+    }
+    static Outcome local(OutcomeKind kind, QString message)
+    {
+        Outcome o;
+        o.kind = kind;
+        o.origin = OutcomeOrigin::Local;
+        o.message = std::move(message);
+        return o;
+    }
 
     bool isSuccess() const { return kind == OutcomeKind::Success; }
     // Worth another attempt on some channel (possibly after a key rotation).
@@ -52,5 +74,6 @@ const char *toString(OutcomeKind kind);     // "SUCCESS", "RETRYABLE_RATE_LIMIT"
 std::optional<OutcomeKind> outcomeKindFromString(QStringView text);
 const char *toString(OutcomeOrigin origin); // "upstream" / "local"
 const char *toString(OutcomePhase phase);   // "before_first_byte" / "mid_stream"
+const char *toString(Misconfiguration cause); // "none", "endpoint_not_found", "name_not_resolved", "tls_failed", "keys_refused"
 
 } // namespace sb

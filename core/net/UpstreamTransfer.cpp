@@ -77,6 +77,8 @@ QString transferErrorName(TransferError error)
     switch (error) {
     case TransferError::None: return QStringLiteral("none");
     case TransferError::ConnectFailed: return QStringLiteral("connect_failed");
+    case TransferError::NameNotResolved: return QStringLiteral("name_not_resolved");
+    case TransferError::TlsFailed: return QStringLiteral("tls_failed");
     case TransferError::Timeout: return QStringLiteral("timeout");
     case TransferError::Reset: return QStringLiteral("reset");
     case TransferError::Cancelled: return QStringLiteral("cancelled");
@@ -307,13 +309,15 @@ std::pair<TransferError, QString> UpstreamTransfer::classify(int curlCode) const
         return {TransferError::TooLarge, tooLargeMessage()};
     switch (code) {
     case CURLE_COULDNT_CONNECT:
+        return {TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(detail)};
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
+        return {TransferError::NameNotResolved, QStringLiteral("Could not resolve the upstream's host name: %1").arg(detail)};
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
-        return {TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(detail)};
+        return {TransferError::TlsFailed, QStringLiteral("TLS with the upstream failed: %1").arg(detail)};
     case CURLE_OPERATION_TIMEDOUT: {
         // Timed out before the connection was up: the request never left, which makes it safe to
         // retry elsewhere whatever it was.

@@ -40,7 +40,11 @@ struct TransferOptions {
 
 enum class TransferError {
     None,          // the exchange completed; any HTTP status, 5xx included, is the caller's to judge
-    ConnectFailed, // nothing was sent: refused, unresolvable, TLS handshake failed, connect timeout
+    ConnectFailed, // nothing was sent: refused, connect timeout
+    // Nothing was sent either, for a reason that is the configuration's, not the provider's health:
+    // the channel is set aside until fixed (ARCHITECTURE.md, "Errors and outcomes").
+    NameNotResolved, // the host (or the egress proxy) has no address
+    TlsFailed,       // the TLS handshake failed or the certificate was refused
     Timeout,       // totalTimeout or idleTimeout ran out after the request went out
     Reset,         // the connection broke mid-response (RST, early close, HTTP/2 stream error)
     Cancelled,     // only in Stats; cancel() itself never calls back

@@ -45,6 +45,12 @@ Outcome outcomeFromTransfer(TransferError error, const QString &message)
     switch (error) {
     case TransferError::ConnectFailed:
         return Outcome::local(OutcomeKind::ConnectFailed, message);
+    case TransferError::NameNotResolved:
+    case TransferError::TlsFailed: {
+        Outcome outcome = Outcome::local(OutcomeKind::ConnectFailed, message);
+        outcome.misconfiguration = error == TransferError::TlsFailed ? Misconfiguration::TlsFailed : Misconfiguration::NameNotResolved;
+        return outcome;
+    }
     case TransferError::Timeout:
         return Outcome::local(OutcomeKind::Timeout, message);
     case TransferError::Reset:
@@ -113,6 +119,8 @@ struct ProxyCall::Attempt {
     std::vector<QByteArray> heldChunks; // and their OpenAI chunks, for the cache
     std::vector<QByteArray> preamble;   // a translated stream's chunks before its first content
     qsizetype preambleBytes = 0;
+    QByteArray method; // what was sent, for the sentence when the endpoint turns out not to exist
+    QUrl url;
 
     // The running transfer's id, which is then no longer the attempt's (0 when none runs).
     quint64 takeTransfer() { return std::exchange(transferId, 0); }
@@ -292,6 +300,8 @@ void ProxyCall::launch(RouteChoice choice)
     if (spdlog::should_log(spdlog::level::debug))
         spdlog::debug("{} attempt {} → {} ({})", m_input.requestId.toStdString(), m_retry.attempts(),
                       m_attempt->choice.channelName.toStdString(), maskSecret(m_attempt->choice.key.secret).toStdString());
+    m_attempt->method = request->method;
+    m_attempt->url = request->url;
     m_attempt->transferId = m_upstream.start(*request, options, std::move(callbacks));
 }
 
@@ -591,6 +601,9 @@ void ProxyCall::onAttemptTimeout()
 
 void ProxyCall::attemptFailed(Outcome outcome)
 {
+    if (outcome.misconfiguration != Misconfiguration::None && m_attempt) // the query may carry a key: left off
+        outcome.endpoint = QString::fromLatin1(m_attempt->method) + QLatin1Char(' ')
+            + m_attempt->url.adjusted(QUrl::RemoveQuery | QUrl::RemoveUserInfo | QUrl::RemoveFragment).toString();
     m_attemptTimer.stop();
     cancelTransfer();
     recordAttempt(outcome);

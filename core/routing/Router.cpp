@@ -1,6 +1,7 @@
 #include "routing/Router.h"
 
 #include "health/HeartbeatProber.h"
+#include "routing/MisconfigurationReason.h"
 #include "routing/RetryState.h"
 
 #include <QStringList>
@@ -221,7 +222,9 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
         for (std::size_t tier = 0; tier < route->tiers.size(); ++tier)
             for (const Entry *e : route->tiers[tier].entries) {
                 const bool keptOut = !e->health->routable() || e->health->breakerState() == BreakerState::HalfOpen;
-                if (keptOut && e->health->poolState() != PoolState::Drained)
+                const PoolState pool = e->health->poolState();
+                // A misconfigured channel cannot answer however bad the alternatives: not even in panic.
+                if (keptOut && pool != PoolState::Drained && pool != PoolState::Misconfigured)
                     all.append({e, static_cast<int>(tier)});
             }
         std::stable_sort(all.begin(), all.end(), [&](const Panic &a, const Panic &b) {
@@ -319,7 +322,7 @@ RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &
             const auto &provider = *e->provider;
             QString reason;
             const PoolState pool = h.poolState();
-            if (pool == PoolState::Drained || pool == PoolState::Ejected) {
+            if (pool == PoolState::Drained || pool == PoolState::Ejected || pool == PoolState::Misconfigured) {
                 reason = QStringLiteral("%1 (%2)").arg(QString::fromLatin1(toString(pool)), h.snapshot().poolReason);
             } else if (!h.routable()) {
                 reason = QStringLiteral("circuit open");
@@ -422,6 +425,33 @@ void Router::record(const RouteChoice &choice, const Outcome &outcome, Clock::Du
     default:
         break;
     }
+    noteMisconfiguration(choice, outcome);
+}
+
+void Router::noteMisconfiguration(const RouteChoice &choice, const Outcome &outcome)
+{
+    if (!choice.health)
+        return;
+    Misconfiguration cause = outcome.misconfiguration;
+    // Every key refused (or a keyless provider that wants one) is the provider's configuration, for
+    // all its channels: no request can succeed there until the keys are replaced.
+    const bool everyKeyRefused = outcome.kind == OutcomeKind::AuthError && choice.keys
+        && (choice.keys->totalCount() == 0 || !choice.keys->soonestAvailableIn());
+    if (everyKeyRefused)
+        cause = Misconfiguration::KeysRefused;
+    if (cause == Misconfiguration::None)
+        return;
+    const auto t = table();
+    const RoutingTable::Provider *provider = t->provider(choice.providerId);
+    const QString providerName = provider ? provider->config.name : choice.channelName;
+    const QString reason = misconfigurationReason(outcome, cause, providerName, choice.keys ? choice.keys->totalCount() : 0);
+    if (cause != Misconfiguration::KeysRefused || !provider) {
+        choice.health->markMisconfigured(cause, reason);
+        return;
+    }
+    for (const auto &channel : m_pool.channels())
+        if (channel->providerId() == choice.providerId)
+            channel->markMisconfigured(cause, reason);
 }
 
 void Router::record(int channelId, const Outcome &outcome, Clock::Duration latency, std::optional<Clock::Duration> ttft)

@@ -136,6 +136,9 @@ public:
     Stats stats() const;
 
 private:
+    // An outcome that proves the configuration wrong sets the channel (every key refused: each of
+    // the provider's channels) aside as misconfigured.
+    void noteMisconfiguration(const RouteChoice &choice, const Outcome &outcome);
     // One Bucket event when a provider's limit starts refusing (then quiet for 10 s).
     void reportBucketRefusal(const RoutingTable::Provider &provider, int estimatedTokens);
 

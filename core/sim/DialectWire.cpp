@@ -640,4 +640,48 @@ SimReply DialectWire::token(const SimRequest &request) const
     return reply;
 }
 
+
+SimReply DialectWire::wrongPath()
+{
+    SimReply reply;
+    reply.status = 404;
+    reply.headers.add("content-type", "text/html");
+    reply.body = QByteArrayLiteral("<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n"
+                                   "<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n");
+    return reply;
+}
+
+SimReply DialectWire::unknownModel(const QString &model) const
+{
+    SimReply reply;
+    reply.status = 404;
+    reply.headers.add("content-type", "application/json");
+    const QString name = model.isEmpty() ? QStringLiteral("unknown") : model;
+    switch (m_dialect) {
+    case Dialect::OpenAiCompat:
+        reply.body = compact(QJsonObject{{"error", QJsonObject{{"message", QStringLiteral("The model `%1` does not exist or you do not have access to it.").arg(name)},
+                                                               {"type", "invalid_request_error"},
+                                                               {"param", QJsonValue::Null},
+                                                               {"code", "model_not_found"}}}});
+        break;
+    case Dialect::Anthropic:
+        reply.body = compact(QJsonObject{{"type", "error"},
+                                         {"error", QJsonObject{{"type", "not_found_error"}, {"message", QStringLiteral("model: %1").arg(name)}}}});
+        break;
+    case Dialect::Gemini:
+        reply.body = compact(QJsonObject{{"error", QJsonObject{{"code", 404},
+                                                               {"message", QStringLiteral("models/%1 is not found for API version v1beta, or is not "
+                                                                                          "supported for generateContent.").arg(name)},
+                                                               {"status", "NOT_FOUND"}}}});
+        break;
+    case Dialect::DashScope:
+        reply.body = compact(QJsonObject{{"code", "ModelNotFound"}, {"message", QStringLiteral("Model not exist: %1").arg(name)}, {"request_id", "sim"}});
+        break;
+    case Dialect::Ernie:
+        reply.body = compact(QJsonObject{{"error_code", 336003}, {"error_msg", QStringLiteral("the model %1 does not exist").arg(name)}});
+        break;
+    }
+    return reply;
+}
+
 } // namespace sb::sim

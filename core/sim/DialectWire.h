@@ -63,6 +63,11 @@ public:
     // must read their own form.
     SimReply rateLimitHint(int waitSeconds) const;
     SimReply unknownKey() const;
+    // What a web server answers for a path it does not have (the base URL points at the wrong place):
+    // 404 with its own HTML page, nothing of the dialect in it.
+    static SimReply wrongPath();
+    // The dialect's own 404 for a model it does not serve; every one of them names the model.
+    SimReply unknownModel(const QString &model) const;
     // The dialect's own way of saying "this key is over its limit" (per-key rpm).
     SimReply keyRateLimited(int retryAfterSeconds) const;
     // A rate limit inside an HTTP 200 body (non-stream) …

@@ -177,6 +177,14 @@ public:
         ++s.requests;
         const SimRequest request = s.wire.parse(http.method, http.path, http.query, http.headers, http.body);
         const double now = s.clock.now();
+        if (s.timeline.servesWrongPath(now)) { // nothing of the API lives here, probes included
+            if (request.kind == SimRequest::Kind::Probe) {
+                ++s.probes;
+                ++s.probesFailed;
+            }
+            ++s.injected[static_cast<std::size_t>(SimError::WrongPath)];
+            return reply(response, DialectWire::wrongPath());
+        }
         switch (request.kind) {
         case SimRequest::Kind::Probe: {
             ++s.probes;
@@ -272,6 +280,10 @@ public:
             if (request.stream)
                 return streamOnly(response, MalformedWire(s.wire).disagreeingErrorEvent(QByteArray::number(id)));
             return reply(response, jsonReply(MalformedWire(s.wire).disagreeingErrorBody(QByteArray::number(id))));
+        case SimError::WrongPath:
+            return reply(response, DialectWire::wrongPath());
+        case SimError::UnknownModel:
+            return reply(response, s.wire.unknownModel(request.model));
         case SimError::BodyInvalidRequest:
             if (request.stream)
                 return streamOnly(response, MalformedWire(s.wire).invalidRequestEvent(QByteArray::number(id)));

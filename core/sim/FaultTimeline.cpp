@@ -1,5 +1,6 @@
 #include "sim/FaultTimeline.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -79,6 +80,19 @@ bool FaultTimeline::isDown(double t) const
 {
     for (const FaultSpec &f : m_faults) {
         if (downAt(f, t))
+            return true;
+    }
+    return false;
+}
+
+bool FaultTimeline::servesWrongPath(double t) const
+{
+    for (const FaultSpec &f : m_faults) {
+        if (f.mix.empty())
+            continue;
+        const bool onlyWrongPath = std::all_of(f.mix.begin(), f.mix.end(), [](const ErrorMixEntry &e) { return e.error == SimError::WrongPath; });
+        const bool always = f.type == FaultSpec::Type::Errors ? f.activeAt(t) && f.probability >= 1.0 : downAt(f, t);
+        if (onlyWrongPath && always)
             return true;
     }
     return false;

@@ -29,6 +29,10 @@ public:
     bool isDown(double t) const;
     // Down with connect_refused as the only error: nothing should listen at all.
     bool refusesConnections(double t) const;
+    // A fault whose only error is wrong_path is active for every request (an `errors` fault at
+    // probability 1, or a blackout or the down phase of flapping): probes get the 404 page too, as a
+    // server at the wrong base URL would answer them.
+    bool servesWrongPath(double t) const;
     // The next scenario time after t at which isDown/refusesConnections may change; infinity if none.
     double nextChange(double t) const;
 

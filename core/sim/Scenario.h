@@ -53,8 +53,11 @@ enum class SimError {
     DisagreeingError,   // HTTP 200 whose error says "invalid request" in one field, "overloaded" in another
     BodyInvalidRequest, // HTTP 200 whose error is the caller's: the prompt is too long
     Http429Hint,        // 429 with the wait in the dialect's own form (reset header, RFC 3339 instant, retryDelay)
+    // 404s: the endpoint that is not there, and the model that is not there.
+    WrongPath,          // every request (chat and probe) gets a web server's 404 page for an unknown path
+    UnknownModel,       // the dialect's own 404 for a model it does not serve
 };
-inline constexpr int SimErrorCount = 22;
+inline constexpr int SimErrorCount = 24;
 
 const char *toString(SimError error);
 std::optional<SimError> simErrorFromString(QStringView text);

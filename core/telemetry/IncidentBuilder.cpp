@@ -21,7 +21,8 @@ bool breakerBad(const QString &state)
 
 bool poolBad(const QString &state)
 {
-    return state == QLatin1String("ejected") || state == QLatin1String("drained") || state == QLatin1String("degraded");
+    return state == QLatin1String("ejected") || state == QLatin1String("drained") || state == QLatin1String("degraded")
+        || state == QLatin1String("misconfigured");
 }
 
 QString nameFromMessage(const QString &message)
@@ -49,6 +50,8 @@ int IncidentBuilder::severity(const QString &state)
         return 4;
     if (state == QLatin1String("ejected"))
         return 5;
+    if (state == QLatin1String("misconfigured")) // a person has to fix something
+        return 6;
     return 0;
 }
 

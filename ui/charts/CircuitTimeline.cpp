@@ -33,6 +33,7 @@ Qt::BrushStyle CircuitTimeline::statePattern(ChannelState state)
     case ChannelState::Open: return Qt::BDiagPattern;
     case ChannelState::Ejected:
     case ChannelState::Drained: return Qt::DiagCrossPattern;
+    case ChannelState::Misconfigured: return Qt::CrossPattern;
     }
     return Qt::NoBrush;
 }

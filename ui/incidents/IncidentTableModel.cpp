@@ -20,6 +20,8 @@ ChannelState stateOf(const QString &state)
         return ChannelState::Ejected;
     if (state == QLatin1String("drained"))
         return ChannelState::Drained;
+    if (state == QLatin1String("misconfigured"))
+        return ChannelState::Misconfigured;
     if (state == QLatin1String("degraded"))
         return ChannelState::Degraded;
     return ChannelState::Closed;

@@ -42,6 +42,17 @@ ChannelsPage::ChannelsPage(QWidget *parent) : QWidget(parent)
     header->addWidget(m_filter);
     layout->addLayout(header);
 
+    // What to fix, in words, for each misconfigured channel: the badge says that, this says what.
+    m_misconfigured = new QLabel(this);
+    m_misconfigured->setObjectName(QStringLiteral("misconfiguredNotice"));
+    m_misconfigured->setWordWrap(true);
+    m_misconfigured->setTextFormat(Qt::PlainText);
+    m_misconfigured->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_misconfigured->setStyleSheet(QStringLiteral("QLabel { border-left: 4px solid %1; padding: 6px 10px; }")
+                                       .arg(stateColor(ChannelState::Misconfigured).name()));
+    m_misconfigured->hide();
+    layout->addWidget(m_misconfigured);
+
     m_model = new ChannelTableModel(this);
     m_proxy = new QSortFilterProxyModel(this);
     m_proxy->setSourceModel(m_model);
@@ -106,11 +117,14 @@ void ChannelsPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
 {
     m_model->applySnapshot(snapshot);
     int incidents = 0, degraded = 0, drained = 0;
+    QStringList fixes;
     for (const ChannelSnapshot &channel : snapshot.channels) {
         const ChannelState state = channelState(channel);
         incidents += isIncident(state) ? 1 : 0;
         degraded += state == ChannelState::Degraded ? 1 : 0;
         drained += state == ChannelState::Drained ? 1 : 0; // a person's decision: not an incident, not serving either
+        if (state == ChannelState::Misconfigured)
+            fixes << tr("%1 is misconfigured: %2").arg(channel.name, channel.poolReason);
     }
     const int count = static_cast<int>(snapshot.channels.size());
     QStringList parts{count == 1 ? tr("1 channel") : tr("%1 channels").arg(count)};
@@ -123,8 +137,10 @@ void ChannelsPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
     if (degraded)
         parts << tr("%1 degraded").arg(degraded);
     m_summary->setText(parts.join(QStringLiteral(" · ")));
+    m_misconfigured->setText(fixes.join(QLatin1Char('\n')));
+    m_misconfigured->setVisible(!fixes.isEmpty());
     if (!m_columnsSized && m_model->rowCount() > 0) {
-        // Room for the longest badge ("HALF-OPEN") and for numbers to grow, not just today's values.
+        // Room for the longest badge ("MISCONFIGURED") and for numbers to grow, not just today's values.
         m_view->resizeColumnsToContents();
         for (int column : {ChannelTableModel::Route, ChannelTableModel::Provider, ChannelTableModel::Channel})
             m_view->setColumnWidth(column, m_view->columnWidth(column) + 24);
@@ -133,7 +149,7 @@ void ChannelsPage::applySnapshot(const sb::MetricsSnapshot &snapshot)
         const QFontMetrics metrics(m_view->font());
         m_view->setColumnWidth(ChannelTableModel::State,
                                std::max(m_view->columnWidth(ChannelTableModel::State),
-                                        metrics.horizontalAdvance(QStringLiteral("HALF-OPEN")) + 56));
+                                        metrics.horizontalAdvance(QStringLiteral("MISCONFIGURED")) + 56));
         m_view->setColumnWidth(ChannelTableModel::Health, std::max(m_view->columnWidth(ChannelTableModel::Health), 150));
         m_columnsSized = true;
     }
@@ -168,7 +184,8 @@ QMenu *ChannelsPage::contextMenuFor(int proxyRow, QWidget *parent)
     QAction *readmit = menu->addAction(tr("Re-admit %1").arg(channel.name));
     readmit->setObjectName(QStringLiteral("readmit"));
     readmit->setToolTip(tr("Put the channel back in the pool now."));
-    readmit->setEnabled(channel.pool == PoolState::Drained || channel.pool == PoolState::Ejected);
+    readmit->setEnabled(channel.pool == PoolState::Drained || channel.pool == PoolState::Ejected
+                        || channel.pool == PoolState::Misconfigured);
     connect(readmit, &QAction::triggered, this, [this, id] { emit readmitRequested(id); });
 
     QAction *probe = menu->addAction(tr("Probe now"));

@@ -54,6 +54,7 @@ private:
     QLineEdit *m_filter = nullptr;
     QLabel *m_summary = nullptr;
     QLabel *m_empty = nullptr;
+    QLabel *m_misconfigured = nullptr; // one line per misconfigured channel: what to fix
     bool m_columnsSized = false;
     bool m_providersLinked = true;
 };

@@ -69,6 +69,8 @@ ChannelState stateFromHistory(const QString &state, double score)
         return ChannelState::Ejected;
     if (state == QLatin1String("drained"))
         return ChannelState::Drained;
+    if (state == QLatin1String("misconfigured"))
+        return ChannelState::Misconfigured;
     return score < 50 ? ChannelState::Degraded : ChannelState::Closed;
 }
 

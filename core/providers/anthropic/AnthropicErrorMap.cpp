@@ -2,6 +2,7 @@
 
 #include "common/json/JsonObjectScan.h"
 #include "common/json/JsonWalk.h"
+#include "providers/common/EndpointNotFound.h"
 #include "providers/common/InBodyError.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
@@ -133,6 +134,8 @@ std::optional<Outcome> AnthropicErrorMap::errorInObject(const QJsonObject &objec
 
 Outcome AnthropicErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body)
 {
+    if (auto notFound = endpointNotFoundOutcome(httpStatus, headers, body)) // a wrong base URL or path, not a model
+        return *notFound;
     const bool ok = httpStatus >= 200 && httpStatus < 300;
     if (ok && looksLikeEventStream(headers, body)) {
         SseParser parser;

@@ -1,5 +1,6 @@
 #include "providers/dashscope/DashScopeErrorMap.h"
 
+#include "providers/common/EndpointNotFound.h"
 #include "providers/common/InBodyError.h"
 #include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
@@ -63,6 +64,8 @@ Outcome DashScopeErrorMap::fromErrorBody(const QJsonObject &body, int httpStatus
 
 Outcome DashScopeErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body)
 {
+    if (auto notFound = endpointNotFoundOutcome(httpStatus, headers, body)) // a wrong base URL or path, not a model
+        return *notFound;
     QJsonParseError parseError{};
     const QJsonObject root = QJsonDocument::fromJson(body, &parseError).object();
     if (isError(root)) {

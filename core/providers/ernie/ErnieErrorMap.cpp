@@ -1,5 +1,6 @@
 #include "providers/ernie/ErnieErrorMap.h"
 
+#include "providers/common/EndpointNotFound.h"
 #include "providers/common/InBodyError.h"
 #include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
@@ -75,6 +76,8 @@ Outcome ErnieErrorMap::fromErrorBody(const QJsonObject &body, int httpStatus)
 
 Outcome ErnieErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body)
 {
+    if (auto notFound = endpointNotFoundOutcome(httpStatus, headers, body)) // a wrong base URL or path, not a model
+        return *notFound;
     QJsonParseError parseError{};
     const QJsonObject root = QJsonDocument::fromJson(body, &parseError).object();
     if (isError(root)) {

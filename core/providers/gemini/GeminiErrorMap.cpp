@@ -1,5 +1,6 @@
 #include "providers/gemini/GeminiErrorMap.h"
 
+#include "providers/common/EndpointNotFound.h"
 #include "providers/common/InBodyError.h"
 #include "providers/common/UpstreamOutcome.h"
 #include "providers/common/ProviderText.h"
@@ -97,6 +98,8 @@ Outcome GeminiErrorMap::fromError(const QJsonObject &error, int httpStatus,
 
 Outcome GeminiErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body)
 {
+    if (auto notFound = endpointNotFoundOutcome(httpStatus, headers, body)) // a wrong base URL or path, not a model
+        return *notFound;
     QJsonParseError parseError{};
     const QJsonDocument doc = QJsonDocument::fromJson(body, &parseError);
     QJsonObject root;

@@ -1,6 +1,7 @@
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 
 #include "common/json/JsonObjectScan.h"
+#include "providers/common/EndpointNotFound.h"
 #include "providers/common/InBodyError.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
@@ -165,6 +166,8 @@ bool OpenAiCompatErrorMap::isCleanAnswer(int httpStatus, const HttpHeaders &head
 Outcome OpenAiCompatErrorMap::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body,
                                        QJsonObject *parsedObject)
 {
+    if (auto notFound = endpointNotFoundOutcome(httpStatus, headers, body)) // a wrong base URL or path, not a model
+        return *notFound;
     const bool ok = httpStatus >= 200 && httpStatus < 300;
 
     if (ok && looksLikeEventStream(headers, body)) {

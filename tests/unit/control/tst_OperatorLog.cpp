@@ -103,6 +103,27 @@ private slots:
         QVERIFY(written[3].endsWith(QStringLiteral("channel gpt-4o/A: drained from the pool (was active): drained by an operator")));
     }
 
+    void aMisconfiguredChannelIsOneWarningWithWhatToFixAndItsClearingOneInfoLine()
+    {
+        FakeClock clock;
+        OperatorLog log(clock);
+        log.note(channelEvent(HealthEvent::Type::Pool, "active", "misconfigured",
+                              "Check the base URL of provider primary: POST http://127.0.0.1:9/v1/chat/completions answered "
+                              "HTTP 404 '404 Not Found' (no such endpoint)"));
+        log.note(channelEvent(HealthEvent::Type::Pool, "misconfigured", "active", "a heartbeat succeeded"));
+        const QStringList written = lines();
+        QCOMPARE(written.size(), 2);
+        QVERIFY(written[0].contains(QStringLiteral("warn")));
+        QVERIFY2(written[0].endsWith(QStringLiteral("channel gpt-4o/A: misconfigured, out of the pool until fixed (was active): "
+                                                    "Check the base URL of provider primary: POST http://127.0.0.1:9/v1/chat/completions "
+                                                    "answered HTTP 404 '404 Not Found' (no such endpoint)")),
+                 qPrintable(written[0]));
+        QVERIFY(written[1].contains(QStringLiteral("info")));
+        QVERIFY2(written[1].endsWith(QStringLiteral("channel gpt-4o/A: re-admitted to the pool as active (was misconfigured): "
+                                                    "a heartbeat succeeded")),
+                 qPrintable(written[1]));
+    }
+
     void keyCoolDownsAndDisablesSayHowLongAndWhyWithTheKeyMasked()
     {
         FakeClock clock;

@@ -407,6 +407,41 @@ private slots:
         QCOMPARE(client.stats().active, 0u);
     }
 
+    // A name that does not resolve and TLS spoken to a plain-HTTP port are the configuration's: they
+    // come back as their own errors, so the channel can be set aside as misconfigured.
+    void anUnresolvableHostIsNameNotResolved()
+    {
+        TestClient client;
+        Recorder rec;
+        client.start(post(QUrl(QStringLiteral("http://nonexistent.invalid:9/v1/chat/completions"))), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 15000);
+        QCOMPARE(rec.error, TransferError::NameNotResolved);
+        QVERIFY2(rec.message.contains(QLatin1String("nonexistent.invalid")), qPrintable(rec.message));
+        QCOMPARE(rec.headerCalls, 0);
+    }
+
+    void tlsToAPlainHttpPortIsTlsFailed()
+    {
+        // A plain-HTTP server answers the ClientHello as the bad request it is, as nginx or llhttp do.
+        QTcpServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+        connect(&server, &QTcpServer::newConnection, &server, [&server] {
+            while (QTcpSocket *socket = server.nextPendingConnection())
+                connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+                    socket->readAll();
+                    socket->write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                    socket->disconnectFromHost();
+                });
+        });
+        TestClient client;
+        Recorder rec;
+        client.start(post(QUrl(QStringLiteral("https://127.0.0.1:%1/v1/chat/completions").arg(server.serverPort()))), {}, rec.callbacks());
+        QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 15000);
+        QCOMPARE(rec.error, TransferError::TlsFailed);
+        QVERIFY2(rec.message.startsWith(QLatin1String("TLS with the upstream failed")), qPrintable(rec.message));
+        QCOMPARE(rec.headerCalls, 0);
+    }
+
     void connectTimeoutIsConnectFailed()
     {
         // A listener whose accept queue is full drops further SYNs, so a connect hangs until the
@@ -830,7 +865,8 @@ private slots:
         }
     }
 
-    void untrustedCertificateIsConnectFailed()
+    // A refused certificate is the configuration's (a CA bundle to set), not the provider being down.
+    void untrustedCertificateIsTlsFailed()
     {
         TlsH2Server server;
         QString why;
@@ -840,7 +876,7 @@ private slots:
         Recorder rec;
         client.start(get(server.url(QStringLiteral("/v1/models"))), {}, rec.callbacks()); // system CAs only
         QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 20000);
-        QCOMPARE(rec.error, TransferError::ConnectFailed);
+        QCOMPARE(rec.error, TransferError::TlsFailed);
         QCOMPARE(rec.headerCalls, 0);
     }
 
