@@ -101,6 +101,9 @@ private:
 
     // The current attempt failed with `outcome`: record it and fail over, or answer the client.
     void attemptFailed(Outcome outcome);
+    // A client error on `providerId`: starts its one try on another provider's channel (true), or
+    // says there is none to try (false).
+    bool tryClientErrorElsewhere(const Outcome &outcome, int channelId, int providerId);
     void recordAttempt(const Outcome &outcome);
     void endAttempt();
     // Steps of a stream may end the attempt and start the next one (a failover) before returning;
@@ -131,6 +134,14 @@ private:
     std::optional<RetrySlot> m_retrySlot; // the current attempt is a retry that spends the budget
     std::optional<int> m_lastFailedChannel;
     std::optional<Outcome> m_lastOutcome;
+    // The first client error (NON_RETRYABLE_PARAM_ERROR), while the one try on another provider
+    // runs: whatever that try comes to short of an answer, this is what the client gets.
+    struct ClientErrorTried {
+        Outcome outcome;
+        int channelId = 0;
+        QString channelName;
+    };
+    std::optional<ClientErrorTried> m_clientError;
     int m_firstChannelId = 0;
     Clock::TimePoint m_startedAt;
     std::optional<Clock::Duration> m_clientTtft; // set once the client's first byte went out

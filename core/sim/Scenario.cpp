@@ -18,7 +18,7 @@ constexpr const char *kErrorNames[SimErrorCount] = {
     "body_rate_limit", "first_event_error", "mid_stream_error", "stream_cut", "connection_reset",
     "connect_refused", "hang",              "slow_tokens",
     "malformed_answer", "empty_object",     "not_json",         "truncated_answer", "sse_answer",
-    "empty_stream",    "disagreeing_error", "body_invalid_request",
+    "empty_stream",    "disagreeing_error", "body_invalid_request", "provider_param_error",
 };
 
 const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};

@@ -52,8 +52,11 @@ enum class SimError {
     EmptyStream,        // a stream with neither content nor a finish reason, ended cleanly (whole: an empty answer)
     DisagreeingError,   // HTTP 200 whose error says "invalid request" in one field, "overloaded" in another
     BodyInvalidRequest, // HTTP 200 whose error is the caller's: the prompt is too long
+    // A 400 for a parameter or limit of this provider's own (an unsupported parameter, its
+    // max_tokens, a DashScope `parameters.*`, an ERNIE field), which another provider may accept.
+    ProviderParamError,
 };
-inline constexpr int SimErrorCount = 21;
+inline constexpr int SimErrorCount = 22;
 
 const char *toString(SimError error);
 std::optional<SimError> simErrorFromString(QStringView text);
