@@ -439,6 +439,7 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         o.insert(QStringLiteral("semantic_preset"), QLatin1String(toString(r.cache.preset)));
         o.insert(QStringLiteral("embeddings_channel"), channelNames.value(r.cache.embeddingsChannelId));
         o.insert(QStringLiteral("embeddings_model"), r.cache.embeddingsModel);
+        o.insert(QStringLiteral("retry_client_errors_elsewhere"), r.retryClientErrorsElsewhere);
         routes.append(o);
     }
     root.insert(QStringLiteral("routes"), routes);
@@ -695,6 +696,7 @@ ConfigImport importConfigJson(const QJsonObject &root)
                               .arg(route.logicalModel, embeddingsChannel);
         }
         r.read("embeddings_model", &route.cache.embeddingsModel);
+        r.read("retry_client_errors_elsewhere", &route.retryClientErrorsElsewhere);
         r.warnUnknown();
         config.routes.push_back(route);
     }

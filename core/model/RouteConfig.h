@@ -45,6 +45,10 @@ struct RouteConfig {
     QStringList fallbackModels;  // other logical models, by priority
     bool cacheEnabled = false;   // the exact cache
     RouteCacheConfig cache;      // TTL and the semantic cache
+    // A client error (NON_RETRYABLE_PARAM_ERROR) from one provider is tried once on a channel of
+    // another provider before the client gets it: a 400 for a parameter or limit of the first
+    // provider's own is often answered by the next (ARCHITECTURE.md, "Errors and outcomes").
+    bool retryClientErrorsElsewhere = true;
 };
 
 } // namespace sb

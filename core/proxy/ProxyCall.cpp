@@ -622,10 +622,22 @@ void ProxyCall::attemptFailed(Outcome outcome)
         finish(RequestStatus::MidStream, 200, outcome.message);
         return;
     }
+    if (m_clientError) {
+        // That was the try elsewhere, and it did not answer either: the first provider's refusal
+        // is the answer, as it would have been without the try.
+        m_lastOutcome = m_clientError->outcome;
+        m_lastFailedChannel = m_clientError->channelId;
+        m_record.channelId = m_clientError->channelId;
+        m_record.channelName = m_clientError->channelName;
+        replyFromLastOutcome(QString());
+        return;
+    }
     if (deadlineReached) {
         replyFromLastOutcome(QStringLiteral("the request's deadline passed"), true);
         return;
     }
+    if (outcome.kind == OutcomeKind::NonRetryableParamError && tryClientErrorElsewhere(outcome, failedChannel, failedProvider))
+        return;
     if (!m_retry.shouldRetry(outcome)) {
         replyFromLastOutcome(QString());
         return;
@@ -670,6 +682,24 @@ void ProxyCall::attemptFailed(Outcome outcome)
     }
     m_stage = Stage::Routing;
     m_backoffTimer.start(std::chrono::milliseconds(std::max(1, millisOf(delay))));
+}
+
+bool ProxyCall::tryClientErrorElsewhere(const Outcome &outcome, int channelId, int providerId)
+{
+    // Only before the first byte, within the attempt limit and the deadline, and once: the try
+    // elsewhere is an attempt like any other but for the retry budget, which it does not spend (a
+    // failover to an untried channel never does).
+    const auto config = m_engine.config();
+    const RouteConfig *route = config->route(m_input.model);
+    if (!route || !route->retryClientErrorsElsewhere || outcome.phase != OutcomePhase::BeforeFirstByte
+        || m_retry.attempts() >= m_policy->maxAttempts() || m_retry.remaining() <= Clock::Duration::zero())
+        return false;
+    RouteResult result = m_engine.router().choose(m_input.model, m_retry, channelId, m_input.estimatedTokens, &outcome, providerId);
+    if (!result)
+        return false;
+    m_clientError = ClientErrorTried{outcome, channelId, m_record.channelName}; // endAttempt() named the channel
+    launch(std::move(*result.choice));
+    return true;
 }
 
 void ProxyCall::recordAttempt(const Outcome &outcome)

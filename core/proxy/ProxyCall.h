@@ -106,6 +106,9 @@ private:
 
     // The current attempt failed with `outcome`: record it and fail over, or answer the client.
     void attemptFailed(Outcome outcome);
+    // A client error on `providerId`: starts its one try on another provider's channel (true), or
+    // says there is none to try (false).
+    bool tryClientErrorElsewhere(const Outcome &outcome, int channelId, int providerId);
     void recordAttempt(const Outcome &outcome);
     void endAttempt();
     // Steps of a stream may end the attempt and start the next one (a failover) before returning;
@@ -138,6 +141,14 @@ private:
     int m_lastFailedProvider = 0;
     std::optional<Outcome> m_lastOutcome;
     Clock::Duration m_rateLimitWaited{}; // held so far for rate limits: never past RetryConfig::maxClientWait
+    // The first client error (NON_RETRYABLE_PARAM_ERROR), while the one try on another provider
+    // runs: whatever that try comes to short of an answer, this is what the client gets.
+    struct ClientErrorTried {
+        Outcome outcome;
+        int channelId = 0;
+        QString channelName;
+    };
+    std::optional<ClientErrorTried> m_clientError;
     int m_firstChannelId = 0;
     Clock::TimePoint m_startedAt;
     std::optional<Clock::Duration> m_clientTtft; // set once the client's first byte went out

@@ -123,7 +123,7 @@ EngineConfigPtr Router::config() const
 }
 
 RouteResult Router::choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
-                           int estimatedTokens, const Outcome *lastFailure)
+                           int estimatedTokens, const Outcome *lastFailure, std::optional<int> otherProviderThan)
 {
     const auto t = table();
     RouteResult result;
@@ -184,13 +184,17 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
     };
 
     // Pass 0: channels not yet tried in this request; pass 1: tried ones, when nothing else could take it.
-    for (int pass = 0; pass < 2 && !result.choice; ++pass) {
+    // A try elsewhere has only pass 0: a channel asked already has answered this request.
+    const int passes = otherProviderThan ? 1 : 2;
+    for (int pass = 0; pass < passes && !result.choice; ++pass) {
         for (std::size_t tier = 0; tier < route->tiers.size() && !result.choice; ++tier) {
             Candidates candidates;
             for (const Entry *e : route->tiers[tier].entries) {
                 if (!e->health->routable())
                     continue;
                 if (state.triedChannel(e->channel.id) != (pass == 1))
+                    continue;
+                if (otherProviderThan && e->provider->config.id == *otherProviderThan)
                     continue;
                 candidates.append(e);
             }
@@ -206,7 +210,7 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
         }
     }
 
-    if (!result.choice && m_pool.panicModeEnabled()) {
+    if (!result.choice && m_pool.panicModeEnabled() && !otherProviderThan) {
         // No channel could take it the normal way: the least bad one beats a certain error (a clear
         // "no provider available" is for a pool that is truly empty). That includes a route whose only
         // routable channels have their keys cooling while another is OPEN: the soak's 30 minutes refused
@@ -241,6 +245,8 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
             }
     }
 
+    if (!result.choice && otherProviderThan)
+        return result; // no try elsewhere: the client gets the error it has, no refusal is counted
     if (!result.choice) {
         result.refusal = refuse(*route, state, estimatedTokens);
         (result.refusal.httpStatus == 429 ? m_counters.rateLimited : m_counters.unavailable)

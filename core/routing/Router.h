@@ -103,8 +103,12 @@ public:
     EngineConfigPtr config() const;
 
     // `lastFailure`: what the attempt on lastFailedChannel came to, for the failover event's cause.
+    // `otherProviderThan`: only a channel this request has not tried whose provider is another
+    // ProviderConfig than this one, and no panic choice: the one try elsewhere a client error gets
+    // (ARCHITECTURE.md, "Errors and outcomes"), which must go to a channel fit to answer it.
     RouteResult choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
-                       int estimatedTokens = 0, const Outcome *lastFailure = nullptr);
+                       int estimatedTokens = 0, const Outcome *lastFailure = nullptr,
+                       std::optional<int> otherProviderThan = std::nullopt);
     // Whether a channel this request has not tried could take its next attempt now (routable, a key
     // not cooling): then that attempt is a failover, free of backoff and retry budget (RetryState).
     bool hasUntriedChannel(const QString &logicalModel, const RetryState &state) const;

@@ -513,6 +513,41 @@ SimReply DialectWire::keyRateLimited(int retryAfterSeconds) const
     return httpError(429, retryAfterSeconds);
 }
 
+SimReply DialectWire::providerParamError() const
+{
+    // Each is a provider's real refusal of something the caller may never have sent, or a limit
+    // another provider does not have.
+    SimReply reply;
+    reply.status = 400;
+    reply.headers.add("content-type", "application/json");
+    switch (m_dialect) {
+    case Dialect::OpenAiCompat:
+        reply.body = compact(QJsonObject{
+            {"error", QJsonObject{{"message", "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+                                              "'max_completion_tokens' instead."},
+                                  {"type", "invalid_request_error"},
+                                  {"param", "max_tokens"},
+                                  {"code", "unsupported_parameter"}}}});
+        break;
+    case Dialect::Anthropic:
+        reply.body = jsonBody(400, "invalid_request_error",
+                              "max_tokens: 16384 > 8192, which is the maximum allowed number of output tokens for this model");
+        break;
+    case Dialect::Gemini:
+        reply.body = jsonBody(400, "INVALID_ARGUMENT",
+                              "Invalid JSON payload received. Unknown name \"frequency_penalty\" at 'generation_config': Cannot find field.");
+        break;
+    case Dialect::DashScope:
+        reply.body = jsonBody(400, "InvalidParameter", "Range of parameters.max_tokens should be [1, 2000]");
+        break;
+    case Dialect::Ernie:
+        reply.status = 200; // Qianfan reports request faults inside a 200 body
+        reply.body = jsonBody(200, "336003", "the field `penalty_score` should be in [1.0, 2.0]");
+        break;
+    }
+    return reply;
+}
+
 SimReply DialectWire::bodyRateLimit() const
 {
     SimReply reply;

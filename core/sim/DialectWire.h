@@ -70,6 +70,10 @@ public:
     SimReply unknownModel(const QString &model) const;
     // The dialect's own way of saying "this key is over its limit" (per-key rpm).
     SimReply keyRateLimited(int retryAfterSeconds) const;
+    // A refusal of a parameter or limit of this provider's own, in the form it really comes in: an
+    // HTTP 400 with the dialect's error body (ERNIE: inside a 200, as Qianfan reports its errors),
+    // for a stream request too, before any event.
+    SimReply providerParamError() const;
     // A rate limit inside an HTTP 200 body (non-stream) …
     SimReply bodyRateLimit() const;
     // … or as an SSE event (first event of a 200 stream).

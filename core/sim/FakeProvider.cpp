@@ -288,6 +288,8 @@ public:
             if (request.stream)
                 return streamOnly(response, MalformedWire(s.wire).invalidRequestEvent(QByteArray::number(id)));
             return reply(response, jsonReply(MalformedWire(s.wire).invalidRequestBody(QByteArray::number(id))));
+        case SimError::ProviderParamError: // a stream request too: the refusal comes before any event
+            return reply(response, s.wire.providerParamError());
         case SimError::ConnectionReset:
         case SimError::ConnectRefused: {
             // A TCP reset before any answer: the client sees a broken connection, not an HTTP reply.

@@ -19,7 +19,7 @@ constexpr const char *kErrorNames[SimErrorCount] = {
     "connect_refused", "hang",              "slow_tokens",
     "malformed_answer", "empty_object",     "not_json",         "truncated_answer", "sse_answer",
     "empty_stream",    "disagreeing_error", "body_invalid_request", "http_429_hint", "wrong_path",
-    "unknown_model",
+    "unknown_model",   "provider_param_error",
 };
 
 const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};

@@ -56,8 +56,11 @@ enum class SimError {
     // 404s: the endpoint that is not there, and the model that is not there.
     WrongPath,          // every request (chat and probe) gets a web server's 404 page for an unknown path
     UnknownModel,       // the dialect's own 404 for a model it does not serve
+    // A 400 for a parameter or limit of this provider's own (an unsupported parameter, its
+    // max_tokens, a DashScope `parameters.*`, an ERNIE field), which another provider may accept.
+    ProviderParamError,
 };
-inline constexpr int SimErrorCount = 24;
+inline constexpr int SimErrorCount = 25;
 
 const char *toString(SimError error);
 std::optional<SimError> simErrorFromString(QStringView text);

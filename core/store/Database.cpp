@@ -159,6 +159,10 @@ const std::vector<Migration> &Database::migrations()
         {6, QStringLiteral("prompt-cache tokens and their prices"), schemaPromptCache()},
         {7, QStringLiteral("providers that serve the Responses API"),
          {QStringLiteral("ALTER TABLE providers ADD COLUMN responses_api INTEGER NOT NULL DEFAULT 0")}},
+        // Whether a client error from one provider is tried once on another's channel (RouteConfig);
+        // routes stored before it get the default, on.
+        {8, QStringLiteral("routes that try a client error on another provider"),
+         {QStringLiteral("ALTER TABLE routes ADD COLUMN retry_client_errors_elsewhere INTEGER NOT NULL DEFAULT 1")}},
     };
     return list;
 }

@@ -411,6 +411,31 @@ private slots:
         }
     }
 
+    // A refusal of the provider's own parameter or limit: an HTTP 400 in the dialect's error shape
+    // (ERNIE's inside a 200), for a stream request too, that the engine takes for the caller's.
+    void providerParamErrorsAreTheDialectsOwnRefusal_data() { answersThatAreNotAnswers_data(); }
+    void providerParamErrorsAreTheDialectsOwnRefusal()
+    {
+        QFETCH(QString, dialect);
+        SplitMixRandom random(12);
+        ScenarioClock clock(SystemClock::instance(), 1.0);
+        UpstreamClient client;
+        ProviderSpec spec = fastProvider(dialect);
+        spec.faults = {always(SimError::ProviderParamError)};
+        FakeProvider provider(spec, clock, random, 1);
+        QVERIFY(provider.start());
+        for (bool stream : {false, true}) {
+            auto f = fetch(client, chatRequest(provider, stream));
+            QTRY_VERIFY_WITH_TIMEOUT(f->done, kWaitMs);
+            QVERIFY(f->error == TransferError::None);
+            QCOMPARE(f->status, dialect == u"ernie" ? 200 : 400);
+            QVERIFY(f->headers.value("content-type").startsWith("application/json")); // before any event
+            QVERIFY2(engineVerdict(dialect, *f, stream) == OutcomeKind::NonRetryableParamError, f->body.left(600).constData());
+        }
+        QCOMPARE(provider.stats().injected[std::size_t(SimError::ProviderParamError)], quint64(2));
+        QCOMPARE(simErrorFromString(u"provider_param_error"), std::optional<SimError>(SimError::ProviderParamError));
+    }
+
     void chatEndpointFollowsTheBaseUrl()
     {
         QCOMPARE(DrillRunner::chatEndpoint(QUrl("http://127.0.0.1:8400")).toString(),

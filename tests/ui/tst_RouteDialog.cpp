@@ -4,6 +4,7 @@
 #include "providers/TierListModel.h"
 
 #include <QtTest>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QListView>
@@ -69,6 +70,24 @@ private slots:
         auto *fallbackPicker = child<QComboBox>(&dialog, "fallbacksPicker");
         QCOMPARE(fallbackPicker->count(), 1);
         QCOMPARE(fallbackPicker->itemText(0), QStringLiteral("claude"));
+    }
+
+    void theClientErrorSwitchIsOnByDefaultAndSavesOff()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 1);
+        auto *check = child<QCheckBox>(&dialog, "clientErrorsElsewhereCheck");
+        QVERIFY(check->isChecked()); // a stored route that never set it: the default, on
+        QVERIFY(!check->toolTip().isEmpty());
+        check->click();
+        saveButton(&dialog)->click();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        const RouteConfig *r = route(*t.reload(), QStringLiteral("gpt-4o"));
+        QVERIFY(r);
+        QVERIFY(!r->retryClientErrorsElsewhere);
+
+        RouteDialog again(t.store, 1); // and reads back off
+        QVERIFY(!child<QCheckBox>(&again, "clientErrorsElsewhereCheck")->isChecked());
     }
 
     void moveRowsReordersLikeADrag()

@@ -72,6 +72,7 @@ RouteDialog::RouteDialog(ConfigStore &store, int routeId, QWidget *parent)
     m_ui->modelEdit->setText(initial.logicalModel);
     m_ui->strategyCombo->setCurrentIndex(std::max(0, m_ui->strategyCombo->findData(int(initial.strategy))));
     m_ui->cacheCheck->setChecked(initial.cacheEnabled);
+    m_ui->clientErrorsElsewhereCheck->setChecked(initial.retryClientErrorsElsewhere);
     if (const BudgetConfig *b = config ? findBudget(config->budgets, initial.logicalModel) : nullptr; b && routeId) {
         m_ui->budgetPeriodCombo->setCurrentIndex(std::max(0, m_ui->budgetPeriodCombo->findData(int(b->period))));
         m_ui->budgetSoftEdit->setText(UsdAmount::editText(b->softLimitUsd));
@@ -195,6 +196,7 @@ RouteConfig RouteDialog::route() const
     r.logicalModel = m_ui->modelEdit->text().trimmed();
     r.strategy = RoutingStrategy(m_ui->strategyCombo->currentData().toInt());
     r.cacheEnabled = m_ui->cacheCheck->isChecked();
+    r.retryClientErrorsElsewhere = m_ui->clientErrorsElsewhereCheck->isChecked();
     r.channelIds.clear();
     for (const auto &item : m_channels->items())
         r.channelIds.push_back(item.id);

@@ -153,6 +153,76 @@ private slots:
         QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 0);
     }
 
+    void aClientErrorIsTriedOnceOnTheOtherProviderAtOnce()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        const QString first = rig.upstream.hostOf(0);
+        rig.upstream.reply(0, 400, R"({"error":{"message":"Unsupported parameter: max_tokens","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}})");
+        // The try elsewhere starts in the same instant, on the other provider, and spends no retry budget.
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY(rig.upstream.hostOf(1) != first);
+        QCOMPARE(rig.upstream.at(1).startedAt, rig.upstream.at(0).startedAt);
+        QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 0);
+        QCOMPARE(rig.response->status, 0); // nothing sent yet
+        rig.upstream.reply(1, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+        QCOMPARE(rig.response->headers.value("x-switchboard-attempts"), QByteArray("2"));
+        QCOMPARE(rig.records.size(), std::size_t(1));
+        QCOMPARE(rig.records[0].attempts.size(), std::size_t(2));
+        QCOMPARE(toString(rig.records[0].attempts[0].outcome), toString(OutcomeKind::NonRetryableParamError));
+        QCOMPARE(rig.records[0].attempts[0].httpStatus, 400);
+    }
+
+    void theOtherProvidersRefusalGivesTheClientTheFirstOne()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        const QByteArray firstChannel = rig.upstream.hostOf(0).startsWith(QLatin1String("p1")) ? "pair/A" : "pair/B";
+        rig.upstream.reply(0, 422, R"({"error":{"message":"max_tokens is too large for this model","type":"invalid_request_error","code":"max_tokens_exceeded"}})");
+        rig.upstream.reply(1, 400, R"({"error":{"message":"another provider complaint","type":"invalid_request_error","code":"other"}})");
+        QCOMPARE(rig.upstream.count(), std::size_t(2)); // once, not round the route
+        QCOMPARE(rig.response->status, 422);
+        QVERIFY(rig.errorBody().value(QStringLiteral("message")).toString().contains(QLatin1String("max_tokens is too large")));
+        QCOMPARE(rig.errorBody().value(QStringLiteral("code")).toString(), QStringLiteral("max_tokens_exceeded"));
+        QCOMPARE(rig.response->headers.value("x-switchboard-channel"), firstChannel);
+        QCOMPARE(rig.records[0].channelName, QString::fromLatin1(firstChannel));
+        QCOMPARE(rig.records[0].attempts.size(), std::size_t(2));
+    }
+
+    void aClientErrorPastTheDeadlineIsNotTriedElsewhere()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        rig.clock.advance(Clock::Duration(rig.engine.config()->retry.overallDeadline) + 1ms);
+        rig.upstream.reply(0, 400, R"({"error":{"message":"bad","type":"invalid_request_error"}})");
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        QCOMPARE(rig.response->status, 400);
+    }
+
+    void aClientErrorGoesOnlyToAProviderNotYetAsked()
+    {
+        // A fails, B refuses: the only other provider has been asked already, so B's refusal is the answer.
+        Rig rig;
+        rig.call(QStringLiteral("pair"));
+        const QByteArray secondChannel = rig.upstream.hostOf(0).startsWith(QLatin1String("p1")) ? "pair/B" : "pair/A";
+        rig.upstream.reply(0, 503, {});
+        rig.upstream.reply(1, 400, R"({"error":{"message":"bad","type":"invalid_request_error"}})");
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QCOMPARE(rig.response->status, 400);
+        QCOMPARE(rig.response->headers.value("x-switchboard-channel"), secondChannel);
+    }
+
+    void anotherKeyOfTheSameProviderIsNoOtherProvider()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("solo")); // one channel, its provider with two keys
+        rig.upstream.reply(0, 400, R"({"error":{"message":"bad","type":"invalid_request_error"}})");
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        QCOMPARE(rig.response->status, 400);
+        QCOMPARE(rig.response->headers.value("x-switchboard-attempts"), QByteArray("1"));
+    }
+
     void aRetryOfAChannelAlreadyTriedWaitsItsBackoff()
     {
         Rig rig;

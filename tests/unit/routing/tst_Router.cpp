@@ -283,6 +283,38 @@ private slots:
         QCOMPARE(trials, counts[1]);
     }
 
+    void aTryElsewhereTakesOnlyAnUntriedRoutableChannelOfAnotherProvider()
+    {
+        // gpt-4o: 1 (provider 1), 2 (provider 2); its fallback "small": 3 (provider 3), 4 (provider 1).
+        Rig r;
+        auto state = r.request();
+        state.attemptStarted(1);
+        auto first = r.router.choose(QStringLiteral("gpt-4o"), state, 1, 0, nullptr, 1);
+        QVERIFY(first);
+        QCOMPARE(first.choice->channelId, 2);
+        r.router.release(*first.choice);
+
+        r.fail(2, 5); // open: the next tier's channel of a third provider, never provider 1's own
+        first = r.router.choose(QStringLiteral("gpt-4o"), state, 1, 0, nullptr, 1);
+        QVERIFY(first);
+        QCOMPARE(first.choice->channelId, 3);
+        r.router.release(*first.choice);
+
+        // Channel 3 asked already, 2 open, 4 the refusing provider's: nothing, and no panic choice,
+        // and no refusal counted (the client gets the error it has).
+        state.attemptStarted(3);
+        const auto before = r.router.stats();
+        const auto none = r.router.choose(QStringLiteral("gpt-4o"), state, 3, 0, nullptr, 1);
+        QVERIFY(!none);
+        QCOMPARE(r.router.stats().panicChoices, before.panicChoices);
+        QCOMPARE(r.router.stats().unavailableRefusals, before.unavailableRefusals);
+        QCOMPARE(r.router.stats().rateLimitedRefusals, before.rateLimitedRefusals);
+        // Without the limit the same request still gets a channel (a tried or a panic one).
+        const auto any = r.router.choose(QStringLiteral("gpt-4o"), state, 3);
+        QVERIFY(any);
+        r.router.release(*any.choice);
+    }
+
     void panicModeUsesLeastBadChannel()
     {
         Rig r;

@@ -106,6 +106,7 @@ inline EngineConfig everyFieldSetConfig()
     r1.cache.preset = SemanticPreset::Strict;
     r1.cache.embeddingsChannelId = 12;
     r1.cache.embeddingsModel = QStringLiteral("text-embedding-3-small");
+    r1.retryClientErrorsElsewhere = false; // r2 keeps the default, on: both values round-trip
     RouteConfig r2;
     r2.id = 22;
     r2.logicalModel = QStringLiteral("gpt-4o-mini");
@@ -194,6 +195,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
         cmp(p + "cache.preset", x.cache.preset, y.cache.preset);
         cmp(p + "cache.embeddingsChannelId", x.cache.embeddingsChannelId, y.cache.embeddingsChannelId);
         cmp(p + "cache.embeddingsModel", x.cache.embeddingsModel, y.cache.embeddingsModel);
+        cmp(p + "retryClientErrorsElsewhere", x.retryClientErrorsElsewhere, y.retryClientErrorsElsewhere);
     }
     if (a.prices.size() != b.prices.size())
         d << QStringLiteral("prices.size");

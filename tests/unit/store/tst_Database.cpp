@@ -166,6 +166,32 @@ private slots:
         QVERIFY(db.integrityOk());
     }
 
+    void anOlderDatabaseGainsTheClientErrorSwitchOnForEveryRoute()
+    {
+        // Routes stored before the switch existed keep the behaviour a new route gets: a client
+        // error is tried once on another provider.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v7.db"));
+        std::vector<Migration> upToV7;
+        for (const Migration &m : Database::migrations())
+            if (m.version <= 7)
+                upToV7.push_back(m);
+        {
+            Database db(path);
+            QString error;
+            QVERIFY2(db.open(upToV7, &error), qPrintable(error));
+            QCOMPARE(db.schemaVersion(), 7);
+            QVERIFY(db.exec(QStringLiteral("INSERT INTO routes (id, logical_model, strategy, cache_enabled, position)"
+                                           " VALUES (1, 'gpt-4o', 'health', 0, 0)")));
+        }
+        Database db(path);
+        QString error;
+        QVERIFY2(db.open(&error), qPrintable(error));
+        QVERIFY(Database::currentVersion() >= 8);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT retry_client_errors_elsewhere FROM routes WHERE id = 1")), 1);
+        QVERIFY(db.integrityOk());
+    }
+
     void aFileThatIsNotADatabaseIsRefusedUntouched()
     {
         QTemporaryDir dir;
