@@ -415,9 +415,13 @@ Outcome AnthropicAdapter::classifyNativeAnswer(QStringView clientApi, int httpSt
             return Outcome::success(httpStatus);
         }
     }
+    // Anything else is read as slowly as any answer: an error, or a 2xx that is not an answer.
     const Outcome outcome = classify(httpStatus, headers, body);
-    if (outcome.isSuccess())
-        chatResponse(body, usage);
+    if (!outcome.isSuccess())
+        return outcome;
+    if (std::optional<QString> problem = answerProblem(headers, body, false))
+        return malformedAnswerOutcome(httpStatus, *problem);
+    chatResponse(body, usage);
     return outcome;
 }
 
