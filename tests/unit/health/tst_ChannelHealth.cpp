@@ -14,7 +14,7 @@ using sb::test::FakeClock;
 
 namespace {
 
-EngineConfig config(double factor = 3.0, std::chrono::milliseconds floor = 2s)
+EngineConfig slowWaitConfig(double factor = 3.0, std::chrono::milliseconds floor = 2s)
 {
     EngineConfig c;
     c.health.slowWaitFactor = factor;
@@ -24,7 +24,7 @@ EngineConfig config(double factor = 3.0, std::chrono::milliseconds floor = 2s)
 }
 
 struct Rig {
-    explicit Rig(const EngineConfig &c = config()) : config(c), health(clock, config, config.channels.front(), nullptr) {}
+    explicit Rig(const EngineConfig &c = slowWaitConfig()) : config(c), health(clock, config, config.channels.front(), nullptr) {}
 
     void successes(int n, Clock::Duration ttft)
     {
@@ -60,7 +60,7 @@ private slots:
         rig.health.evaluate();
         // 3 × ~1.5 s; the histogram's bins are 20 % wide.
         QVERIFY2(rig.thresholdMs() > 3 * 1500 * 0.8 && rig.thresholdMs() < 3 * 1500 * 1.2, qPrintable(QString::number(rig.thresholdMs())));
-        Rig floorOnly(config(3.0, 10s));
+        Rig floorOnly(slowWaitConfig(3.0, 10s));
         floorOnly.successes(95, 200ms);
         floorOnly.successes(5, 1500ms);
         floorOnly.health.evaluate();
@@ -77,7 +77,7 @@ private slots:
         rig.health.evaluate();
         QVERIFY(rig.health.slowWaitThreshold());
 
-        Rig off(config(0.0));
+        Rig off(slowWaitConfig(0.0));
         off.successes(50, 100ms);
         off.health.evaluate();
         QCOMPARE(off.health.slowWaitThreshold(), std::nullopt);

@@ -111,7 +111,7 @@ struct Rig {
         engine.router().tick();
     }
 
-    std::shared_ptr<ChannelHealth> primary() const { return engine.router().pool().channel(1); }
+    std::shared_ptr<ChannelHealth> primary() { return engine.router().pool().channel(1); }
     std::size_t transfersTo(const QString &host) const
     {
         std::size_t n = 0;
