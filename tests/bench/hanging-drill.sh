@@ -11,12 +11,16 @@
 #     after it recovers: the rest of the 120 s open duration (it opened about when the last request
 #     touched the primary) plus three gaps between trial calls at the half-open share (5 % of 4/s).
 #
-#   tests/bench/hanging-drill.sh [PORT]        (default 8490; the drill's providers use 18401/18402)
+#   tests/bench/hanging-drill.sh [--embedded] [PORT]   (default 8490; the drill's providers use 18401/18402)
 #
+# --embedded (or no switchboard binary built) runs the engine inside switchboard-sim instead
+# (`drill --embedded`): the same defaults, the scenario's launch-day preset, no proxy process.
 # SWITCHBOARD and SIM may point at other binaries; TIME_SCALE runs it faster (the engine is then not
 # scaled, so read those figures as a smoke run only). Exit status 1 when a target is missed.
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
+embedded=0
+if [ "${1:-}" = --embedded ]; then embedded=1; shift; fi
 port=${1:-8490}
 find_bin() {
   for candidate in "$here/build/release/bin/$1" "$here/build/bench/bin/$1" "$here/build/debug/bin/$1"; do
@@ -26,9 +30,13 @@ find_bin() {
 }
 switchboard=${SWITCHBOARD:-$(find_bin switchboard)}
 sim=${SIM:-$(find_bin switchboard-sim)}
-if [ -z "$switchboard" ] || [ -z "$sim" ]; then
-  echo "switchboard or switchboard-sim not found: build them (cmake --build --preset debug) or set SWITCHBOARD and SIM" >&2
+if [ -z "$sim" ]; then
+  echo "switchboard-sim not found: build it (cmake --build --preset debug) or set SIM" >&2
   exit 1
+fi
+if [ -z "$switchboard" ] && [ $embedded = 0 ]; then
+  echo "no switchboard binary: running the engine embedded in switchboard-sim"
+  embedded=1
 fi
 work=$(mktemp -d /tmp/sb-hanging-drill.XXXXXX)
 proxy_pid=
@@ -38,27 +46,32 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-HOME="$work/home" XDG_DATA_HOME="$work/data" "$switchboard" --headless --db "$work/drill.db" \
-  --config "$here/tests/sim/launch-day-proxy.json" --listen "127.0.0.1:$port" --log-level warn >"$work/proxy.log" 2>&1 &
-proxy_pid=$!
-up=0
-for _ in $(seq 1 150); do
-  if curl -s -o /dev/null "http://127.0.0.1:$port/healthz"; then up=1; break; fi
-  sleep 0.1
-done
-if [ $up = 0 ]; then echo "the proxy did not start:"; cat "$work/proxy.log"; exit 1; fi
-
 out=${OUT:-$PWD/drill-hanging-primary-$(date -u +%Y%m%dT%H%M%SZ).json}
-set -- drill "$here/resources/drills/hanging-primary.json" --proxy "http://127.0.0.1:$port/v1" --json "$out"
+if [ $embedded = 1 ]; then
+  set -- drill "$here/resources/drills/hanging-primary.json" --embedded --json "$out"
+else
+  HOME="$work/home" XDG_DATA_HOME="$work/data" "$switchboard" --headless --db "$work/drill.db" \
+    --config "$here/tests/sim/launch-day-proxy.json" --listen "127.0.0.1:$port" --log-level warn >"$work/proxy.log" 2>&1 &
+  proxy_pid=$!
+  up=0
+  for _ in $(seq 1 150); do
+    if curl -s -o /dev/null "http://127.0.0.1:$port/healthz"; then up=1; break; fi
+    sleep 0.1
+  done
+  if [ $up = 0 ]; then echo "the proxy did not start:"; cat "$work/proxy.log"; exit 1; fi
+  set -- drill "$here/resources/drills/hanging-primary.json" --proxy "http://127.0.0.1:$port/v1" --json "$out"
+fi
 if [ -n "${TIME_SCALE:-}" ]; then set -- "$@" --time-scale "$TIME_SCALE"; fi
 "$sim" "$@"
 
-# One number of the report's JSON (its keys are unique; QJsonDocument writes one member a line).
-value() { sed -n "s/^ *\"$1\": *\\([-0-9.e+]*\\),\\{0,1\\}\$/\\1/p" "$out" | head -1; }
+# One number of the report's JSON: QJsonDocument writes one member a line, indented 4 spaces at the
+# top level and 8 inside outage_window (whose "requests" and "succeeded" are the window's).
+value() { sed -n "s/^    \"$1\": *\\([-0-9.e+]*\\),\\{0,1\\}\$/\\1/p" "$out" | head -1; }
+window_value() { sed -n "s/^        \"$1\": *\\([-0-9.e+]*\\),\\{0,1\\}\$/\\1/p" "$out" | head -1; }
 requests=$(value requests)
 succeeded=$(value succeeded)
-ttft_ratio=$(value ttft_p95_ratio)
-latency_ratio=$(value latency_p95_ratio)
+ttft_ratio=$(window_value ttft_p95_ratio)
+latency_ratio=$(window_value latency_p95_ratio)
 outage_from=$(value outage_from_s)
 outage_to=$(value outage_to_s)
 to_fallback=$(value time_to_fallback_s)
