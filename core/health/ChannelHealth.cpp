@@ -181,6 +181,45 @@ void ChannelHealth::record(const Outcome &outcome, Clock::Duration latency, std:
     publish(events);
 }
 
+std::optional<Clock::Duration> ChannelHealth::slowWaitThreshold() const
+{
+    const std::int64_t nanos = m_slowWaitNanos.load(std::memory_order_relaxed);
+    if (nanos <= 0)
+        return std::nullopt;
+    return Clock::Duration(nanos);
+}
+
+void ChannelHealth::recordSlowWait(bool wasTrial)
+{
+    // A call that failed, as far as the channel is concerned: no latency sample (it has none yet).
+    m_window.record(m_clock.now(), OutcomeKind::Timeout);
+    std::vector<BreakerTransition> transitions;
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_stats.slowWaits;
+        m_breaker.onResult(BreakerResult::Failure, wasTrial, &transitions);
+        emitBreaker(transitions, &events);
+        mirrorLocked();
+    }
+    publish(events);
+}
+
+void ChannelHealth::learnSlowWaitLocked(const WindowSnapshot &slow)
+{
+    if (m_health.slowWaitFactor <= 0) {
+        m_slowWaitNanos.store(0, std::memory_order_relaxed);
+        return;
+    }
+    // Too few successes to say what usual is: the last threshold learnt stands. A hung channel has
+    // no successes at all, and must not lose its threshold for that; a new one has none to learn from.
+    if (slow.ttftSamples < static_cast<std::uint64_t>(std::max(1, m_health.minVolume)))
+        return;
+    const double floorMs = double(m_health.slowWaitFloor.count());
+    const double ms = std::max(floorMs, m_health.slowWaitFactor * slow.ttftP99Ms);
+    m_slowWaitNanos.store(static_cast<std::int64_t>(ms * 1e6), std::memory_order_relaxed);
+}
+
 HealthScore ChannelHealth::evaluate()
 {
     const auto now = m_clock.now();
@@ -195,6 +234,7 @@ HealthScore ChannelHealth::evaluate()
         m_lastEvaluation = now;
         score = m_scorer.evaluate(slow, fast, recent, elapsed);
         m_lastScore = score;
+        learnSlowWaitLocked(slow);
 
         std::vector<BreakerTransition> transitions;
         m_breaker.poll(&transitions);

@@ -35,6 +35,7 @@ public:
         std::uint64_t probeFailures = 0;
         std::uint64_t misconfigurations = 0;       // marked misconfigured
         std::uint64_t misconfigurationsCleared = 0; // … and cleared again (probe, config change, a retry that answered)
+        std::uint64_t slowWaits = 0; // requests that counted as failures while still waiting (recordSlowWait)
     };
 
     ChannelHealth(const Clock &clock, const EngineConfig &config, const ChannelConfig &channel,
@@ -71,6 +72,15 @@ public:
     void attemptFinished() { m_inFlight.fetch_sub(1, std::memory_order_relaxed); }
     // One finished attempt. Latency and TTFT feed the histograms for successes only.
     void record(const Outcome &outcome, Clock::Duration latency, std::optional<Clock::Duration> ttft, bool wasTrial);
+    // How long a request may wait for its first byte (a stream: its first content) before it is
+    // evidence against the channel: HealthConfig::slowWaitFactor × the recent p99 time to first
+    // token, at least slowWaitFloor. Learnt by evaluate() from successful calls; nullopt until the
+    // window has held minVolume of them (nothing to be slow relative to) or with the rule off.
+    std::optional<Clock::Duration> slowWaitThreshold() const;
+    // A request crossed that threshold and is still waiting: one failure for the windows and the
+    // breaker, now (ARCHITECTURE.md, "Defaults and why"). Its final outcome must then not count again
+    // as a failure (Router::record sees RouteChoice::slowWaitCounted).
+    void recordSlowWait(bool wasTrial);
 
     double score() const { return m_score.load(std::memory_order_relaxed); }
     PoolState poolState() const { return static_cast<PoolState>(m_poolMirror.load(std::memory_order_relaxed)); }
@@ -98,6 +108,7 @@ public:
 private:
     void setPoolLocked(PoolState to, const QString &reason, std::vector<HealthEvent> *events);
     void mirrorLocked();
+    void learnSlowWaitLocked(const WindowSnapshot &slow);
     void emitBreaker(const std::vector<BreakerTransition> &transitions, std::vector<HealthEvent> *events);
     // The span to read from the windows: `span`, cut to the evidence since the last proven recovery.
     std::chrono::seconds evidenceSpan(Clock::TimePoint now, std::chrono::seconds span) const;
@@ -141,6 +152,7 @@ private:
     std::atomic<std::int64_t> m_retryAtNanos{0}; // misconfigured: when one request may try again
     std::atomic<double> m_ewmaMs{0.0};
     std::atomic<int> m_inFlight{0};
+    std::atomic<std::int64_t> m_slowWaitNanos{0}; // slowWaitThreshold(); 0 = none
 };
 
 } // namespace sb

@@ -192,6 +192,7 @@ WindowSnapshot SlidingWindow::collect(Clock::TimePoint now, std::chrono::seconds
         s.ttftSamples = ttft.count();
         s.ttftP50Ms = ttft.quantileMillis(0.50);
         s.ttftP95Ms = ttft.quantileMillis(0.95);
+        s.ttftP99Ms = ttft.quantileMillis(0.99);
     }
     return s;
 }

@@ -43,7 +43,7 @@ struct WindowSnapshot {
     std::uint64_t latencySamples = 0;
     double latencyP50Ms = 0, latencyP95Ms = 0, latencyP99Ms = 0;
     std::uint64_t ttftSamples = 0;
-    double ttftP50Ms = 0, ttftP95Ms = 0;
+    double ttftP50Ms = 0, ttftP95Ms = 0, ttftP99Ms = 0;
 
     double errorRate() const { return calls ? double(failures) / double(calls) : 0.0; }
     std::uint64_t count(OutcomeKind kind) const { return byKind[static_cast<std::size_t>(kind)]; }

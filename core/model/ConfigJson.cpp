@@ -145,6 +145,8 @@ const std::vector<Setting> &settingsTable()
         SB_SETTING("health.eject_below", health.ejectBelow),
         SB_SETTING("health.eject_after_s", health.ejectAfter),
         SB_SETTING("health.degraded_weight_factor", health.degradedWeightFactor),
+        SB_SETTING("health.slow_wait_factor", health.slowWaitFactor),
+        SB_SETTING("health.slow_wait_floor_ms", health.slowWaitFloor),
 
         SB_SETTING("breaker.preset", breaker.preset),
         SB_SETTING("breaker.consecutive_failures", breaker.consecutiveFailures),

@@ -179,6 +179,8 @@ ConfigProblems EngineConfig::problems() const
         problems << QStringLiteral("Health score weights must be non-negative and not both zero.");
     if (health.ejectBelow > health.degradeBelow)
         problems << QStringLiteral("The ejection threshold must not be above the degradation threshold.");
+    if (health.slowWaitFactor < 0 || health.slowWaitFloor.count() < 0)
+        problems << QStringLiteral("The slow-wait factor and floor must not be negative (a factor of 0 turns the rule off).");
     if (breaker.consecutiveFailures < 1 || breaker.successesToClose < 1 || breaker.halfOpenMaxTrials < 1)
         problems << QStringLiteral("Circuit breaker counts must be at least 1.");
     if (breaker.failureRateThreshold <= 0 || breaker.failureRateThreshold > 1)

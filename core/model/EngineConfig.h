@@ -30,6 +30,12 @@ struct HealthConfig {
     double ejectBelow = 30.0;              // score < 30 …
     std::chrono::seconds ejectAfter = 180s; // … for 3 minutes in a row → leaves the pool
     double degradedWeightFactor = 0.25;    // how much a degraded channel's weight is cut
+    // A request still waiting for its first byte (a stream: its first content) this many times the
+    // channel's recent p99 time to first token, and at least slowWaitFloor, is failure evidence while it
+    // waits (ARCHITECTURE.md, "Defaults and why"): a hung provider then costs seconds, not attempt
+    // budgets. 0 turns it off.
+    double slowWaitFactor = 3.0;
+    std::chrono::milliseconds slowWaitFloor = 2000ms;
 };
 
 enum class HalfOpenMode { TrialCalls, TrafficShare };

@@ -39,6 +39,10 @@ constexpr qsizetype kMaxBufferedBody = 64 * 1024 * 1024;
 // Back-pressure for streams: pause the upstream above this much unsent data, resume below the other.
 constexpr qint64 kPauseAboveBytes = 256 * 1024;
 constexpr qint64 kResumeBelowBytes = 64 * 1024;
+// How often a request waiting past its channel's slow-wait threshold looks whether the channel's
+// circuit has opened: an eighth of the threshold (250 ms at the 2 s floor), so the hedge follows the
+// opening within a fraction of the wait that preceded it, on a time-scaled drill too.
+constexpr int kSlowWaitRechecks = 8;
 
 Outcome outcomeFromTransfer(TransferError error, const QString &message)
 {
@@ -109,6 +113,7 @@ struct ProxyCall::Attempt {
     QByteArray body; // error bodies and non-stream answers
     bool streaming = false; // a 200 SSE answer is being translated
     bool budgetIsDeadline = false; // the attempt's budget was the request deadline's remainder
+    std::optional<Clock::Duration> slowAfter; // the channel's slow-wait threshold when it started
     SseParser parser;
     std::unique_ptr<StreamTranslator> translator;
     std::optional<Clock::Duration> ttft;
@@ -144,7 +149,8 @@ ProxyCall::ProxyCall(EngineContext &engine, UpstreamTransport &upstream, Input i
       m_retry(*m_policy, engine.clock(), engine.clock().now()),
       m_startedAt(engine.clock().now()),
       m_attemptTimer(engine.clock(), [this] { onAttemptTimeout(); }),
-      m_backoffTimer(engine.clock(), [this] { nextAttempt(); })
+      m_backoffTimer(engine.clock(), [this] { nextAttempt(); }),
+      m_slowTimer(engine.clock(), [this] { onAttemptSlow(); })
 {
     m_record.requestId = m_input.requestId;
     m_record.timeMs = engine.clock().wallMillis();
@@ -291,6 +297,14 @@ void ProxyCall::launch(RouteChoice choice)
     } else {
         options.totalTimeout = std::max(std::chrono::milliseconds(1),
                                         std::chrono::duration_cast<std::chrono::milliseconds>(budget));
+    }
+
+    // Waiting far past what this channel usually takes is evidence against it while it lasts, and
+    // a way out once the channel has gone bad (ARCHITECTURE.md, "Defaults and why", slow wait).
+    if (const auto slowAfter = m_attempt->choice.health ? m_attempt->choice.health->slowWaitThreshold() : std::nullopt;
+        slowAfter && *slowAfter < budget) {
+        m_attempt->slowAfter = slowAfter;
+        m_slowTimer.start(std::chrono::duration_cast<std::chrono::milliseconds>(*slowAfter));
     }
 
     TransferCallbacks callbacks;
@@ -599,6 +613,42 @@ void ProxyCall::onAttemptTimeout()
     attemptFailed(Outcome::local(OutcomeKind::Timeout, QStringLiteral("no answer within the attempt's time budget")));
 }
 
+bool ProxyCall::waitingForFirstByte() const
+{
+    // A buffered answer has begun with its headers; a stream with its first content, the held
+    // preamble (the role, empty deltas) being no answer yet.
+    return m_attempt && m_stage == Stage::Attempting && (m_attempt->streaming ? !m_attempt->ttft : m_attempt->status == 0);
+}
+
+void ProxyCall::onAttemptSlow()
+{
+    if (!waitingForFirstByte() || !m_attempt->slowAfter)
+        return;
+    // Once per attempt, however long it goes on waiting (the router keeps count).
+    m_engine.router().recordSlowWait(m_attempt->choice);
+    // The hedge: a channel whose circuit has opened (this wait may be what opened it) will not
+    // answer soon; a healthy channel not tried yet takes the request, unseen by the client. While
+    // the circuit is closed the request keeps waiting, and looks again shortly: other waiting
+    // requests' evidence may open it.
+    const auto &health = m_attempt->choice.health;
+    const bool channelWentBad = health && health->breakerState() != BreakerState::Closed;
+    if (channelWentBad && m_engine.router().hasUntriedChannel(m_input.model, m_retry)) {
+        const Clock::Duration waited = m_engine.clock().now() - m_attempt->startedAt;
+        Outcome outcome = Outcome::local(
+            OutcomeKind::Timeout,
+            QStringLiteral("no %1 after %2 ms (slow-wait threshold %3 ms) and the channel's circuit is open: moved to another channel")
+                .arg(m_attempt->streaming ? QStringLiteral("first content") : QStringLiteral("answer"))
+                .arg(millisOf(waited))
+                .arg(millisOf(*m_attempt->slowAfter)));
+        m_attempt->budgetIsDeadline = false; // the hedge is not the deadline: the next attempt has what is left of it
+        cancelTransfer();
+        attemptFailed(outcome);
+        return;
+    }
+    m_slowTimer.start(std::max(std::chrono::milliseconds(10),
+                               std::chrono::duration_cast<std::chrono::milliseconds>(*m_attempt->slowAfter / kSlowWaitRechecks)));
+}
+
 void ProxyCall::attemptFailed(Outcome outcome)
 {
     if (outcome.misconfiguration != Misconfiguration::None && m_attempt) // the query may carry a key: left off
@@ -727,6 +777,7 @@ void ProxyCall::recordAttempt(const Outcome &outcome)
 void ProxyCall::endAttempt()
 {
     m_attemptTimer.stop();
+    m_slowTimer.stop();
     m_retrySlot.reset();
     if (m_attempt) {
         m_record.channelId = m_attempt->choice.channelId;
@@ -853,6 +904,7 @@ void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &erro
     m_stage = Stage::Finished;
     m_backoffTimer.stop();
     m_attemptTimer.stop();
+    m_slowTimer.stop();
     m_retrySlot.reset();
     auto &counters = m_engine.counters();
     counters.inFlight.fetch_sub(1, std::memory_order_relaxed);

@@ -92,6 +92,9 @@ private:
     void onUpstreamData(QByteArrayView chunk);
     void onUpstreamComplete(TransferError error, const QString &message);
     void onAttemptTimeout();
+    // The attempt has waited its channel's slow-wait threshold: evidence, and perhaps the hedge.
+    void onAttemptSlow();
+    bool waitingForFirstByte() const;
     void onClientGone();
     // Cancels the attempt's upstream transfer, if it is still running.
     void cancelTransfer();
@@ -157,6 +160,7 @@ private:
     // its clock timer only when started (two timers made and connected a request were ~3,000 instructions).
     DeadlineTimer m_attemptTimer; // stream attempts: time to the first event
     DeadlineTimer m_backoffTimer;
+    DeadlineTimer m_slowTimer; // the channel's slow-wait threshold, then its re-checks
     RequestRecord m_record;
 };
 

@@ -413,7 +413,10 @@ void Router::record(const RouteChoice &choice, const Outcome &outcome, Clock::Du
                     std::optional<Clock::Duration> ttft)
 {
     if (choice.health) {
-        choice.health->record(outcome, latency, ttft, choice.halfOpenTrial);
+        if (!choice.slowWaitCounted)
+            choice.health->record(outcome, latency, ttft, choice.halfOpenTrial);
+        else if (outcome.isSuccess()) // its trial slot went with the slow-wait failure
+            choice.health->record(outcome, latency, ttft, false);
         choice.health->attemptFinished();
     }
     if (!choice.keys)
@@ -467,11 +470,19 @@ void Router::record(int channelId, const Outcome &outcome, Clock::Duration laten
         e->health->record(outcome, latency, ttft, false);
 }
 
+void Router::recordSlowWait(RouteChoice &choice)
+{
+    if (!choice.health || choice.slowWaitCounted)
+        return;
+    choice.slowWaitCounted = true;
+    choice.health->recordSlowWait(choice.halfOpenTrial);
+}
+
 void Router::release(const RouteChoice &choice)
 {
     if (!choice.health)
         return;
-    if (choice.halfOpenTrial)
+    if (choice.halfOpenTrial && !choice.slowWaitCounted)
         choice.health->releaseTrial();
     choice.health->attemptFinished();
 }

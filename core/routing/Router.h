@@ -37,6 +37,7 @@ struct RouteChoice {
     bool panic = false;       // every channel was out; this is the least bad one (mark the response)
     bool halfOpenTrial = false;
     bool failover = false;    // chosen after lastFailedChannel failed
+    bool slowWaitCounted = false; // recordSlowWait() already counted this attempt as a failure
 
     std::shared_ptr<ChannelHealth> health;
     std::shared_ptr<KeyRing> keys;
@@ -122,6 +123,11 @@ public:
     // The same for a channel known only by id (no key feedback, no in-flight accounting).
     void record(int channelId, const Outcome &outcome, Clock::Duration latency,
                 std::optional<Clock::Duration> ttft = std::nullopt);
+    // The attempt is still waiting for its first byte past the channel's slow-wait threshold: one
+    // failure for its channel now (ChannelHealth::recordSlowWait), once per attempt. Its outcome, when
+    // it comes, is then recorded only if it is a success (the failure evidence stays: an answer that
+    // slow is a degraded channel); a failure or a neutral outcome was counted already.
+    void recordSlowWait(RouteChoice &choice);
     // A choice that was never sent (the request was cancelled first): frees its trial slot.
     void release(const RouteChoice &choice);
 

@@ -1,5 +1,7 @@
 #include "sim/DrillReport.h"
 
+#include "sim/OutageWindow.h"
+
 #include <QJsonArray>
 
 #include <algorithm>
@@ -135,6 +137,10 @@ DrillReport DrillReport::compute(const QString &scenario, double timeScale, doub
             }
         }
     }
+    if (const std::optional<OutageWindow> window = OutageWindow::compute(records, spec, duration)) {
+        r.outageWindowJson = window->toJson();
+        r.outageWindowText = window->toText();
+    }
     if (spec.outageTo && !spec.primaryChannels.isEmpty()) {
         for (const RequestRecord &rec : records) {
             if (!rec.dropped && rec.at >= *spec.outageTo && rec.ok && isPrimary(rec)) {
@@ -158,27 +164,30 @@ QJsonObject DrillReport::toJson() const
             point.insert(channels[c], perSecond[s][static_cast<std::size_t>(c)]);
         series.append(point);
     }
-    return QJsonObject{{"scenario", scenario},
-                       {"time_scale", timeScale},
-                       {"duration_s", duration},
-                       {"requests", requests},
-                       {"succeeded", succeeded},
-                       {"failed", failed},
-                       {"dropped", dropped},
-                       {"success_rate", successRate},
-                       {"ttft_ms", sb::sim::toJson(ttftMs)},
-                       {"latency_ms", sb::sim::toJson(latencyMs)},
-                       {"failovers", failovers},
-                       {"attempts", attempts},
-                       {"errors", errorsJson},
-                       {"primary_channels", QJsonArray::fromStringList(primaryChannels)},
-                       {"outage_from_s", optionalSeconds(outageFrom)},
-                       {"outage_to_s", optionalSeconds(outageTo)},
-                       {"time_to_fallback_s", optionalSeconds(timeToFallback)},
-                       {"first_settled_after_s", optionalSeconds(firstSettledAfter)},
-                       {"time_to_recovery_s", optionalSeconds(timeToRecovery)},
-                       {"channels", QJsonArray::fromStringList(channels)},
-                       {"requests_per_channel_per_second", series}};
+    QJsonObject json{{"scenario", scenario},
+                     {"time_scale", timeScale},
+                     {"duration_s", duration},
+                     {"requests", requests},
+                     {"succeeded", succeeded},
+                     {"failed", failed},
+                     {"dropped", dropped},
+                     {"success_rate", successRate},
+                     {"ttft_ms", sb::sim::toJson(ttftMs)},
+                     {"latency_ms", sb::sim::toJson(latencyMs)},
+                     {"failovers", failovers},
+                     {"attempts", attempts},
+                     {"errors", errorsJson},
+                     {"primary_channels", QJsonArray::fromStringList(primaryChannels)},
+                     {"outage_from_s", optionalSeconds(outageFrom)},
+                     {"outage_to_s", optionalSeconds(outageTo)},
+                     {"time_to_fallback_s", optionalSeconds(timeToFallback)},
+                     {"first_settled_after_s", optionalSeconds(firstSettledAfter)},
+                     {"time_to_recovery_s", optionalSeconds(timeToRecovery)},
+                     {"channels", QJsonArray::fromStringList(channels)},
+                     {"requests_per_channel_per_second", series}};
+    if (outageWindowJson)
+        json.insert("outage_window", *outageWindowJson);
+    return json;
 }
 
 QString DrillReport::toText() const
@@ -205,6 +214,7 @@ QString DrillReport::toText() const
         out += QStringLiteral("  to fallback     %1 after the outage began (last primary attempt; first settled request at %2)\n")
                    .arg(seconds(timeToFallback), seconds(firstSettledAfter));
         out += QStringLiteral("  to recovery     %1 after the outage ended\n").arg(seconds(timeToRecovery));
+        out += outageWindowText;
     }
     for (auto it = errors.begin(); it != errors.end(); ++it)
         out += QStringLiteral("  error %1: %2\n").arg(it.key()).arg(it.value());

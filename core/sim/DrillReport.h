@@ -62,6 +62,9 @@ struct DrillReport {
     std::optional<double> timeToRecovery; // outage end → the primary carries traffic again (scenario s)
     QStringList channels;                 // columns of perSecond ("(failed)" last when any failed)
     std::vector<std::vector<int>> perSecond; // [scenario second][channel] → requests answered
+    // The outage's cost beside the fallback's own TTFT and latency (OutageWindow; null: no outage).
+    std::optional<QJsonObject> outageWindowJson;
+    QString outageWindowText;
 
     static DrillReport compute(const QString &scenario, double timeScale, double duration, std::vector<RequestRecord> records,
                                const ReportSpec &spec);

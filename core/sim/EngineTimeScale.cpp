@@ -38,6 +38,7 @@ EngineConfig scaleEngineConfig(const EngineConfig &config, double factor, int *r
     s(c.health.window);
     s(c.health.fastWindow);
     s(c.health.ejectAfter);
+    s(c.health.slowWaitFloor);
     s(c.breaker.rateWindow);
     s(c.breaker.openDuration);
     s(c.breaker.maxOpenDuration);

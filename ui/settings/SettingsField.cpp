@@ -97,6 +97,13 @@ std::vector<SettingsField> buildFields()
         field("health.min_volume", G::HealthScore, QStringLiteral("Calls for full evidence"), kCalls,
               QStringLiteral("With fewer calls in the window the score is blended toward healthy, so one failure is not an outage."),
               {0, 100000}, SB_FIELD(health.minVolume)),
+        field("health.slow_wait_factor", G::HealthScore, QStringLiteral("Slow wait, times the usual"), QStringLiteral("× p99"),
+              QStringLiteral("A request still waiting for its first token this many times the channel's recent p99 counts against the channel "
+                             "while it waits, and moves to a healthy channel once this one's circuit opens. 0 turns it off."),
+              {0, 100, 1}, SB_FIELD(health.slowWaitFactor)),
+        field("health.slow_wait_floor_ms", G::HealthScore, QStringLiteral("… but at least"), kSeconds,
+              QStringLiteral("The slow wait is never shorter than this, however fast the channel usually answers."),
+              {0.1, 600, 1, 0.001}, SB_FIELD(health.slowWaitFloor)),
 
         field("health.degrade_below", G::PoolEjection, QStringLiteral("Degrade below score"), QString(),
               QStringLiteral("A channel scoring below this gets less traffic."), {0, 100}, SB_FIELD(health.degradeBelow)),

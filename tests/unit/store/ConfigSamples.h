@@ -23,6 +23,8 @@ inline EngineConfig everyFieldSetConfig()
     c.health.ejectBelow = 29.5;
     c.health.ejectAfter = 181s;
     c.health.degradedWeightFactor = 0.33;
+    c.health.slowWaitFactor = 4.5;
+    c.health.slowWaitFloor = 2500ms;
 
     c.breaker.preset = QStringLiteral("custom");
     c.breaker.consecutiveFailures = 6;
@@ -133,6 +135,8 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
     SB_CMP(health.window); SB_CMP(health.fastWindow); SB_CMP(health.errorWeight); SB_CMP(health.latencyWeight);
     SB_CMP(health.minVolume); SB_CMP(health.degradeBelow); SB_CMP(health.ejectBelow); SB_CMP(health.ejectAfter);
     SB_CMP(health.degradedWeightFactor);
+    SB_CMP(health.slowWaitFactor);
+    SB_CMP(health.slowWaitFloor);
     SB_CMP(breaker.preset); SB_CMP(breaker.consecutiveFailures); SB_CMP(breaker.failureRateThreshold); SB_CMP(breaker.rateWindow);
     SB_CMP(breaker.minCallsInWindow); SB_CMP(breaker.openDuration); SB_CMP(breaker.openGrowthFactor); SB_CMP(breaker.maxOpenDuration);
     SB_CMP(breaker.halfOpenMode); SB_CMP(breaker.halfOpenMaxTrials); SB_CMP(breaker.halfOpenTrafficShare); SB_CMP(breaker.successesToClose);
