@@ -17,8 +17,8 @@ namespace sb {
 
 namespace {
 
-// How long saved responses wait to share a transaction. One a commit cost the database thread
-// about 20 µs a response under load; the memory answers every lookup meanwhile, and what a crash
+// How long saved responses wait to share a transaction: a commit for each one was most of the
+// database thread's work under load. The memory answers every lookup meanwhile, and what a crash
 // can lose is the last few milliseconds' responses (their answers went out already).
 constexpr std::chrono::milliseconds kGatherWrites(20);
 
