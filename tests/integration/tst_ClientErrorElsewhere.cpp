@@ -5,16 +5,17 @@
 // parameter or limit of the primary's own is tried once on the fallback, whose answer the client
 // gets; when the fallback refuses too, or fails, or there is no other provider, or the route turns
 // the try off, the client gets the primary's error; and the history shows every attempt.
+#include "DialectRows.h"
 #include "FakeProviderSpecs.h"
 #include "ProxyClient.h"
 #include "ProxyUnderTest.h"
+#include "RequestRecords.h"
 #include "StreamText.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
 
-#include <mutex>
 
 using namespace sb;
 using namespace sb::sim;
@@ -22,7 +23,6 @@ using namespace sb::test;
 
 namespace {
 
-const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};
 const RawHeaders kAnthropicHeaders{{"content-type", "application/json"}, {"anthropic-version", "2023-06-01"}};
 
 // Words of each dialect's provider_param_error that its other refusals (body_invalid_request) lack:
@@ -40,21 +40,6 @@ QString primaryRefusalWords(const QString &dialect)
     return QStringLiteral("penalty_score");
 }
 
-// The history rows the Gateway hands on, from its worker threads.
-struct Sink {
-    std::mutex mutex;
-    std::vector<RequestRecord> records;
-};
-
-void addDialectRows()
-{
-    QTest::addColumn<QString>("dialect");
-    QTest::addColumn<bool>("stream");
-    for (const char *dialect : kDialects)
-        for (bool stream : {false, true})
-            QTest::addRow("%s %s", dialect, stream ? "stream" : "whole") << QString::fromLatin1(dialect) << stream;
-}
-
 } // namespace
 
 class tst_ClientErrorElsewhere : public QObject {
@@ -64,49 +49,21 @@ class tst_ClientErrorElsewhere : public QObject {
     SplitMixRandom m_random{5151};
     ProxyUnderTest m_proxy{m_clock, m_random};
     ProxyClient m_client;
-    std::shared_ptr<Sink> m_sink;
+    RequestRecords m_records;
 
     // Primary and fallback both of `dialect`, each with its own faults; `adjust` changes the
     // configuration after the dialects are set.
     void startPair(const QString &dialect, std::vector<FaultSpec> primaryFaults, std::vector<FaultSpec> fallbackFaults = {},
                    const std::function<void(EngineConfig &)> &adjust = {})
     {
-        ProviderSpec primary = fakeProviderSpec(QStringLiteral("primary"), std::move(primaryFaults));
-        primary.dialect = dialect;
-        ProviderSpec fallback = fakeProviderSpec(QStringLiteral("fallback"), std::move(fallbackFaults));
-        fallback.dialect = dialect;
         QString error;
-        const bool started = m_proxy.start(std::move(primary), std::move(fallback),
-                                           [&](EngineConfig &config) {
-                                               for (ProviderConfig &provider : config.providers)
-                                                   provider.dialect = dialect;
-                                               if (adjust)
-                                                   adjust(config);
-                                           },
-                                           &error);
+        const bool started = m_proxy.startInDialect(dialect, fakeProviderSpec(QStringLiteral("primary"), std::move(primaryFaults)),
+                                                    fakeProviderSpec(QStringLiteral("fallback"), std::move(fallbackFaults)), adjust, &error);
         QVERIFY2(started, qPrintable(error));
-        m_sink = std::make_shared<Sink>();
-        std::weak_ptr<Sink> weak = m_sink;
-        m_proxy.gateway->context().setRequestSink([weak](RequestRecord &&record) {
-            if (auto sink = weak.lock()) {
-                std::lock_guard lock(sink->mutex);
-                sink->records.push_back(std::move(record));
-            }
-        });
+        m_records.attach(*m_proxy.gateway);
     }
 
-    // The history row of the one request a test sent (it is recorded just after the answer).
-    std::optional<RequestRecord> onlyRecord()
-    {
-        const auto one = [this] {
-            std::lock_guard lock(m_sink->mutex);
-            return m_sink->records.size() == 1;
-        };
-        if (!QTest::qWaitFor(one, 5000))
-            return std::nullopt;
-        std::lock_guard lock(m_sink->mutex);
-        return m_sink->records.front();
-    }
+    std::optional<RequestRecord> onlyRecord() { return m_records.waitForOnly(); }
 
     Reply chat(bool stream) { return m_client.postChat(m_proxy.gateway->port(), chatBody(stream)); }
 
@@ -159,7 +116,7 @@ class tst_ClientErrorElsewhere : public QObject {
 private slots:
     void cleanup() { m_proxy.stop(); }
 
-    void aRefusalOfThePrimarysOwnIsAnsweredByTheOtherProvider_data() { addDialectRows(); }
+    void aRefusalOfThePrimarysOwnIsAnsweredByTheOtherProvider_data() { addDialectStreamRows(); }
     void aRefusalOfThePrimarysOwnIsAnsweredByTheOtherProvider()
     {
         QFETCH(QString, dialect);
@@ -195,7 +152,7 @@ private slots:
         checkChannelsUnharmed();
     }
 
-    void whenTheOtherProviderRefusesTooTheClientGetsTheFirstError_data() { addDialectRows(); }
+    void whenTheOtherProviderRefusesTooTheClientGetsTheFirstError_data() { addDialectStreamRows(); }
     void whenTheOtherProviderRefusesTooTheClientGetsTheFirstError()
     {
         QFETCH(QString, dialect);
@@ -212,7 +169,7 @@ private slots:
         checkChannelsUnharmed();
     }
 
-    void whenTheOtherProviderFailsTheClientStillGetsTheFirstError_data() { addDialectRows(); }
+    void whenTheOtherProviderFailsTheClientStillGetsTheFirstError_data() { addDialectStreamRows(); }
     void whenTheOtherProviderFailsTheClientStillGetsTheFirstError()
     {
         QFETCH(QString, dialect);
@@ -230,7 +187,7 @@ private slots:
         QCOMPARE(toString(record->attempts.back().outcome), toString(OutcomeKind::ProviderDown));
     }
 
-    void withTheRouteSwitchOffTheFirstErrorComesBackAtOnce_data() { addDialectRows(); }
+    void withTheRouteSwitchOffTheFirstErrorComesBackAtOnce_data() { addDialectStreamRows(); }
     void withTheRouteSwitchOffTheFirstErrorComesBackAtOnce()
     {
         QFETCH(QString, dialect);
@@ -243,7 +200,7 @@ private slots:
         checkHistoryOfPrimarysError(1);
     }
 
-    void aRouteOfOneProviderGivesTheFirstErrorAtOnce_data() { addDialectRows(); }
+    void aRouteOfOneProviderGivesTheFirstErrorAtOnce_data() { addDialectStreamRows(); }
     void aRouteOfOneProviderGivesTheFirstErrorAtOnce()
     {
         QFETCH(QString, dialect);

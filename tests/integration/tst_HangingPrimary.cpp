@@ -5,9 +5,11 @@
 // hangs (the simulator's `hang`); requests already waiting on it count against it once they have
 // waited its slow-wait threshold, open its breaker between them, and fail over to the fallback
 // before the client sees a byte: seconds, not the 30 s budget (ARCHITECTURE.md, "Defaults and why").
+#include "DialectRows.h"
 #include "FakeProviderSpecs.h"
 #include "ProxyClient.h"
 #include "ProxyUnderTest.h"
+#include "RequestRecords.h"
 #include "StreamText.h"
 
 #include "proxy/EngineContext.h"
@@ -26,15 +28,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};
 constexpr double kHangsFrom = 4.0; // scenario (= real) seconds after the providers started
 constexpr int kWarmUpCalls = 12;   // more than HealthConfig::minVolume
 constexpr int kWaiting = 5;        // requests in flight when it hangs (the client's connections per host allow 6)
-
-struct Sink {
-    std::mutex mutex;
-    std::vector<RequestRecord> records;
-};
 
 struct Timed {
     Reply reply;
@@ -50,7 +46,7 @@ class tst_HangingPrimary : public QObject {
     SplitMixRandom m_random{777};
     ProxyUnderTest m_proxy{m_clock, m_random};
     ProxyClient m_client;
-    std::shared_ptr<Sink> m_sink;
+    RequestRecords m_records;
 
     void startPair(const QString &dialect)
     {
@@ -58,20 +54,15 @@ class tst_HangingPrimary : public QObject {
         hang.type = FaultSpec::Type::Blackout;
         hang.from = kHangsFrom;
         hang.mix = {ErrorMixEntry{SimError::Hang, 1.0}};
-        ProviderSpec primary = fakeProviderSpec(QStringLiteral("primary"), {hang});
-        primary.dialect = dialect;
-        ProviderSpec fallback = fakeProviderSpec(QStringLiteral("fallback"));
-        fallback.dialect = dialect;
         QString error;
-        const bool started = m_proxy.start(std::move(primary), std::move(fallback),
-                                           [&](EngineConfig &config) {
+        const bool started = m_proxy.startInDialect(dialect, fakeProviderSpec(QStringLiteral("primary"), {hang}),
+                                                    fakeProviderSpec(QStringLiteral("fallback")), [](EngineConfig &config) {
                                                // The shipped defaults, where the proxy tests' own differ.
                                                const EngineConfig shipped;
                                                config.breaker = BreakerConfig::launchDay();
                                                config.health = shipped.health;
                                                config.retry = shipped.retry;
                                                for (ProviderConfig &provider : config.providers) {
-                                                   provider.dialect = dialect;
                                                    provider.connectTimeout = ProviderConfig{}.connectTimeout;
                                                    provider.primaryTimeout = ProviderConfig{}.primaryTimeout;
                                                    provider.fallbackTimeout = ProviderConfig{}.fallbackTimeout;
@@ -79,14 +70,7 @@ class tst_HangingPrimary : public QObject {
                                            },
                                            &error);
         QVERIFY2(started, qPrintable(error));
-        m_sink = std::make_shared<Sink>();
-        std::weak_ptr<Sink> weak = m_sink;
-        m_proxy.gateway->context().setRequestSink([weak](RequestRecord &&record) {
-            if (auto sink = weak.lock()) {
-                std::lock_guard lock(sink->mutex);
-                sink->records.push_back(std::move(record));
-            }
-        });
+        m_records.attach(*m_proxy.gateway);
     }
 
     std::shared_ptr<ChannelHealth> channel(const QString &name)
@@ -144,9 +128,9 @@ private slots:
     {
         QTest::addColumn<QString>("dialect");
         QTest::addColumn<bool>("stream");
-        for (const char *dialect : kDialects) {
-            QTest::newRow(qPrintable(QStringLiteral("%1, non-stream").arg(QLatin1String(dialect)))) << QString::fromLatin1(dialect) << false;
-            QTest::newRow(qPrintable(QStringLiteral("%1, stream").arg(QLatin1String(dialect)))) << QString::fromLatin1(dialect) << true;
+        for (const QString &dialect : simDialects()) {
+            QTest::newRow(qPrintable(dialect + QStringLiteral(", non-stream"))) << dialect << false;
+            QTest::newRow(qPrintable(dialect + QStringLiteral(", stream"))) << dialect << true;
         }
     }
 
@@ -172,10 +156,7 @@ private slots:
         QVERIFY2(m_proxy.scenarioClock->now() < kHangsFrom - 0.2,
                  "the warm-up ran into the hang: this machine is too slow for the test's timeline");
         QTest::qWaitFor([&] { return m_proxy.scenarioClock->now() >= kHangsFrom + 0.05; }, 10'000);
-        {
-            std::lock_guard lock(m_sink->mutex);
-            m_sink->records.clear();
-        }
+        m_records.clear();
 
         // Requests in flight on the hung primary: nothing but their waiting counts against it.
         const std::vector<Timed> waiting = concurrently(kWaiting, stream);
@@ -188,9 +169,9 @@ private slots:
         QCOMPARE(primary->breakerState(), BreakerState::Open);
         QCOMPARE(primary->stats().slowWaits, std::uint64_t(kWaiting));
         {
-            std::lock_guard lock(m_sink->mutex);
-            QCOMPARE(m_sink->records.size(), std::size_t(kWaiting));
-            for (const RequestRecord &record : m_sink->records) {
+            const std::vector<RequestRecord> records = m_records.all();
+            QCOMPARE(records.size(), std::size_t(kWaiting));
+            for (const RequestRecord &record : records) {
                 QCOMPARE(record.status, RequestStatus::Ok);
                 QCOMPARE(record.attempts.size(), std::size_t(2));
                 const AttemptRecord &hung = record.attempts.front();

@@ -6,16 +6,17 @@
 // is plainly the caller's does reach it (after its one try on the other provider); and with
 // nothing healthy left the client gets a 5xx in its API's error shape, never an empty 200
 // (ARCHITECTURE.md, "Errors and outcomes").
+#include "DialectRows.h"
 #include "FakeProviderSpecs.h"
 #include "ProxyClient.h"
 #include "ProxyUnderTest.h"
+#include "RequestRecords.h"
 #include "StreamText.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
 
-#include <mutex>
 
 using namespace sb;
 using namespace sb::sim;
@@ -23,14 +24,7 @@ using namespace sb::test;
 
 namespace {
 
-const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};
 const RawHeaders kAnthropicHeaders{{"content-type", "application/json"}, {"anthropic-version", "2023-06-01"}};
-
-// The history rows the Gateway hands on, from its worker threads.
-struct Sink {
-    std::mutex mutex;
-    std::vector<RequestRecord> records;
-};
 
 QString contentOf(const Reply &reply)
 {
@@ -46,45 +40,19 @@ class tst_MalformedAnswers : public QObject {
     SplitMixRandom m_random{4242};
     ProxyUnderTest m_proxy{m_clock, m_random};
     ProxyClient m_client;
-    std::shared_ptr<Sink> m_sink;
+    RequestRecords m_records;
 
     // Primary and fallback both of `dialect`, each with its own faults.
     void startPair(const QString &dialect, std::vector<FaultSpec> primaryFaults, std::vector<FaultSpec> fallbackFaults = {})
     {
-        ProviderSpec primary = fakeProviderSpec(QStringLiteral("primary"), std::move(primaryFaults));
-        primary.dialect = dialect;
-        ProviderSpec fallback = fakeProviderSpec(QStringLiteral("fallback"), std::move(fallbackFaults));
-        fallback.dialect = dialect;
         QString error;
-        const bool started = m_proxy.start(std::move(primary), std::move(fallback),
-                                           [&](EngineConfig &config) {
-                                               for (ProviderConfig &provider : config.providers)
-                                                   provider.dialect = dialect;
-                                           },
-                                           &error);
+        const bool started = m_proxy.startInDialect(dialect, fakeProviderSpec(QStringLiteral("primary"), std::move(primaryFaults)),
+                                                    fakeProviderSpec(QStringLiteral("fallback"), std::move(fallbackFaults)), {}, &error);
         QVERIFY2(started, qPrintable(error));
-        m_sink = std::make_shared<Sink>();
-        std::weak_ptr<Sink> weak = m_sink;
-        m_proxy.gateway->context().setRequestSink([weak](RequestRecord &&record) {
-            if (auto sink = weak.lock()) {
-                std::lock_guard lock(sink->mutex);
-                sink->records.push_back(std::move(record));
-            }
-        });
+        m_records.attach(*m_proxy.gateway);
     }
 
-    // The history row of the one request a test sent (it is recorded just after the answer).
-    std::optional<RequestRecord> onlyRecord()
-    {
-        const auto one = [this] {
-            std::lock_guard lock(m_sink->mutex);
-            return m_sink->records.size() == 1;
-        };
-        if (!QTest::qWaitFor(one, 5000))
-            return std::nullopt;
-        std::lock_guard lock(m_sink->mutex);
-        return m_sink->records.front();
-    }
+    std::optional<RequestRecord> onlyRecord() { return m_records.waitForOnly(); }
 
     Reply chat(bool stream) { return m_client.postChat(m_proxy.gateway->port(), chatBody(stream)); }
 
@@ -130,10 +98,9 @@ private slots:
             {SimError::EmptyObject, true},      {SimError::NotJson, false},        {SimError::TruncatedAnswer, false},
             {SimError::SseAnswer, false},       {SimError::EmptyStream, false},    {SimError::EmptyStream, true},
         };
-        for (const char *dialect : kDialects)
+        for (const QString &dialect : simDialects())
             for (const auto &[fault, stream] : faults)
-                QTest::addRow("%s %s %s", dialect, toString(fault), stream ? "stream" : "whole")
-                    << QString::fromLatin1(dialect) << int(fault) << stream;
+                QTest::addRow("%s %s %s", qPrintable(dialect), toString(fault), stream ? "stream" : "whole") << dialect << int(fault) << stream;
     }
     void aMalformed200FailsOverToTheFallback()
     {
@@ -146,11 +113,7 @@ private slots:
 
     void anErrorWhoseFieldsDisagreeFailsOverInsteadOfA400_data()
     {
-        QTest::addColumn<QString>("dialect");
-        QTest::addColumn<bool>("stream");
-        for (const char *dialect : kDialects)
-            for (bool stream : {false, true})
-                QTest::addRow("%s %s", dialect, stream ? "stream" : "whole") << QString::fromLatin1(dialect) << stream;
+        addDialectStreamRows();
     }
     void anErrorWhoseFieldsDisagreeFailsOverInsteadOfA400()
     {

@@ -6,6 +6,7 @@
 // the request fails over to B unseen, the next one goes to B at once, and the admin API and
 // /metrics say so; a 404 for the model, and one key refused among good ones, mark nothing; saving
 // the provider with the fix lets A back (ARCHITECTURE.md, "Errors and outcomes").
+#include "DialectRows.h"
 #include "FakeProviderSpecs.h"
 #include "ProxyClient.h"
 #include "ProxyUnderTest.h"
@@ -21,16 +22,6 @@ using namespace sb::test;
 
 namespace {
 
-const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};
-
-void dialectRows()
-{
-    QTest::addColumn<QString>("dialect");
-    QTest::addColumn<bool>("stream");
-    for (const char *dialect : kDialects)
-        for (bool stream : {false, true})
-            QTest::addRow("%s %s", dialect, stream ? "stream" : "whole") << QString::fromLatin1(dialect) << stream;
-}
 
 } // namespace
 
@@ -45,18 +36,9 @@ class tst_MisconfiguredChannels : public QObject {
     // Primary and fallback both of `dialect`; `adjust` may change the configuration further.
     void startPair(const QString &dialect, ProviderSpec primary, const std::function<void(EngineConfig &)> &adjust = {})
     {
-        primary.dialect = dialect;
-        ProviderSpec fallback = fakeProviderSpec(QStringLiteral("fallback"));
-        fallback.dialect = dialect;
         QString error;
-        const bool started = m_proxy.start(std::move(primary), std::move(fallback),
-                                           [&](EngineConfig &config) {
-                                               for (ProviderConfig &provider : config.providers)
-                                                   provider.dialect = dialect;
-                                               if (adjust)
-                                                   adjust(config);
-                                           },
-                                           &error);
+        const bool started =
+            m_proxy.startInDialect(dialect, std::move(primary), fakeProviderSpec(QStringLiteral("fallback")), adjust, &error);
         QVERIFY2(started, qPrintable(error));
     }
 
@@ -114,7 +96,7 @@ class tst_MisconfiguredChannels : public QObject {
 private slots:
     void cleanup() { m_proxy.stop(); }
 
-    void aWrongPathMarksTheChannelAndFailsOverUnseen_data() { dialectRows(); }
+    void aWrongPathMarksTheChannelAndFailsOverUnseen_data() { addDialectStreamRows(); }
     void aWrongPathMarksTheChannelAndFailsOverUnseen()
     {
         QFETCH(QString, dialect);
@@ -129,7 +111,7 @@ private slots:
         QVERIFY(channelA().value("poolReason").toString().contains(QStringLiteral("answered HTTP 404 '404 Not Found'")));
     }
 
-    void theClientsUnknownModelDoesNotMarkIt_data() { dialectRows(); }
+    void theClientsUnknownModelDoesNotMarkIt_data() { addDialectStreamRows(); }
     void theClientsUnknownModelDoesNotMarkIt()
     {
         QFETCH(QString, dialect);
@@ -141,7 +123,7 @@ private slots:
         QVERIFY(!reply.body.contains("misconfigured"));
     }
 
-    void everyKeyRefusedMarksIt_data() { dialectRows(); }
+    void everyKeyRefusedMarksIt_data() { addDialectStreamRows(); }
     void everyKeyRefusedMarksIt()
     {
         QFETCH(QString, dialect);
@@ -168,7 +150,7 @@ private slots:
         QCOMPARE(back.headers.value("x-switchboard-channel"), QByteArray("gpt-4o/A"));
     }
 
-    void oneKeyRefusedWithAGoodOneDoesNotMarkIt_data() { dialectRows(); }
+    void oneKeyRefusedWithAGoodOneDoesNotMarkIt_data() { addDialectStreamRows(); }
     void oneKeyRefusedWithAGoodOneDoesNotMarkIt()
     {
         QFETCH(QString, dialect);
@@ -185,7 +167,7 @@ private slots:
         QCOMPARE(chat(stream).headers.value("x-switchboard-channel"), QByteArray("gpt-4o/A"));
     }
 
-    void aNameThatDoesNotResolveMarksItAndSavingTheFixLetsItBack_data() { dialectRows(); }
+    void aNameThatDoesNotResolveMarksItAndSavingTheFixLetsItBack_data() { addDialectStreamRows(); }
     void aNameThatDoesNotResolveMarksItAndSavingTheFixLetsItBack()
     {
         QFETCH(QString, dialect);
@@ -209,7 +191,7 @@ private slots:
         QCOMPARE(back.headers.value("x-switchboard-attempts"), QByteArray("1"));
     }
 
-    void tlsToAPlainHttpPortMarksIt_data() { dialectRows(); }
+    void tlsToAPlainHttpPortMarksIt_data() { addDialectStreamRows(); }
     void tlsToAPlainHttpPortMarksIt()
     {
         QFETCH(QString, dialect);

@@ -6,6 +6,7 @@
 // Retry-After at once, not after 42 s of waiting and retrying a key that was still cooling; two
 // channels fail over at once; a burst of a second does not close the route for half a minute; and
 // without a hint the rest grows only while the 429s go on (ARCHITECTURE.md, "Defaults and why").
+#include "DialectRows.h"
 #include "FakeProviderSpecs.h"
 #include "ProxyClient.h"
 #include "ProxyUnderTest.h"
@@ -22,8 +23,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};
-
 FaultSpec hinted(double seconds, double from = 0, double to = std::numeric_limits<double>::infinity())
 {
     FaultSpec fault = always(SimError::Http429Hint);
@@ -31,13 +30,6 @@ FaultSpec hinted(double seconds, double from = 0, double to = std::numeric_limit
     fault.from = from;
     fault.to = to;
     return fault;
-}
-
-ProviderSpec ofDialect(const QString &name, const QString &dialect, std::vector<FaultSpec> faults)
-{
-    ProviderSpec spec = fakeProviderSpec(name, std::move(faults));
-    spec.dialect = dialect;
-    return spec;
 }
 
 } // namespace
@@ -53,27 +45,15 @@ class tst_RateLimitHints : public QObject {
     void startOne(const QString &dialect, std::vector<FaultSpec> faults, std::function<void(EngineConfig &)> tweak = {})
     {
         QString error;
-        const bool started = m_proxy.start(ofDialect(QStringLiteral("primary"), dialect, std::move(faults)),
-                                           [&](EngineConfig &config) {
-                                               for (ProviderConfig &provider : config.providers)
-                                                   provider.dialect = dialect;
-                                               if (tweak)
-                                                   tweak(config);
-                                           },
-                                           &error);
+        const bool started = m_proxy.startInDialect(dialect, fakeProviderSpec(QStringLiteral("primary"), std::move(faults)), tweak, &error);
         QVERIFY2(started, qPrintable(error));
     }
 
     void startPair(const QString &dialect, std::vector<FaultSpec> primaryFaults)
     {
         QString error;
-        const bool started = m_proxy.start(ofDialect(QStringLiteral("primary"), dialect, std::move(primaryFaults)),
-                                           ofDialect(QStringLiteral("fallback"), dialect, {}),
-                                           [&](EngineConfig &config) {
-                                               for (ProviderConfig &provider : config.providers)
-                                                   provider.dialect = dialect;
-                                           },
-                                           &error);
+        const bool started = m_proxy.startInDialect(dialect, fakeProviderSpec(QStringLiteral("primary"), std::move(primaryFaults)),
+                                                    fakeProviderSpec(QStringLiteral("fallback")), {}, &error);
         QVERIFY2(started, qPrintable(error));
     }
 
@@ -90,8 +70,8 @@ class tst_RateLimitHints : public QObject {
     static void dialects_data()
     {
         QTest::addColumn<QString>("dialect");
-        for (const char *dialect : kDialects)
-            QTest::newRow(dialect) << QString::fromLatin1(dialect);
+        for (const QString &dialect : simDialects())
+            QTest::newRow(qPrintable(dialect)) << dialect;
     }
 
 private slots:
@@ -151,9 +131,9 @@ private slots:
     {
         QTest::addColumn<QString>("dialect");
         QTest::addColumn<bool>("withHint");
-        for (const char *dialect : kDialects)
+        for (const QString &dialect : simDialects())
             for (bool withHint : {true, false})
-                QTest::addRow("%s %s", dialect, withHint ? "hint" : "no hint") << QString::fromLatin1(dialect) << withHint;
+                QTest::addRow("%s %s", qPrintable(dialect), withHint ? "hint" : "no hint") << dialect << withHint;
     }
 
     void aOneSecondBurstDoesNotCloseTheRoute()

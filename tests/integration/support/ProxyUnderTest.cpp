@@ -24,6 +24,35 @@ bool ProxyUnderTest::start(sim::ProviderSpec primarySpec, sim::ProviderSpec fall
     return startProviders(std::move(primarySpec), std::move(fallbackSpec), error) && startWith(adjust, error);
 }
 
+namespace {
+
+std::function<void(EngineConfig &)> inDialect(const QString &dialect, const std::function<void(EngineConfig &)> &adjust)
+{
+    return [dialect, adjust](EngineConfig &config) {
+        for (ProviderConfig &provider : config.providers)
+            provider.dialect = dialect;
+        if (adjust)
+            adjust(config);
+    };
+}
+
+} // namespace
+
+bool ProxyUnderTest::startInDialect(const QString &dialect, sim::ProviderSpec primarySpec, sim::ProviderSpec fallbackSpec,
+                                    const std::function<void(EngineConfig &)> &adjust, QString *error)
+{
+    primarySpec.dialect = dialect;
+    fallbackSpec.dialect = dialect;
+    return start(std::move(primarySpec), std::move(fallbackSpec), inDialect(dialect, adjust), error);
+}
+
+bool ProxyUnderTest::startInDialect(const QString &dialect, sim::ProviderSpec primarySpec,
+                                    const std::function<void(EngineConfig &)> &adjust, QString *error)
+{
+    primarySpec.dialect = dialect;
+    return start(std::move(primarySpec), inDialect(dialect, adjust), error);
+}
+
 bool ProxyUnderTest::startProviders(sim::ProviderSpec primarySpec, QString *error)
 {
     // Earlier providers read the clock that is replaced here: they go first.

@@ -27,6 +27,13 @@ public:
     bool start(sim::ProviderSpec primarySpec, sim::ProviderSpec fallbackSpec,
                const std::function<void(EngineConfig &)> &adjust, QString *error);
 
+    // start() with both providers speaking `dialect` (their specs and every ProviderConfig), then
+    // `adjust`; a test holding every dialect to one rule starts its pair this way.
+    bool startInDialect(const QString &dialect, sim::ProviderSpec primarySpec, sim::ProviderSpec fallbackSpec,
+                        const std::function<void(EngineConfig &)> &adjust, QString *error);
+    bool startInDialect(const QString &dialect, sim::ProviderSpec primarySpec,
+                        const std::function<void(EngineConfig &)> &adjust, QString *error);
+
     // The steps of start(), for a test that puts something between them.
     bool startProviders(sim::ProviderSpec primarySpec, QString *error);
     bool startProviders(sim::ProviderSpec primarySpec, sim::ProviderSpec fallbackSpec, QString *error);

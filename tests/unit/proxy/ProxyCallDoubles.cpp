@@ -113,4 +113,17 @@ void RecordingResponse::clientLeaves()
         callback();
 }
 
+ProviderConfig scriptedProvider(int id, int keys)
+{
+    ProviderConfig p;
+    p.id = id;
+    p.name = QStringLiteral("p%1").arg(id);
+    p.dialect = QStringLiteral("openai_compat");
+    p.baseUrl = QStringLiteral("http://p%1.test/v1").arg(id);
+    p.domain.account = QStringLiteral("account-%1").arg(id);
+    for (int k = 1; k <= keys; ++k)
+        p.keys.push_back(ApiKeyConfig{id * 10 + k, QStringLiteral("key %1").arg(k), QStringLiteral("sk-p%1-key%2-abcdefgh").arg(id).arg(k), true, {}});
+    return p;
+}
+
 } // namespace sb::test

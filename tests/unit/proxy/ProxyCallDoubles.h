@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/Clock.h"
+#include "model/ProviderConfig.h"
 #include "net/ClientResponse.h"
 #include "net/UpstreamTransport.h"
 
@@ -11,6 +12,21 @@
 #include <vector>
 
 namespace sb::test {
+
+// What the scripted upstream answers with: one OpenAI chat answer, and a stream's pieces.
+inline const QByteArray kAnswer = R"({"id":"c1","object":"chat.completion","created":1,"model":"m",)"
+                           R"("choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],)"
+                           R"("usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}})";
+inline const QByteArray kChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
+                          R"("choices":[{"index":0,"delta":{"content":"hel"},"finish_reason":null}]})"
+                          "\n\n";
+inline const QByteArray kLastChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
+                              R"("choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})"
+                              "\n\ndata: [DONE]\n\n";
+
+// An OpenAI-compatible provider of its own account (so its channels are independent) with `keys`
+// keys, at http://p<id>.test/v1.
+ProviderConfig scriptedProvider(int id, int keys = 1);
 
 // The upstream side of ProxyCall's tests: records every transfer a call starts and lets the test
 // answer it (a status and body, a stream in pieces, a transport error) when it chooses.

@@ -21,39 +21,21 @@ using namespace std::chrono_literals;
 using namespace sb;
 using sb::test::FakeClock;
 using sb::test::FakeRandom;
+using sb::test::kAnswer;
+using sb::test::kChunk;
+using sb::test::kLastChunk;
 using sb::test::RecordingResponse;
+using sb::test::scriptedProvider;
 using sb::test::ScriptedUpstream;
 
 namespace {
 
-const QByteArray kAnswer = R"({"id":"c1","object":"chat.completion","created":1,"model":"m",)"
-                           R"("choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],)"
-                           R"("usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}})";
-const QByteArray kChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
-                          R"("choices":[{"index":0,"delta":{"content":"hel"},"finish_reason":null}]})"
-                          "\n\n";
-const QByteArray kLastChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
-                              R"("choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})"
-                              "\n\ndata: [DONE]\n\n";
 
 const QByteArray kRateLimited = R"({"error":{"message":"slow down","type":"rate_limit_error"}})";
 
 const QByteArray kRoleChunk = R"(data: {"id":"empty1","object":"chat.completion.chunk","created":1,"model":"m",)"
                               R"("choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})"
                               "\n\n";
-
-ProviderConfig provider(int id, int keys = 1)
-{
-    ProviderConfig p;
-    p.id = id;
-    p.name = QStringLiteral("p%1").arg(id);
-    p.dialect = QStringLiteral("openai_compat");
-    p.baseUrl = QStringLiteral("http://p%1.test/v1").arg(id);
-    p.domain.account = QStringLiteral("account-%1").arg(id); // independent channels
-    for (int k = 1; k <= keys; ++k)
-        p.keys.push_back(ApiKeyConfig{id * 10 + k, QStringLiteral("key %1").arg(k), QStringLiteral("sk-p%1-key%2-abcdefgh").arg(id).arg(k), true, {}});
-    return p;
-}
 
 ChannelConfig channel(int id, int providerId, const QString &name)
 {
@@ -74,7 +56,7 @@ RouteConfig route(int id, const QString &model, std::vector<int> channels)
 EngineConfig baseConfig()
 {
     EngineConfig c;
-    c.providers = {provider(1), provider(2), provider(3, 2), provider(4)};
+    c.providers = {scriptedProvider(1), scriptedProvider(2), scriptedProvider(3, 2), scriptedProvider(4)};
     c.channels = {channel(1, 1, QStringLiteral("pair/A")), channel(2, 2, QStringLiteral("pair/B")),
                   channel(3, 3, QStringLiteral("solo/A")), channel(4, 4, QStringLiteral("single/A"))};
     c.routes = {route(1, QStringLiteral("pair"), {1, 2}), route(2, QStringLiteral("solo"), {3}),

@@ -23,43 +23,25 @@ using namespace std::chrono_literals;
 using namespace sb;
 using sb::test::FakeClock;
 using sb::test::FakeRandom;
+using sb::test::kAnswer;
+using sb::test::kChunk;
+using sb::test::kLastChunk;
 using sb::test::RecordingResponse;
 using sb::test::ScriptedUpstream;
 
 namespace {
 
-const QByteArray kAnswer = R"({"id":"c1","object":"chat.completion","created":1,"model":"m",)"
-                           R"("choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],)"
-                           R"("usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}})";
 const QByteArray kRoleChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
                               R"("choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})"
                               "\n\n";
-const QByteArray kChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
-                          R"("choices":[{"index":0,"delta":{"content":"hel"},"finish_reason":null}]})"
-                          "\n\n";
-const QByteArray kLastChunk = R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",)"
-                              R"("choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})"
-                              "\n\ndata: [DONE]\n\n";
 
 constexpr int kWarmUpCalls = 12; // more than HealthConfig::minVolume: enough to learn what usual is
-
-ProviderConfig provider(int id)
-{
-    ProviderConfig p;
-    p.id = id;
-    p.name = QStringLiteral("p%1").arg(id);
-    p.dialect = QStringLiteral("openai_compat");
-    p.baseUrl = QStringLiteral("http://p%1.test/v1").arg(id);
-    p.domain.account = QStringLiteral("account-%1").arg(id);
-    p.keys.push_back(ApiKeyConfig{id * 10, QStringLiteral("key"), QStringLiteral("sk-p%1-key-abcdefgh").arg(id), true, {}});
-    return p;
-}
 
 // A primary (A, on p1) tried first and a fallback (B, on p2); the relay breaker (5 in a row open it).
 EngineConfig pairConfig()
 {
     EngineConfig c;
-    c.providers = {provider(1), provider(2)};
+    c.providers = {sb::test::scriptedProvider(1), sb::test::scriptedProvider(2)};
     c.channels = {ChannelConfig{1, QStringLiteral("pair/A"), 1, QStringLiteral("m"), 1.0, true, {}, {}, {}},
                   ChannelConfig{2, QStringLiteral("pair/B"), 2, QStringLiteral("m"), 1.0, true, {}, {}, {}}};
     RouteConfig r;
