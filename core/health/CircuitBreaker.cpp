@@ -59,6 +59,7 @@ void CircuitBreaker::poll(std::vector<BreakerTransition> *transitions)
         m_consecutiveSuccesses = 0;
         m_trialsInFlight = 0;
         ++m_stats.halfOpens;
+        m_lastTrialAdmittedAt = Clock::TimePoint{};
         const QString how = m_config.halfOpenMode == HalfOpenMode::TrialCalls
             ? QStringLiteral("admitting at most %1 trial calls").arg(m_config.halfOpenMaxTrials)
             : QStringLiteral("admitting %1 % of traffic").arg(m_config.halfOpenTrafficShare * 100.0, 0, 'g', 3);
@@ -84,14 +85,23 @@ CircuitBreaker::Admission CircuitBreaker::tryAdmit(Random &random, std::vector<B
     if (m_config.halfOpenMode == HalfOpenMode::TrialCalls)
         admit = m_trialsInFlight < std::max(1, m_config.halfOpenMaxTrials);
     else
-        admit = random.chance(m_config.halfOpenTrafficShare);
+        admit = random.chance(m_config.halfOpenTrafficShare) || trialOverdue();
     if (!admit) {
         ++m_stats.rejected;
         return Admission::Rejected;
     }
     ++m_trialsInFlight;
     ++m_stats.trialsAdmitted;
+    m_lastTrialAdmittedAt = m_clock.now();
     return Admission::Trial;
+}
+
+// At low traffic a share alone leaves recovery to luck: 5 % of 4 requests/s needed anywhere from 2 s to
+// 17 s for its three trials in the hanging-primary drill. One trial at a time at least every
+// kMaxTrialGap bounds that to about three trial calls, and still risks a single request on a bad channel.
+bool CircuitBreaker::trialOverdue() const
+{
+    return m_trialsInFlight == 0 && m_clock.now() - m_lastTrialAdmittedAt >= kMaxTrialGap;
 }
 
 void CircuitBreaker::releaseTrial()

@@ -33,13 +33,17 @@ enum class BreakerResult : std::uint8_t { Success, Failure, Neutral };
 //   OPEN → HALF_OPEN after the open duration: openDuration × openGrowthFactor^(trips since the last
 //            close − 1), capped at maxOpenDuration.
 //   HALF_OPEN admits trial calls: at most `halfOpenMaxTrials` in flight (TrialCalls), or each call
-//            with probability `halfOpenTrafficShare` (TrafficShare); `successesToClose` consecutive
-//            successes close it, any failure re-opens it.
+//            with probability `halfOpenTrafficShare` and at least one at a time every
+//            kMaxTrialGap (TrafficShare); `successesToClose` consecutive successes close it, any
+//            failure re-opens it.
 // Every transition is returned as a BreakerTransition carrying its reason.
 // Not thread-safe: ChannelHealth guards it with its per-channel mutex.
 class CircuitBreaker {
 public:
     enum class Admission : std::uint8_t { Rejected, Admitted, Trial };
+    // In TrafficShare mode a call is also admitted as a trial when none is in flight and none was
+    // admitted for this long, so a quiet route still recovers in a few trial calls.
+    static constexpr Clock::Duration kMaxTrialGap = std::chrono::seconds(1);
 
     struct Stats {
         std::uint64_t trips = 0;            // CLOSED → OPEN
@@ -82,6 +86,7 @@ private:
     void countInRateWindow(bool failure);
     void rateWindowTotals(int *calls, int *failures) const;
     void resetRateWindow();
+    bool trialOverdue() const;
 
     const Clock &m_clock;
     BreakerConfig m_config;
@@ -91,6 +96,7 @@ private:
     int m_trialsInFlight = 0;
     int m_tripsSinceClose = 0;
     Clock::TimePoint m_openUntil{};
+    Clock::TimePoint m_lastTrialAdmittedAt{};
     Clock::Duration m_currentOpenDuration{};
     std::vector<RateBucket> m_rate;
     Stats m_stats;

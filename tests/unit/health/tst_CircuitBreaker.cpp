@@ -208,6 +208,44 @@ private slots:
         QCOMPARE(b.state(), BreakerState::Closed);
     }
 
+    void quietRouteStillGetsATrialEverySecondWhileHalfOpen()
+    {
+        FakeClock clock;
+        FakeRandom random(7);
+        BreakerConfig config = BreakerConfig::launchDay();
+        config.halfOpenTrafficShare = 1e-9; // the share's own draw never admits anything here
+        CircuitBreaker b(clock, config);
+        T t;
+        for (int i = 0; i < 5; ++i)
+            fail(b, &t);
+        clock.advance(120s);
+
+        // The first call after the open duration is a trial; none other while it is in flight.
+        QCOMPARE(b.tryAdmit(random, &t), CircuitBreaker::Admission::Trial);
+        clock.advance(2s);
+        QCOMPARE(b.tryAdmit(random, &t), CircuitBreaker::Admission::Rejected);
+        succeed(b, &t, true);
+        QCOMPARE(b.state(), BreakerState::HalfOpen);
+
+        // The last trial was admitted 2 s ago: the next call is one at once; then one per second.
+        QCOMPARE(b.tryAdmit(random, &t), CircuitBreaker::Admission::Trial);
+        succeed(b, &t, true);
+        clock.advance(999ms);
+        QCOMPARE(b.tryAdmit(random, &t), CircuitBreaker::Admission::Rejected);
+        clock.advance(1ms);
+        QCOMPARE(b.tryAdmit(random, &t), CircuitBreaker::Admission::Trial);
+        succeed(b, &t, true);
+        QCOMPARE(b.state(), BreakerState::Closed);
+
+        // A failed floor trial re-opens it like any other trial.
+        for (int i = 0; i < 5; ++i)
+            fail(b, &t);
+        clock.advance(120s);
+        QCOMPARE(b.tryAdmit(random, &t), CircuitBreaker::Admission::Trial);
+        fail(b, &t, true);
+        QCOMPARE(b.state(), BreakerState::Open);
+    }
+
     void launchDayConsecutiveTriggerAlsoApplies()
     {
         FakeClock clock;
