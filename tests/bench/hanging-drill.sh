@@ -9,9 +9,9 @@
 #     most 2x (the fallback's own: requests of the same minutes it answered at their first attempt);
 #   - the primary carries traffic again within its breaker's half-open time plus three probes after
 #     it recovers: the rest of the 120 s open duration (it opened about when the last request touched
-#     the primary) plus three heartbeat intervals (10 s). Its first success is a trial call at the
-#     half-open share (5 % of 4 requests/s, one every 5 s on average), so this is a lottery with a
-#     long tail; the figure is printed beside the half-open time.
+#     the primary) plus three heartbeat intervals (10 s). The half-open state admits 5 % of traffic
+#     and at least one trial at a time each second, so recovery is about three trial calls after it;
+#     the figure is printed beside the half-open time.
 #
 #   tests/bench/hanging-drill.sh [--embedded] [PORT]   (default 8490; the drill's providers use 18401/18402)
 #   tests/bench/hanging-drill.sh --verdicts REPORT.json  (only the verdicts of a report written before)
