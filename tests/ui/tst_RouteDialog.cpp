@@ -82,7 +82,8 @@ private slots:
         check->click();
         saveButton(&dialog)->click();
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
-        const RouteConfig *r = route(*t.reload(), QStringLiteral("gpt-4o"));
+        const EngineConfigPtr reloaded = t.reload(); // keeps the config alive while r points into it
+        const RouteConfig *r = route(*reloaded, QStringLiteral("gpt-4o"));
         QVERIFY(r);
         QVERIFY(!r->retryClientErrorsElsewhere);
 
