@@ -66,7 +66,7 @@ QJsonArray conversationOf(const std::vector<StoredResponse> &chain)
     for (const StoredResponse &turn : chain) {
         for (const QJsonValue &item : turn.input)
             items.append(item);
-        for (const QJsonValue &item : turn.response.value(QLatin1String("output")).toArray())
+        for (const QJsonValue &item : turn.object().value(QLatin1String("output")).toArray())
             items.append(item);
     }
     return items;
@@ -204,7 +204,7 @@ void ResponsesEndpoint::retrieve(const QString &id, std::shared_ptr<ResponseWrit
     m_engine.responses().find(id, m_replies, [id, response = std::move(response)](std::optional<StoredResponse> found) {
         if (!found)
             return sendError(response, notFound(id));
-        sendJson(response, 200, QJsonDocument(found->response).toJson(QJsonDocument::Compact));
+        sendJson(response, 200, found->json());
     });
 }
 

@@ -48,11 +48,21 @@ std::optional<StoredResponse> readOne(Database &db, const QString &id)
     row.createdMs = q.value(0).toLongLong();
     row.previousId = q.value(1).toString();
     row.input = QJsonDocument::fromJson(q.value(2).toByteArray()).array();
-    row.response = QJsonDocument::fromJson(q.value(3).toByteArray()).object();
+    row.responseJson = q.value(3).toByteArray(); // parsed only where a conversation needs its output
     return row;
 }
 
 } // namespace
+
+QJsonObject StoredResponse::object() const
+{
+    return response.isEmpty() ? QJsonDocument::fromJson(responseJson).object() : response;
+}
+
+QByteArray StoredResponse::json() const
+{
+    return responseJson.isEmpty() ? compact(response) : responseJson;
+}
 
 ResponseStore::ResponseStore(const Clock &clock) : ResponseStore(clock, Options{}) {}
 
@@ -76,7 +86,7 @@ void ResponseStore::close()
 void ResponseStore::save(StoredResponse response)
 {
     auto row = std::make_shared<const StoredResponse>(std::move(response));
-    PendingRow pending{row, compact(row->input), row->responseJson.isEmpty() ? compact(row->response) : row->responseJson};
+    PendingRow pending{row, compact(row->input), row->json()};
     remember(row, pending.input.size() + pending.object.size());
     if (!m_db.isOpen())
         return;

@@ -28,8 +28,13 @@ struct StoredResponse {
     qint64 createdMs = 0;
     QString previousId;   // the response this one continued, or empty
     QJsonArray input;     // this request's own input items (not the earlier turns')
-    QJsonObject response; // the response object
-    QByteArray responseJson; // `response` as compact JSON when whoever saved it had written that already; may be empty
+    // The response object, as one of: the object (`response`), or its compact JSON
+    // (`responseJson`) as the client got it; when both are set they say the same.
+    QJsonObject response;
+    QByteArray responseJson;
+
+    QJsonObject object() const;
+    QByteArray json() const;
 };
 
 // The stored responses (table `responses`, deleted with the history's retention): the recent ones

@@ -1,7 +1,14 @@
 #include "common/json/JsonText.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocale>
+
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <limits>
 
 namespace sb {
 
@@ -80,6 +87,39 @@ void appendJsonNumber(QByteArray *out, qint64 value)
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
     out->append(digits, end - digits);
+}
+
+void appendJsonValue(QByteArray *out, const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Bool:
+        out->append(value.toBool() ? "true" : "false");
+        return;
+    case QJsonValue::Double: {
+        constexpr qint64 notIntegral = std::numeric_limits<qint64>::min();
+        const qint64 integer = value.toInteger(notIntegral);
+        if (integer != notIntegral)
+            appendJsonNumber(out, integer);
+        else if (std::isfinite(value.toDouble()))
+            out->append(QByteArray::number(value.toDouble(), 'g', QLocale::FloatingPointShortest));
+        else
+            out->append("null");
+        return;
+    }
+    case QJsonValue::String:
+        appendJsonString(out, value.toString());
+        return;
+    case QJsonValue::Array:
+        out->append(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+        return;
+    case QJsonValue::Object:
+        out->append(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+        return;
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        break;
+    }
+    out->append("null");
 }
 
 } // namespace sb

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonValue>
 #include <QString>
 #include <QtGlobal>
 
@@ -14,5 +15,9 @@ void appendJsonString(QByteArray *out, const QString &text);
 
 // `value` in decimal, without a temporary string.
 void appendJsonNumber(QByteArray *out, qint64 value);
+
+// Any JSON value as QJsonDocument writes it compactly: scalars by hand, an object or array through
+// QJsonDocument. A number with an integral value that fits 64 bits is written as an integer.
+void appendJsonValue(QByteArray *out, const QJsonValue &value);
 
 } // namespace sb

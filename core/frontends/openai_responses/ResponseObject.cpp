@@ -1,6 +1,12 @@
 #include "frontends/openai_responses/ResponseObject.h"
 
+#include "common/json/JsonText.h"
 #include "providers/common/ProviderText.h"
+
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <iterator>
 
 namespace sb {
 
@@ -37,37 +43,98 @@ QString ResponseObject::callId(const ResponseFrame &frame, const QString &upstre
     return id;
 }
 
+namespace {
+
+// The members a response repeats from its request, in the reference's order, each with the value
+// OpenAI documents for a request that did not give it; a frame's echo replaces the value.
+struct EchoedMember {
+    QLatin1String key;
+    const char *fallback;
+};
+const EchoedMember kBeforeModel[] = {{QLatin1String("instructions"), "null"}, {QLatin1String("max_output_tokens"), "null"}};
+const EchoedMember kAfterOutput[] = {
+    {QLatin1String("parallel_tool_calls"), "true"},
+    {QLatin1String("previous_response_id"), "null"},
+    {QLatin1String("reasoning"), R"({"effort":null,"summary":null})"},
+    {QLatin1String("store"), "true"},
+    {QLatin1String("temperature"), "1"},
+    {QLatin1String("text"), R"({"format":{"type":"text"}})"},
+    {QLatin1String("tool_choice"), R"("auto")"},
+    {QLatin1String("tools"), "[]"},
+    {QLatin1String("top_p"), "1"},
+    {QLatin1String("truncation"), R"("disabled")"},
+};
+const EchoedMember kAfterUsage[] = {{QLatin1String("user"), "null"}, {QLatin1String("metadata"), "{}"}};
+
+void appendKey(QByteArray *out, QLatin1String key)
+{
+    out->append(",\"");
+    out->append(key.data(), key.size());
+    out->append("\":");
+}
+
+template <std::size_t N>
+void appendEchoed(QByteArray *out, const QJsonObject &echo, const EchoedMember (&members)[N])
+{
+    for (const EchoedMember &member : members) {
+        appendKey(out, member.key);
+        const auto it = echo.constFind(member.key);
+        if (it == echo.constEnd())
+            out->append(member.fallback);
+        else
+            appendJsonValue(out, it.value());
+    }
+}
+
+bool listedAsEchoed(const QString &key)
+{
+    const auto in = [&key](const auto &members) {
+        return std::any_of(std::begin(members), std::end(members), [&key](const EchoedMember &m) { return key == m.key; });
+    };
+    return in(kBeforeModel) || in(kAfterOutput) || in(kAfterUsage);
+}
+
+} // namespace
+
+QByteArray ResponseObject::write(const ResponseFrame &frame, const ResponseEnding &ending)
+{
+    QByteArray out;
+    out.reserve(640 + ending.output.size() + ending.usage.size());
+    out.append("{\"id\":");
+    appendJsonString(&out, frame.id);
+    out.append(",\"object\":\"response\",\"created_at\":");
+    appendJsonNumber(&out, frame.createdAt);
+    out.append(",\"status\":\"");
+    out.append(ending.status.data(), ending.status.size());
+    out.append("\",\"error\":");
+    out.append(ending.error);
+    out.append(",\"incomplete_details\":");
+    out.append(ending.incompleteDetails);
+    appendEchoed(&out, frame.echo, kBeforeModel);
+    out.append(",\"model\":");
+    appendJsonString(&out, frame.model);
+    out.append(",\"output\":");
+    out.append(ending.output);
+    appendEchoed(&out, frame.echo, kAfterOutput);
+    out.append(",\"usage\":");
+    out.append(ending.usage);
+    appendEchoed(&out, frame.echo, kAfterUsage);
+    // Whatever else the request asked the response to repeat, after what the reference lists.
+    for (auto it = frame.echo.constBegin(); it != frame.echo.constEnd(); ++it) {
+        if (ownedByTheResponse(it.key()) || listedAsEchoed(it.key()))
+            continue;
+        out.append(',');
+        appendJsonString(&out, it.key());
+        out.append(':');
+        appendJsonValue(&out, it.value());
+    }
+    out.append('}');
+    return out;
+}
+
 QJsonObject ResponseObject::response(const ResponseFrame &frame)
 {
-    QJsonObject out{
-        {kId, frame.id},
-        {QStringLiteral("object"), QStringLiteral("response")},
-        {QStringLiteral("created_at"), frame.createdAt},
-        {kStatus, QStringLiteral("in_progress")},
-        {QStringLiteral("error"), null()},
-        {QStringLiteral("incomplete_details"), null()},
-        {QStringLiteral("instructions"), null()},
-        {QStringLiteral("max_output_tokens"), null()},
-        {QStringLiteral("model"), frame.model},
-        {QStringLiteral("output"), QJsonArray()},
-        {QStringLiteral("parallel_tool_calls"), true},
-        {QStringLiteral("previous_response_id"), null()},
-        {QStringLiteral("reasoning"), QJsonObject{{QStringLiteral("effort"), null()}, {QStringLiteral("summary"), null()}}},
-        {QStringLiteral("store"), true},
-        {QStringLiteral("temperature"), 1.0},
-        {QStringLiteral("text"), QJsonObject{{QStringLiteral("format"), QJsonObject{{kType, QStringLiteral("text")}}}}},
-        {QStringLiteral("tool_choice"), QStringLiteral("auto")},
-        {QStringLiteral("tools"), QJsonArray()},
-        {QStringLiteral("top_p"), 1.0},
-        {QStringLiteral("truncation"), QStringLiteral("disabled")},
-        {QStringLiteral("usage"), null()},
-        {QStringLiteral("user"), null()},
-        {QStringLiteral("metadata"), QJsonObject()},
-    };
-    for (auto it = frame.echo.constBegin(); it != frame.echo.constEnd(); ++it)
-        if (!ownedByTheResponse(it.key()))
-            out.insert(it.key(), it.value());
-    return out;
+    return QJsonDocument::fromJson(write(frame, ResponseEnding{})).object();
 }
 
 QString ResponseObject::incompleteReason(const QString &finishReason)

@@ -3,6 +3,8 @@
 #include "frontends/ApiError.h"
 #include "frontends/openai_responses/ResponseFrame.h"
 
+#include <QByteArray>
+#include <QByteArrayView>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -16,6 +18,16 @@ namespace sb {
 // stream (ResponsesStreamWriter) write: the response object around the output, the output items
 // and their ids. One place for them, so that a response reads the same whichever way it went out
 // (and the stored one, which previous_response_id and GET /v1/responses/{id} return, too).
+// How a response written by ResponseObject::write() stands: its status and, as JSON text, the
+// members that go with it. The defaults are a response just started.
+struct ResponseEnding {
+    QByteArrayView status = "in_progress"; // or completed, incomplete, failed
+    QByteArray error = "null";             // {"code":…,"message":…} when failed
+    QByteArray incompleteDetails = "null"; // {"reason":…} when incomplete
+    QByteArray output = "[]";
+    QByteArray usage = "null";
+};
+
 struct ResponseObject {
     // "<prefix>_<the response id without resp_>_<output index>": unique across responses (the
     // response id is), deterministic, and the same in every event of one item.
@@ -30,6 +42,10 @@ struct ResponseObject {
     // documents for a request without them. No output_text: the reference calls it an SDK-only
     // convenience, which the SDKs compute from the output.
     static QJsonObject response(const ResponseFrame &frame);
+    // The same object as compact JSON, written straight into bytes in the reference's member order
+    // (a whole answer's hot path: building it as a QJsonObject and serialising that was a fifth of
+    // what a Responses request cost), with `ending`'s status, output and usage.
+    static QByteArray write(const ResponseFrame &frame, const ResponseEnding &ending);
     // finish_reason → incomplete_details.reason: length → max_output_tokens, content_filter →
     // content_filter; an empty string for a finished answer (the response is completed).
     static QString incompleteReason(const QString &finishReason);

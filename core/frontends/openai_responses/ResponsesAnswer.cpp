@@ -3,7 +3,10 @@
 #include "frontends/ChatMessageParts.h"
 #include "frontends/openai_responses/ResponseObject.h"
 
+#include "common/json/JsonText.h"
+
 #include <QJsonArray>
+#include <QJsonDocument>
 
 namespace sb {
 
@@ -32,7 +35,7 @@ QJsonObject toolCallItem(const ResponseFrame &frame, int outputIndex, const QStr
 
 } // namespace
 
-QJsonObject ResponsesAnswer::usage(const QJsonObject &chatUsage)
+QByteArray ResponsesAnswer::usageJson(const QJsonObject &chatUsage)
 {
     const qint64 input = count(chatUsage, "prompt_tokens");
     const qint64 output = count(chatUsage, "completion_tokens");
@@ -43,17 +46,30 @@ QJsonObject ResponsesAnswer::usage(const QJsonObject &chatUsage)
     const qint64 cached = qBound<qint64>(0, cachedValue.toInteger(), input);
     const qint64 reasoning = count(chatUsage.value(QLatin1String("completion_tokens_details")).toObject(), "reasoning_tokens");
     const QJsonValue total = chatUsage.value(QLatin1String("total_tokens"));
-    return QJsonObject{
-        {QStringLiteral("input_tokens"), input},
-        {QStringLiteral("input_tokens_details"),
-         QJsonObject{{QStringLiteral("cached_tokens"), cached}, {QStringLiteral("cache_write_tokens"), count(promptDetails, "cache_write_tokens")}}},
-        {QStringLiteral("output_tokens"), output},
-        {QStringLiteral("output_tokens_details"), QJsonObject{{QStringLiteral("reasoning_tokens"), reasoning}}},
-        {QStringLiteral("total_tokens"), total.isDouble() ? qMax<qint64>(0, total.toInteger()) : input + output},
-    };
+    QByteArray out;
+    out.reserve(192);
+    out.append("{\"input_tokens\":");
+    appendJsonNumber(&out, input);
+    out.append(",\"input_tokens_details\":{\"cached_tokens\":");
+    appendJsonNumber(&out, cached);
+    out.append(",\"cache_write_tokens\":");
+    appendJsonNumber(&out, count(promptDetails, "cache_write_tokens"));
+    out.append("},\"output_tokens\":");
+    appendJsonNumber(&out, output);
+    out.append(",\"output_tokens_details\":{\"reasoning_tokens\":");
+    appendJsonNumber(&out, reasoning);
+    out.append("},\"total_tokens\":");
+    appendJsonNumber(&out, total.isDouble() ? qMax<qint64>(0, total.toInteger()) : input + output);
+    out.append('}');
+    return out;
 }
 
-QJsonObject ResponsesAnswer::fromChatCompletion(const QJsonObject &completion, const ResponseFrame &frame)
+QJsonObject ResponsesAnswer::usage(const QJsonObject &chatUsage)
+{
+    return QJsonDocument::fromJson(usageJson(chatUsage)).object();
+}
+
+QByteArray ResponsesAnswer::write(const QJsonObject &completion, const ResponseFrame &frame)
 {
     const QJsonObject choice = completion.value(QLatin1String("choices")).toArray().at(0).toObject();
     const QJsonObject message = choice.value(QLatin1String("message")).toObject();
@@ -97,10 +113,23 @@ QJsonObject ResponsesAnswer::fromChatCompletion(const QJsonObject &completion, c
         output.replace(output.size() - 1, last);
     }
 
-    QJsonObject response = ResponseObject::response(frame);
+    ResponseEnding ending;
+    ending.status = reason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete");
+    if (!reason.isEmpty()) {
+        ending.incompleteDetails = "{\"reason\":";
+        appendJsonString(&ending.incompleteDetails, reason);
+        ending.incompleteDetails += '}';
+    }
+    ending.output = QJsonDocument(output).toJson(QJsonDocument::Compact);
     const QJsonObject chatUsage = completion.value(QLatin1String("usage")).toObject();
-    ResponseObject::conclude(&response, reason, output, chatUsage.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(usage(chatUsage)));
-    return response;
+    if (!chatUsage.isEmpty())
+        ending.usage = usageJson(chatUsage);
+    return ResponseObject::write(frame, ending);
+}
+
+QJsonObject ResponsesAnswer::fromChatCompletion(const QJsonObject &completion, const ResponseFrame &frame)
+{
+    return QJsonDocument::fromJson(write(completion, frame)).object();
 }
 
 } // namespace sb

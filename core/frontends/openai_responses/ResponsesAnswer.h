@@ -2,6 +2,7 @@
 
 #include "frontends/openai_responses/ResponseFrame.h"
 
+#include <QByteArray>
 #include <QJsonObject>
 
 namespace sb {
@@ -14,12 +15,15 @@ namespace sb {
 struct ResponsesAnswer {
     // A chat.completion object → a complete response object (status completed, or incomplete with
     // incomplete_details.reason "max_output_tokens" for finish_reason length / "content_filter").
+    // Written as compact JSON, which is what the client gets; fromChatCompletion() is that object.
+    static QByteArray write(const QJsonObject &completion, const ResponseFrame &frame);
     static QJsonObject fromChatCompletion(const QJsonObject &completion, const ResponseFrame &frame);
     // The usage object in Responses form from a chat usage object (missing details → 0).
     // input_tokens counts cached tokens too, as prompt_tokens does; they are also in
     // input_tokens_details.cached_tokens (prompt_tokens_details.cached_tokens, or DeepSeek's
     // prompt_cache_hit_tokens). Shared with ResponsesStreamWriter.
     static QJsonObject usage(const QJsonObject &chatUsage);
+    static QByteArray usageJson(const QJsonObject &chatUsage); // the same as compact JSON
 };
 
 } // namespace sb

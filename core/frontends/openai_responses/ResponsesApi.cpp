@@ -2,7 +2,6 @@
 
 #include "frontends/openai_responses/ResponsesAnswer.h"
 #include "providers/common/OpenAiAnswer.h"
-#include "providers/common/ProviderText.h"
 
 #include <QJsonDocument>
 
@@ -40,9 +39,8 @@ QByteArray ResponsesApi::answer(const OpenAiAnswer &answer, const QString &model
     if (frame.createdAt <= 0)
         frame.createdAt = createdSeconds;
     const QJsonObject completion = QJsonDocument::fromJson(answer.toJson(frame.model, frame.createdAt)).object();
-    const QJsonObject response = ResponsesAnswer::fromChatCompletion(completion, frame);
-    QByteArray json = compactJson(response);
-    reportOnce(response, json);
+    QByteArray json = ResponsesAnswer::write(completion, frame);
+    reportOnce(QJsonObject(), json);
     return json;
 }
 

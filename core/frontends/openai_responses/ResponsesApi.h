@@ -22,7 +22,8 @@ namespace sb {
 // before the first byte (errorStatus/errorBody) made no response and does not call it.
 class ResponsesApi final : public ClientApi {
 public:
-    // `json`, when not empty, is `response` as compact JSON, written already for the client.
+    // The response as compact JSON when it was written as such for the client (`response` is then
+    // empty: the store parses it only if it is asked for it), or as an object (`json` empty).
     using Finished = std::function<void(const QJsonObject &response, const QByteArray &json)>;
     ResponsesApi(ResponseFrame frame, Finished onFinished);
 

@@ -1,3 +1,4 @@
+#include "common/json/JsonObjectScan.h"
 #include "frontends/openai_responses/ResponsesAnswer.h"
 
 #include "ResponsesWire.h"
@@ -304,6 +305,28 @@ private slots:
                                 "truncation", "user", "metadata"})
             QCOMPARE(got.value(key), reference.value(key));
         QCOMPARE(got.value("object").toString(), QStringLiteral("response"));
+    }
+
+    void writtenInTheReferencesMemberOrder()
+    {
+        ResponseFrame f = frame();
+        f.echo = QJsonObject{{"service_tier", "auto"}, {"temperature", 0.5}};
+        const QByteArray json = ResponsesAnswer::write(completion(assistant("hi"), "stop", usage(1, 1, 2)), f);
+        QCOMPARE(QJsonDocument::fromJson(json).object(), ResponsesAnswer::fromChatCompletion(completion(assistant("hi"), "stop", usage(1, 1, 2)), f));
+        const auto keysOf = [](const QByteArray &text) {
+            JsonObjectScan scan;
+            QStringList keys;
+            if (scan.scan(text))
+                for (const JsonObjectScan::Member &member : scan.members())
+                    keys.append(QString::fromUtf8(member.key.data(), member.key.size()));
+            return keys;
+        };
+        QStringList written = keysOf(json);
+        QCOMPARE(written.takeLast(), QStringLiteral("service_tier")); // what the reference does not list goes last
+        QStringList reference = keysOf(test::readResponsesFixture("response.json"));
+        reference.removeAll(QStringLiteral("completed_at"));
+        QCOMPARE(written, reference);
+        QVERIFY(json.contains("\"temperature\":0.5"));
     }
 
     void otherChoicesAreLeftOut()

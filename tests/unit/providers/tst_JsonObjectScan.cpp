@@ -264,6 +264,26 @@ private slots:
             QCOMPARE(mine, qt);
         }
     }
+
+    void jsonValuesAreWrittenAsQtWritesThem()
+    {
+        const QJsonArray values{QJsonValue(QJsonValue::Null), true, false, 0, -7, 16, 1.0, 0.25, 1e-7, 3.0e20, 9007199254740993LL,
+                                QStringLiteral("é \" x"), QJsonArray{1, "a", QJsonObject{{"k", QJsonArray()}}},
+                                QJsonObject{{"b", 1}, {"a", QJsonObject{{"format", QJsonObject{{"type", "text"}}}}}}};
+        for (const QJsonValue &value : values) {
+            QByteArray mine;
+            appendJsonValue(&mine, value);
+            QByteArray qt = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
+            qt = qt.mid(1, qt.size() - 2);
+            // The same value; an integral double may be written as an integer (1 for 1.0, as Qt does too).
+            QCOMPARE(QJsonDocument::fromJson("[" + mine + "]").array().at(0), value);
+            if (value.type() != QJsonValue::Double || value.toInteger(-1) == -1)
+                QCOMPARE(mine, qt);
+        }
+        QByteArray undefined;
+        appendJsonValue(&undefined, QJsonValue(QJsonValue::Undefined));
+        QCOMPARE(undefined, QByteArray("null"));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_JsonObjectScan)

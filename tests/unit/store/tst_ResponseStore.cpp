@@ -89,7 +89,7 @@ private slots:
         QVERIFY(*found.value);
         const StoredResponse &row = **found.value;
         QCOMPARE(row.createdMs, now);
-        QCOMPARE(row.response.value(QStringLiteral("object")).toString(), QStringLiteral("response"));
+        QCOMPARE(row.object().value(QStringLiteral("object")).toString(), QStringLiteral("response"));
         QCOMPARE(row.input[0].toObject().value(QStringLiteral("content")).toString(), QStringLiteral("asked in resp_1"));
 
         Answer<std::optional<StoredResponse>> unknown;
@@ -167,7 +167,7 @@ private slots:
         store.find(QStringLiteral("resp_0"), m_reply, first.sink());
         QVERIFY(first.wait());
         QVERIFY(*first.value);
-        QCOMPARE((*first.value)->response.value(QStringLiteral("output_text_for_test")).toString(), big);
+        QCOMPARE((*first.value)->object().value(QStringLiteral("output_text_for_test")).toString(), big);
     }
 
     void withoutADatabaseResponsesLiveInMemory()
