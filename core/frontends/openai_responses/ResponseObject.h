@@ -14,10 +14,6 @@
 
 namespace sb {
 
-// The JSON objects of OpenAI's Responses API that both the whole answer (ResponsesAnswer) and the
-// stream (ResponsesStreamWriter) write: the response object around the output, the output items
-// and their ids. One place for them, so that a response reads the same whichever way it went out
-// (and the stored one, which previous_response_id and GET /v1/responses/{id} return, too).
 // How a response written by ResponseObject::write() stands: its status and, as JSON text, the
 // members that go with it. The defaults are a response just started.
 struct ResponseEnding {
@@ -28,6 +24,10 @@ struct ResponseEnding {
     QByteArray usage = "null";
 };
 
+// The JSON objects of OpenAI's Responses API that both the whole answer (ResponsesAnswer) and the
+// stream (ResponsesStreamWriter) write: the response object around the output, the output items
+// and their ids. One place for them, so that a response reads the same whichever way it went out
+// (and the stored one, which previous_response_id and GET /v1/responses/{id} return, too).
 struct ResponseObject {
     // "<prefix>_<the response id without resp_>_<output index>": unique across responses (the
     // response id is), deterministic, and the same in every event of one item.

@@ -1,9 +1,8 @@
 #include "frontends/openai_responses/ResponsesAnswer.h"
 
+#include "common/json/JsonText.h"
 #include "frontends/ChatMessageParts.h"
 #include "frontends/openai_responses/ResponseObject.h"
-
-#include "common/json/JsonText.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
