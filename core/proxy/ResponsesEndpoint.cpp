@@ -3,6 +3,7 @@
 #include "common/ReplyChannel.h"
 #include "frontends/openai_responses/ResponsesApi.h"
 #include "frontends/openai_responses/ResponsesNativeBody.h"
+#include "frontends/openai_responses/ResponsesQuickCheck.h"
 #include "frontends/openai_responses/ResponsesRequest.h"
 #include "net/HttpRequest.h"
 #include "net/ResponseWriter.h"
@@ -13,6 +14,7 @@
 #include <QUrlQuery>
 
 #include <algorithm>
+#include <cstring>
 
 namespace sb {
 
@@ -21,9 +23,32 @@ namespace {
 constexpr QByteArrayView kBase = "/v1/responses";
 constexpr QByteArrayView kInputItems = "/input_items";
 
-QString hex(std::uint64_t value)
+// "resp_", the time in milliseconds as 12 hex digits, 16 random ones: unique, and in the order the
+// responses were made, so that each new row of the store's table goes at the end of its index
+// instead of into a random page of it.
+QString responseId(qint64 nowMs, std::uint64_t random)
 {
-    return QStringLiteral("%1").arg(value, 16, 16, QLatin1Char('0'));
+    char id[5 + 12 + 16];
+    std::memcpy(id, "resp_", 5);
+    const auto putHex = [](char *at, std::uint64_t value, int digits) {
+        for (int i = digits - 1; i >= 0; --i, value >>= 4)
+            at[i] = "0123456789abcdef"[value & 0xf];
+    };
+    putHex(id + 5, static_cast<std::uint64_t>(nowMs), 12);
+    putHex(id + 17, random, 16);
+    return QString::fromLatin1(id, sizeof id);
+}
+
+// The chat body the quick check wrote as bytes, scanned for the proxy as a client's are; the
+// object the full parse translates into otherwise.
+ClientBody chatBodyOf(const ResponsesRequest &request, const QJsonArray &history)
+{
+    if (!request.chatBodyJson.isEmpty() && history.isEmpty()) {
+        JsonObjectScan scan;
+        if (scan.scan(request.chatBodyJson))
+            return ClientBody(request.chatBodyJson, scan);
+    }
+    return ClientBody(request.chatBody(history));
 }
 
 // The id prefix OpenAI gives each kind of input item.
@@ -132,7 +157,9 @@ void ResponsesEndpoint::handle(const HttpRequest &request, std::shared_ptr<Respo
 void ResponsesEndpoint::create(const HttpRequest &request, std::shared_ptr<ResponseWriter> response, QString requestId)
 {
     ApiError error;
-    std::optional<ResponsesRequest> parsed = ResponsesRequest::parse(request.body, &error);
+    std::optional<ResponsesRequest> parsed = quickCheckResponsesRequest(request.body);
+    if (!parsed)
+        parsed = ResponsesRequest::parse(request.body, &error);
     if (!parsed) {
         sendError(response, error);
         return;
@@ -167,7 +194,7 @@ void ResponsesEndpoint::start(const HttpRequest &request, std::shared_ptr<Respon
 {
     const qint64 nowMs = m_engine.clock().wallMillis();
     ResponseFrame frame;
-    frame.id = QStringLiteral("resp_") + hex(m_engine.random().nextU64()) + hex(m_engine.random().nextU64());
+    frame.id = responseId(nowMs, m_engine.random().nextU64());
     frame.model = parsed->model;
     frame.createdAt = nowMs / 1000;
     frame.echo = parsed->echo;
@@ -185,7 +212,7 @@ void ResponsesEndpoint::start(const HttpRequest &request, std::shared_ptr<Respon
     ProxyCall::Input input;
     input.requestId = std::move(requestId);
     input.kind = ProxyCall::Kind::Chat;
-    input.body = ClientBody(parsed->chatBody(history));
+    input.body = chatBodyOf(*parsed, history);
     input.model = parsed->model;
     input.stream = parsed->stream;
     input.estimatedTokens = parsed->estimatedPromptTokens;

@@ -1,5 +1,6 @@
 #include "frontends/anthropic_messages/AnthropicQuickCheck.h"
 
+#include "common/json/JsonLiterals.h"
 #include "common/json/JsonObjectScan.h"
 #include "common/json/JsonWalk.h"
 
@@ -14,32 +15,11 @@ namespace {
 
 using jsonwalk::Span;
 
-// A JSON string's contents when it has no escapes; std::nullopt otherwise.
-std::optional<QByteArrayView> plainString(QByteArrayView value)
-{
-    if (value.size() < 2 || value.front() != '"')
-        return std::nullopt;
-    const QByteArrayView contents = value.sliced(1, value.size() - 2);
-    if (contents.contains('\\'))
-        return std::nullopt;
-    return contents;
-}
+using jsonliteral::isString;
+using jsonliteral::plainInteger;
+using jsonliteral::plainString;
 
-bool isString(QByteArrayView value) { return !value.isEmpty() && value.front() == '"'; }
 bool isNonEmptyString(QByteArrayView value) { return isString(value) && value.size() > 2; }
-
-// A plain decimal integer (no sign, fraction or exponent), as parse reads one.
-std::optional<qint64> plainInteger(QByteArrayView value)
-{
-    if (value.isEmpty() || value.size() > 15)
-        return std::nullopt;
-    for (const char c : value)
-        if (c < '0' || c > '9')
-            return std::nullopt;
-    bool ok = false;
-    const qint64 n = value.toLongLong(&ok);
-    return ok ? std::optional<qint64>(n) : std::nullopt;
-}
 
 // A number in [0, 1], as temperature and top_p must be.
 bool unitInterval(QByteArrayView value)

@@ -1,6 +1,7 @@
 #include "frontends/openai_responses/ResponsesApi.h"
 
 #include "frontends/openai_responses/ResponsesAnswer.h"
+#include "frontends/openai_responses/ResponsesQuickAnswer.h"
 #include "providers/common/OpenAiAnswer.h"
 
 #include <QJsonDocument>
@@ -38,8 +39,9 @@ QByteArray ResponsesApi::answer(const OpenAiAnswer &answer, const QString &model
         frame.model = model;
     if (frame.createdAt <= 0)
         frame.createdAt = createdSeconds;
-    const QJsonObject completion = QJsonDocument::fromJson(answer.toJson(frame.model, frame.createdAt)).object();
-    QByteArray json = ResponsesAnswer::write(completion, frame);
+    const QByteArray completion = answer.toJson(frame.model, frame.createdAt);
+    std::optional<QByteArray> quick = quickWriteResponse(completion, frame);
+    QByteArray json = quick ? std::move(*quick) : ResponsesAnswer::write(QJsonDocument::fromJson(completion).object(), frame);
     reportOnce(QJsonObject(), json);
     return json;
 }

@@ -43,13 +43,6 @@ const QSet<QString> &knownMembers()
     return members;
 }
 
-int estimateTokens(qsizetype bytes)
-{
-    // About four bytes a token for English, as the other front doors estimate; the bucket only
-    // needs an order of magnitude.
-    return static_cast<int>(qMin<qsizetype>(bytes / 4 + 1, 100'000'000));
-}
-
 // The body as one JSON object, or the 400 that says why it is not.
 bool parseObject(const QByteArray &body, QJsonObject *out, Check &check)
 {
@@ -381,6 +374,13 @@ void Translator::echo(const QJsonObject &root)
 }
 
 } // namespace
+
+int ResponsesRequest::estimateTokens(qsizetype bytes)
+{
+    // About four bytes a token for English, as the other front doors estimate; the bucket only
+    // needs an order of magnitude.
+    return static_cast<int>(qMin<qsizetype>(bytes / 4 + 1, 100'000'000));
+}
 
 std::optional<ResponsesRequest> ResponsesRequest::parse(const QByteArray &body, ApiError *error)
 {

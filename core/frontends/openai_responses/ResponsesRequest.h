@@ -46,8 +46,13 @@ struct ResponsesRequest {
     // reasoning_effort, user): a default the client did not ask for is not sent up, since some
     // models refuse even the default value of a parameter they do not take. chatBody() adds the rest.
     QJsonObject chatParameters;
+    // The whole chat body as JSON text, when the quick check (ResponsesQuickCheck) wrote it from
+    // the client's bytes; chatBody() is then not needed for a request without history.
+    QByteArray chatBodyJson;
 
     static std::optional<ResponsesRequest> parse(const QByteArray &body, ApiError *error);
+    // What the provider's tokens/min bucket is charged for a body of `bytes`: ~4 bytes a token.
+    static int estimateTokens(qsizetype bytes);
 
     // The engine's chat.completions body for this request: `instructions` as the first (system)
     // message, then `history` (the items of the earlier turns of a previous_response_id chain, in

@@ -1,0 +1,131 @@
+#include "frontends/openai_responses/ResponsesQuickAnswer.h"
+
+#include "common/json/JsonLiterals.h"
+#include "common/json/JsonObjectScan.h"
+#include "common/json/JsonText.h"
+#include "common/json/JsonWalk.h"
+#include "frontends/openai_responses/ResponseObject.h"
+#include "frontends/openai_responses/ResponsesAnswer.h"
+
+#include <QJsonDocument>
+
+namespace sb {
+
+namespace {
+
+using jsonwalk::Span;
+namespace literal = jsonliteral;
+
+bool isNull(QByteArrayView value) { return value == QByteArrayView("null"); }
+
+// What the answer side reads of choices[0].
+struct Choice {
+    QByteArrayView text;         // the content's literal, quotes included
+    QByteArrayView finishReason; // its contents, or empty
+};
+
+// The message's members that ResponsesAnswer::write reads must be of the easy kind; the others
+// (role, annotations, audio…) it ignores, and so does this.
+bool easyMessage(QByteArrayView json, Span message, Choice *choice)
+{
+    if (message.in(json).front() != '{')
+        return false;
+    int contents = 0;
+    const bool walked = jsonwalk::forEachMember(json, message.begin, [&](QByteArrayView key, Span span) {
+        const QByteArrayView value = span.in(json);
+        if (key.contains('\\'))
+            return false; // an escaped key could be one of those read below
+        if (key == "content") {
+            choice->text = value;
+            return ++contents == 1 && literal::isString(value);
+        }
+        if (key == "refusal" || key == "tool_calls" || key == "function_call" || key == "reasoning_content" || key == "reasoning")
+            return isNull(value);
+        return true;
+    });
+    return walked && contents == 1;
+}
+
+bool easyChoice(QByteArrayView json, Span choiceSpan, Choice *choice)
+{
+    if (choiceSpan.in(json).front() != '{')
+        return false;
+    int messages = 0, reasons = 0;
+    const bool walked = jsonwalk::forEachMember(json, choiceSpan.begin, [&](QByteArrayView key, Span span) {
+        const QByteArrayView value = span.in(json);
+        if (key.contains('\\'))
+            return false;
+        if (key == "message")
+            return ++messages == 1 && easyMessage(json, span, choice);
+        if (key == "finish_reason") {
+            if (++reasons != 1)
+                return false;
+            if (isNull(value))
+                return true;
+            const std::optional<QByteArrayView> reason = literal::plainString(value);
+            choice->finishReason = reason.value_or(QByteArrayView());
+            return reason.has_value();
+        }
+        return true;
+    });
+    return walked && messages == 1;
+}
+
+// choices: an array of exactly one easy choice.
+bool onlyChoice(QByteArrayView json, Span choices, Choice *choice)
+{
+    if (choices.in(json).front() != '[')
+        return false;
+    int count = 0;
+    const bool walked = jsonwalk::forEachElement(json, choices.begin, [&](Span element) {
+        return ++count == 1 && easyChoice(json, element, choice);
+    });
+    return walked && count == 1;
+}
+
+void appendOutputText(QByteArray *out, const ResponseFrame &frame, QByteArrayView text, QByteArrayView status)
+{
+    // The members in the order QJsonDocument writes them, as the object path does.
+    out->append("[{\"content\":[{\"annotations\":[],\"logprobs\":[],\"text\":");
+    out->append(text.data(), text.size());
+    out->append(",\"type\":\"output_text\"}],\"id\":");
+    appendJsonString(out, ResponseObject::itemId(frame, QLatin1String("msg"), 0));
+    out->append(",\"role\":\"assistant\",\"status\":\"");
+    out->append(status.data(), status.size());
+    out->append("\",\"type\":\"message\"}]");
+}
+
+} // namespace
+
+std::optional<QByteArray> quickWriteResponse(QByteArrayView completion, const ResponseFrame &frame)
+{
+    JsonObjectScan scan;
+    if (!scan.scan(completion))
+        return std::nullopt;
+    const JsonObjectScan::Member *choices = scan.find("choices");
+    Choice choice;
+    if (!choices || !onlyChoice(completion, Span{choices->valueBegin, choices->valueEnd}, &choice))
+        return std::nullopt;
+
+    const QString reason = ResponseObject::incompleteReason(QString::fromLatin1(choice.finishReason));
+    ResponseEnding ending;
+    ending.status = reason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete");
+    if (!reason.isEmpty()) {
+        ending.incompleteDetails = "{\"reason\":";
+        appendJsonString(&ending.incompleteDetails, reason);
+        ending.incompleteDetails += '}';
+    }
+    // An empty answer has no message item; an answer cut short was cut in it, which says so.
+    if (choice.text.size() > 2) {
+        ending.output.clear();
+        appendOutputText(&ending.output, frame, choice.text, reason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete"));
+    }
+    if (const JsonObjectScan::Member *usage = scan.find("usage"); usage && !isNull(usage->valueIn(completion))) {
+        const QJsonObject chatUsage = QJsonDocument::fromJson(usage->valueIn(completion).toByteArray()).object();
+        if (!chatUsage.isEmpty())
+            ending.usage = ResponsesAnswer::usageJson(chatUsage);
+    }
+    return ResponseObject::write(frame, ending);
+}
+
+} // namespace sb
