@@ -68,7 +68,8 @@ QString itemPrefix(const QString &type)
 }
 
 // The request's own items as input_items lists them: each with an id, derived from the
-// response's so that it is unique and the same on every read.
+// response's so that it is unique and the same on every read (the store keeps the items as
+// asked for, and items that came with an id keep theirs).
 QJsonArray withItemIds(const QJsonArray &items, const QString &responseId)
 {
     const QString suffix = responseId.mid(responseId.indexOf(QLatin1Char('_')) + 1);
@@ -89,7 +90,7 @@ QJsonArray conversationOf(const std::vector<StoredResponse> &chain)
 {
     QJsonArray items;
     for (const StoredResponse &turn : chain) {
-        for (const QJsonValue &item : turn.input)
+        for (const QJsonValue &item : turn.inputItems())
             items.append(item);
         for (const QJsonValue &item : turn.object().value(QLatin1String("output")).toArray())
             items.append(item);
@@ -203,9 +204,17 @@ void ResponsesEndpoint::start(const HttpRequest &request, std::shared_ptr<Respon
     ResponsesApi::Finished onFinished;
     if (parsed->store) {
         ResponseStore &store = m_engine.responses();
-        onFinished = [&store, id = frame.id, nowMs, previous = parsed->previousResponseId,
-                      input = withItemIds(parsed->input, frame.id)](const QJsonObject &object, const QByteArray &json) {
-            store.save(StoredResponse{id, nowMs, previous, input, object, json});
+        onFinished = [&store, id = frame.id, nowMs, previous = parsed->previousResponseId, input = parsed->input,
+                      inputJson = parsed->inputJson](const QJsonObject &object, const QByteArray &json) {
+            StoredResponse stored;
+            stored.id = id;
+            stored.createdMs = nowMs;
+            stored.previousId = previous;
+            stored.input = input;
+            stored.inputJson = inputJson;
+            stored.response = object;
+            stored.responseJson = json;
+            store.save(std::move(stored));
         };
     }
 
@@ -222,7 +231,7 @@ void ResponsesEndpoint::start(const HttpRequest &request, std::shared_ptr<Respon
     // sent; only when one is configured, as expanding a conversation costs its serialisation.
     const auto config = m_engine.config();
     if (std::any_of(config->providers.begin(), config->providers.end(), [](const ProviderConfig &p) { return p.responsesApi; }))
-        input.nativeBody = ResponsesNativeBody::withHistory(parsed->original, history, parsed->input);
+        input.nativeBody = ResponsesNativeBody::withHistory(parsed->original, history, parsed->inputItems());
     m_startCall(request, std::move(input), std::move(response));
 }
 
@@ -266,7 +275,7 @@ void ResponsesEndpoint::listInputItems(const QString &id, const QByteArray &quer
                                               response = std::move(response)](std::optional<StoredResponse> found) {
         if (!found)
             return sendError(response, notFound(id));
-        QJsonArray items = found->input;
+        QJsonArray items = withItemIds(found->inputItems(), id);
         if (!ascending) {
             QJsonArray reversed;
             for (qsizetype i = items.size() - 1; i >= 0; --i)

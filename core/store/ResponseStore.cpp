@@ -47,12 +47,22 @@ std::optional<StoredResponse> readOne(Database &db, const QString &id)
     row.id = id;
     row.createdMs = q.value(0).toLongLong();
     row.previousId = q.value(1).toString();
-    row.input = QJsonDocument::fromJson(q.value(2).toByteArray()).array();
+    row.inputJson = q.value(2).toByteArray();
     row.responseJson = q.value(3).toByteArray(); // parsed only where a conversation needs its output
     return row;
 }
 
 } // namespace
+
+QJsonArray StoredResponse::inputItems() const
+{
+    return inputJson.isEmpty() ? input : QJsonDocument::fromJson(inputJson).array();
+}
+
+QByteArray StoredResponse::inputItemsJson() const
+{
+    return inputJson.isEmpty() ? compact(input) : inputJson;
+}
 
 QJsonObject StoredResponse::object() const
 {
@@ -86,7 +96,7 @@ void ResponseStore::close()
 void ResponseStore::save(StoredResponse response)
 {
     auto row = std::make_shared<const StoredResponse>(std::move(response));
-    PendingRow pending{row, compact(row->input), row->json()};
+    PendingRow pending{row, row->inputItemsJson(), row->json()};
     remember(row, pending.input.size() + pending.object.size());
     if (!m_db.isOpen())
         return;

@@ -27,12 +27,18 @@ struct StoredResponse {
     QString id;
     qint64 createdMs = 0;
     QString previousId;   // the response this one continued, or empty
-    QJsonArray input;     // this request's own input items (not the earlier turns')
+    // This request's own input items (not the earlier turns'), as they were asked for, without the
+    // ids input_items lists them with: as one of the array (`input`) or its compact JSON
+    // (`inputJson`).
+    QJsonArray input;
+    QByteArray inputJson;
     // The response object, as one of: the object (`response`), or its compact JSON
     // (`responseJson`) as the client got it; when both are set they say the same.
     QJsonObject response;
     QByteArray responseJson;
 
+    QJsonArray inputItems() const;
+    QByteArray inputItemsJson() const;
     QJsonObject object() const;
     QByteArray json() const;
 };

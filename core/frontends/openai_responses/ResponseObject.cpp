@@ -30,8 +30,11 @@ bool ownedByTheResponse(const QString &key)
 
 QString ResponseObject::itemId(const ResponseFrame &frame, QLatin1String prefix, int outputIndex)
 {
-    const QString base = frame.id.startsWith(QLatin1String("resp_")) ? frame.id.mid(5) : frame.id;
-    return QStringLiteral("%1_%2_%3").arg(prefix, base).arg(outputIndex);
+    const QStringView base = frame.id.startsWith(QLatin1String("resp_")) ? QStringView(frame.id).mid(5) : QStringView(frame.id);
+    QString id;
+    id.reserve(prefix.size() + base.size() + 8);
+    id.append(prefix).append(QLatin1Char('_')).append(base).append(QLatin1Char('_')).append(QString::number(outputIndex));
+    return id;
 }
 
 QString ResponseObject::callId(const ResponseFrame &frame, const QString &upstreamId, int outputIndex, QSet<QString> *used)

@@ -34,33 +34,46 @@ QJsonObject toolCallItem(const ResponseFrame &frame, int outputIndex, const QStr
 
 } // namespace
 
-QByteArray ResponsesAnswer::usageJson(const QJsonObject &chatUsage)
+ResponsesAnswer::UsageCounts ResponsesAnswer::usageCounts(const QJsonObject &chatUsage)
 {
-    const qint64 input = count(chatUsage, "prompt_tokens");
-    const qint64 output = count(chatUsage, "completion_tokens");
+    UsageCounts counts;
+    counts.input = count(chatUsage, "prompt_tokens");
+    counts.output = count(chatUsage, "completion_tokens");
     const QJsonObject promptDetails = chatUsage.value(QLatin1String("prompt_tokens_details")).toObject();
     const QJsonValue cachedValue = promptDetails.value(QLatin1String("cached_tokens")).isDouble()
         ? promptDetails.value(QLatin1String("cached_tokens"))
         : chatUsage.value(QLatin1String("prompt_cache_hit_tokens"));
-    const qint64 cached = qBound<qint64>(0, cachedValue.toInteger(), input);
-    const qint64 reasoning = count(chatUsage.value(QLatin1String("completion_tokens_details")).toObject(), "reasoning_tokens");
+    counts.cached = cachedValue.toInteger();
+    counts.cacheWrite = count(promptDetails, "cache_write_tokens");
+    counts.reasoning = count(chatUsage.value(QLatin1String("completion_tokens_details")).toObject(), "reasoning_tokens");
     const QJsonValue total = chatUsage.value(QLatin1String("total_tokens"));
+    counts.total = total.isDouble() ? qMax<qint64>(0, total.toInteger()) : -1;
+    return counts;
+}
+
+QByteArray ResponsesAnswer::usageJson(const UsageCounts &counts)
+{
     QByteArray out;
     out.reserve(192);
     out.append("{\"input_tokens\":");
-    appendJsonNumber(&out, input);
+    appendJsonNumber(&out, counts.input);
     out.append(",\"input_tokens_details\":{\"cached_tokens\":");
-    appendJsonNumber(&out, cached);
+    appendJsonNumber(&out, qBound<qint64>(0, counts.cached, counts.input));
     out.append(",\"cache_write_tokens\":");
-    appendJsonNumber(&out, count(promptDetails, "cache_write_tokens"));
+    appendJsonNumber(&out, counts.cacheWrite);
     out.append("},\"output_tokens\":");
-    appendJsonNumber(&out, output);
+    appendJsonNumber(&out, counts.output);
     out.append(",\"output_tokens_details\":{\"reasoning_tokens\":");
-    appendJsonNumber(&out, reasoning);
+    appendJsonNumber(&out, counts.reasoning);
     out.append("},\"total_tokens\":");
-    appendJsonNumber(&out, total.isDouble() ? qMax<qint64>(0, total.toInteger()) : input + output);
+    appendJsonNumber(&out, counts.total >= 0 ? counts.total : counts.input + counts.output);
     out.append('}');
     return out;
+}
+
+QByteArray ResponsesAnswer::usageJson(const QJsonObject &chatUsage)
+{
+    return usageJson(usageCounts(chatUsage));
 }
 
 QJsonObject ResponsesAnswer::usage(const QJsonObject &chatUsage)

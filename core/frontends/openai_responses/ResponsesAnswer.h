@@ -13,6 +13,12 @@ namespace sb {
 // output_text part, or a refusal part), then one function_call item per tool call, or a
 // custom_tool_call item for a tool the client declared custom.
 struct ResponsesAnswer {
+    // The counts of a chat usage object that the Responses usage object reports.
+    struct UsageCounts {
+        qint64 input = 0, cached = 0, cacheWrite = 0, output = 0, reasoning = 0;
+        qint64 total = -1; // -1: the upstream gave none, which is input + output
+    };
+
     // A chat.completion object → a complete response object (status completed, or incomplete with
     // incomplete_details.reason "max_output_tokens" for finish_reason length / "content_filter").
     // Written as compact JSON, which is what the client gets; fromChatCompletion() is that object.
@@ -24,6 +30,8 @@ struct ResponsesAnswer {
     // prompt_cache_hit_tokens). Shared with ResponsesStreamWriter.
     static QJsonObject usage(const QJsonObject &chatUsage);
     static QByteArray usageJson(const QJsonObject &chatUsage); // the same as compact JSON
+    static UsageCounts usageCounts(const QJsonObject &chatUsage);
+    static QByteArray usageJson(const UsageCounts &counts);
 };
 
 } // namespace sb

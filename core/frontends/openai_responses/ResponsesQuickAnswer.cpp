@@ -8,6 +8,9 @@
 #include "frontends/openai_responses/ResponsesAnswer.h"
 
 #include <QJsonDocument>
+#include <QVarLengthArray>
+
+#include <algorithm>
 
 namespace sb {
 
@@ -83,6 +86,68 @@ bool onlyChoice(QByteArrayView json, Span choices, Choice *choice)
     return walked && count == 1;
 }
 
+// Each member of `object` once, keys without escapes, f(key, value) accepting it.
+template <typename F>
+bool distinctMembers(QByteArrayView json, Span object, F &&f)
+{
+    if (object.in(json).front() != '{')
+        return false;
+    QVarLengthArray<QByteArrayView, 8> seen;
+    return jsonwalk::forEachMember(json, object.begin, [&](QByteArrayView key, Span value) {
+        if (key.contains('\\') || std::find(seen.cbegin(), seen.cend(), key) != seen.cend())
+            return false;
+        seen.append(key);
+        return f(key, value.in(json));
+    });
+}
+
+// A count as the object path reads one (toInteger, at least 0), for a plain integer.
+bool readCount(QByteArrayView value, qint64 *out)
+{
+    const std::optional<qint64> n = literal::plainInteger(value);
+    if (n)
+        *out = *n;
+    return n.has_value();
+}
+
+// The counts of a usage object whose numbers are all plain integers; "not sure" otherwise.
+std::optional<ResponsesAnswer::UsageCounts> usageCounts(QByteArrayView json, Span usage)
+{
+    ResponsesAnswer::UsageCounts counts;
+    std::optional<qint64> detailsCached, hitTokens;
+    int members = 0;
+    const auto details = [&](Span object, auto &&member) {
+        return isNull(object.in(json)) || distinctMembers(json, object, member);
+    };
+    const bool read = distinctMembers(json, usage, [&](QByteArrayView key, QByteArrayView value) {
+        const Span span{value.data() - json.data(), value.data() - json.data() + value.size()};
+        ++members;
+        if (key == "prompt_tokens")
+            return readCount(value, &counts.input);
+        if (key == "completion_tokens")
+            return readCount(value, &counts.output);
+        if (key == "total_tokens")
+            return readCount(value, &counts.total);
+        if (key == "prompt_cache_hit_tokens")
+            return (hitTokens = literal::plainInteger(value)).has_value();
+        if (key == "prompt_tokens_details")
+            return details(span, [&](QByteArrayView k, QByteArrayView v) {
+                if (k == "cached_tokens")
+                    return (detailsCached = literal::plainInteger(v)).has_value();
+                if (k == "cache_write_tokens")
+                    return readCount(v, &counts.cacheWrite);
+                return true;
+            });
+        if (key == "completion_tokens_details")
+            return details(span, [&](QByteArrayView k, QByteArrayView v) { return k != "reasoning_tokens" || readCount(v, &counts.reasoning); });
+        return true;
+    });
+    if (!read || members == 0) // an empty usage object is no usage, as the object path reads it
+        return std::nullopt;
+    counts.cached = detailsCached ? *detailsCached : hitTokens.value_or(0);
+    return counts;
+}
+
 void appendOutputText(QByteArray *out, const ResponseFrame &frame, QByteArrayView text, QByteArrayView status)
 {
     // The members in the order QJsonDocument writes them, as the object path does.
@@ -121,9 +186,13 @@ std::optional<QByteArray> quickWriteResponse(QByteArrayView completion, const Re
         appendOutputText(&ending.output, frame, choice.text, reason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete"));
     }
     if (const JsonObjectScan::Member *usage = scan.find("usage"); usage && !isNull(usage->valueIn(completion))) {
-        const QJsonObject chatUsage = QJsonDocument::fromJson(usage->valueIn(completion).toByteArray()).object();
-        if (!chatUsage.isEmpty())
-            ending.usage = ResponsesAnswer::usageJson(chatUsage);
+        if (const std::optional<ResponsesAnswer::UsageCounts> counts = usageCounts(completion, Span{usage->valueBegin, usage->valueEnd})) {
+            ending.usage = ResponsesAnswer::usageJson(*counts);
+        } else {
+            const QJsonObject chatUsage = QJsonDocument::fromJson(usage->valueIn(completion).toByteArray()).object();
+            if (!chatUsage.isEmpty())
+                ending.usage = ResponsesAnswer::usageJson(chatUsage);
+        }
     }
     return ResponseObject::write(frame, ending);
 }

@@ -13,8 +13,6 @@ namespace {
 using jsonwalk::Span;
 namespace literal = jsonliteral;
 
-const QLatin1String kType("type"), kRole("role"), kContent("content"), kText("text");
-
 bool is(QByteArrayView value, const char *text) { return value == QByteArrayView(text); }
 
 // One input item of the easy kind: {"role": "user" | "system" | "developer", "content": "…"},
@@ -63,19 +61,19 @@ void appendChatMessage(QByteArray *out, const EasyMessage &message)
     out->append('}');
 }
 
-// The item as the full parse keeps it for the store: the client's members, "type" added.
-QJsonObject storedItem(const EasyMessage &message)
+// The item as the full parse keeps it for the store: the client's members, "type" added; in the
+// order Qt writes an object's members, as the store writes the parsed ones.
+void appendStoredItem(QByteArray *out, const EasyMessage &message)
 {
-    return QJsonObject{{kType, QStringLiteral("message")},
-                       {kRole, literal::stringValue(message.role)},
-                       {kContent, literal::stringValue(message.content)}};
+    out->append("{\"content\":").append(message.content.data(), message.content.size());
+    out->append(",\"role\":").append(message.role.data(), message.role.size());
+    out->append(",\"type\":\"message\"}");
 }
 
-QJsonObject stringInputItem(const QString &text)
+void appendStringInputItem(QByteArray *out, QByteArrayView text)
 {
-    return QJsonObject{{kType, QStringLiteral("message")},
-                       {kRole, QStringLiteral("user")},
-                       {kContent, QJsonArray{QJsonObject{{kType, QStringLiteral("input_text")}, {kText, text}}}}};
+    out->append("{\"content\":[{\"text\":").append(text.data(), text.size());
+    out->append(",\"type\":\"input_text\"}],\"role\":\"user\",\"type\":\"message\"}");
 }
 
 // What the quick check reads of the top level, as spans into the body.
@@ -153,8 +151,10 @@ std::optional<ResponsesRequest> quickCheckResponsesRequest(const QByteArray &bod
 
     if (literal::isString(m->input)) {
         chat.append(first ? "" : ",").append("{\"role\":\"user\",\"content\":").append(m->input.data(), m->input.size()).append('}');
-        request.input.append(stringInputItem(literal::stringValue(m->input)));
+        request.inputJson.append('[');
+        appendStringInputItem(&request.inputJson, m->input);
     } else {
+        request.inputJson.append('[');
         const bool walked = jsonwalk::forEachElement(body, m->input.data() - body.constData(), [&](Span item) {
             const std::optional<EasyMessage> message = easyMessage(body, item);
             if (!message)
@@ -162,13 +162,16 @@ std::optional<ResponsesRequest> quickCheckResponsesRequest(const QByteArray &bod
             if (!first)
                 chat.append(',');
             first = false;
+            if (request.inputJson.size() > 1)
+                request.inputJson.append(',');
             appendChatMessage(&chat, *message);
-            request.input.append(storedItem(*message));
+            appendStoredItem(&request.inputJson, *message);
             return true;
         });
-        if (!walked || request.input.isEmpty())
+        if (!walked || request.inputJson.size() == 1)
             return std::nullopt;
     }
+    request.inputJson.append(']');
     chat.append(']');
 
     request.model = QString::fromUtf8(*literal::plainString(m->model));

@@ -398,6 +398,11 @@ std::optional<ResponsesRequest> ResponsesRequest::parse(const QByteArray &body, 
     return request;
 }
 
+QJsonArray ResponsesRequest::inputItems() const
+{
+    return inputJson.isEmpty() ? input : QJsonDocument::fromJson(inputJson).array();
+}
+
 QJsonObject ResponsesRequest::chatBody(const QJsonArray &history) const
 {
     QJsonObject body = chatParameters;
@@ -408,7 +413,7 @@ QJsonObject ResponsesRequest::chatBody(const QJsonArray &history) const
         messages.append(QJsonObject{{kRole, QStringLiteral("system")}, {kContent, instructions}});
     // One list, so that a turn split across the two (calls kept, outputs sent now) stays one turn.
     QJsonArray items = history;
-    for (const QJsonValue &item : input)
+    for (const QJsonValue &item : inputItems())
         items.append(item);
     for (const QJsonValue &message : chatMessages(items, customTools))
         messages.append(message);

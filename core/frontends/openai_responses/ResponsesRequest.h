@@ -27,6 +27,9 @@ struct ResponsesRequest {
     // {"type":"message","role":"user","content":[{"type":"input_text","text":…}]}, and an item with a
     // "role" but no "type" gets "type":"message". Otherwise the items as the client sent them.
     QJsonArray input;
+    // The same items as JSON text instead, when the quick check wrote them (`input` is then empty):
+    // the store keeps them as text, and a request without history needs them no other way.
+    QByteArray inputJson;
     QString instructions; // empty when none
     // What a response object repeats from its request, as given or defaulted: instructions (null),
     // tools ([]), tool_choice ("auto"), parallel_tool_calls (true), max_output_tokens (null),
@@ -51,6 +54,8 @@ struct ResponsesRequest {
     QByteArray chatBodyJson;
 
     static std::optional<ResponsesRequest> parse(const QByteArray &body, ApiError *error);
+    // `input`, or `inputJson` parsed.
+    QJsonArray inputItems() const;
     // What the provider's tokens/min bucket is charged for a body of `bytes`: ~4 bytes a token.
     static int estimateTokens(qsizetype bytes);
 

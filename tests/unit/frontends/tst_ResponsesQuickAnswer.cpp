@@ -51,6 +51,20 @@ private slots:
             << with("'choices':[{'index':0,'message':{'role':'assistant','content':'Hi'},'finish_reason':'stop'}],"
                     "'usage':{'prompt_tokens':2006,'completion_tokens':300,'total_tokens':2306,"
                     "'prompt_tokens_details':{'cached_tokens':1920},'completion_tokens_details':{'reasoning_tokens':128}}}");
+        QTest::newRow("usage an empty object") << with("'choices':[{'index':0,'message':{'role':'assistant','content':'Hi'},'finish_reason':'stop'}],'usage':{}}");
+        QTest::newRow("usage with DeepSeek's cache hits")
+            << with("'choices':[{'index':0,'message':{'role':'assistant','content':'Hi'},'finish_reason':'stop'}],"
+                    "'usage':{'prompt_tokens':50,'completion_tokens':2,'total_tokens':52,'prompt_cache_hit_tokens':40,'prompt_cache_miss_tokens':10}}");
+        QTest::newRow("usage with null details")
+            << with("'choices':[{'index':0,'message':{'role':'assistant','content':'Hi'},'finish_reason':'stop'}],"
+                    "'usage':{'prompt_tokens':5,'completion_tokens':2,'total_tokens':7,'prompt_tokens_details':null,'completion_tokens_details':null}}");
+        QTest::newRow("usage with more cached than sent")
+            << with("'choices':[{'index':0,'message':{'role':'assistant','content':'Hi'},'finish_reason':'stop'}],"
+                    "'usage':{'prompt_tokens':5,'completion_tokens':2,'prompt_tokens_details':{'cached_tokens':9,'audio_tokens':0}}}");
+        QTest::newRow("usage written as floats")
+            << with("'choices':[{'index':0,'message':{'role':'assistant','content':'Hi'},'finish_reason':'stop'}],"
+                    "'usage':{'prompt_tokens':5.0,'completion_tokens':2,'total_tokens':null}}");
+        QTest::newRow("usage not an object") << with("'choices':[{'index':0,'message':{'role':'assistant','content':'Hi'},'finish_reason':'stop'}],'usage':5}");
         QTest::newRow("the members OpenAI adds")
             << with("'choices':[{'index':0,'message':{'role':'assistant','content':'Hi','refusal':null,'annotations':[],"
                     "'tool_calls':null,'function_call':null},'logprobs':null,'finish_reason':'stop'}],"

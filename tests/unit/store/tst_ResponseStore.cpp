@@ -79,7 +79,7 @@ private slots:
             store.find(QStringLiteral("resp_1"), m_reply, found.sink());
             QVERIFY(found.wait());
             QVERIFY(found.value && *found.value);
-            QCOMPARE((*found.value)->input.size(), 1);
+            QCOMPARE((*found.value)->inputItems().size(), 1);
         }
         ResponseStore reopened(clock);
         QVERIFY(reopened.open(path, nullptr));
@@ -90,7 +90,7 @@ private slots:
         const StoredResponse &row = **found.value;
         QCOMPARE(row.createdMs, now);
         QCOMPARE(row.object().value(QStringLiteral("object")).toString(), QStringLiteral("response"));
-        QCOMPARE(row.input[0].toObject().value(QStringLiteral("content")).toString(), QStringLiteral("asked in resp_1"));
+        QCOMPARE(row.inputItems()[0].toObject().value(QStringLiteral("content")).toString(), QStringLiteral("asked in resp_1"));
 
         Answer<std::optional<StoredResponse>> unknown;
         reopened.find(QStringLiteral("resp_none"), m_reply, unknown.sink());
