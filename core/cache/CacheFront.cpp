@@ -61,7 +61,7 @@ void CacheFront::applyLimits(const EngineConfigPtr &config)
 }
 
 void CacheFront::handle(Request request, const EngineConfigPtr &config, const std::shared_ptr<ResponseWriter> &response,
-                        UpstreamClient &upstream, RecordSink record, Proceed proceed)
+                        const Embed &embed, RecordSink record, Proceed proceed)
 {
     const RouteConfig *route = config->route(request.model);
     if (!route || (!route->cacheEnabled && !route->cache.semantic)) {
@@ -99,8 +99,7 @@ void CacheFront::handle(Request request, const EngineConfigPtr &config, const st
     }
     lookup->scope = CacheKey::semanticScope(route->logicalModel, lookup->request.body.object());
     m_embeddingCalls.fetch_add(1, std::memory_order_relaxed);
-    EmbeddingsClient::embed(upstream, *config, route->cache, text,
-                            [this, lookup](std::optional<std::vector<float>> embedding, const QString &error) {
+    embed(route->cache, text, [this, lookup](std::optional<std::vector<float>> embedding, const QString &error) {
         const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(m_clock.now() - lookup->startedAt);
         m_embeddingMicros.fetch_add(quint64(std::max<qint64>(0, waited.count())), std::memory_order_relaxed);
         if (!lookup->response->isOpen())

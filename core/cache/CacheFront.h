@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cache/EmbeddingsClient.h"
 #include "cache/ExactCache.h"
 #include "cache/SemanticCache.h"
 #include "common/HttpHeaders.h"
@@ -18,7 +19,6 @@ namespace sb {
 class ClientApi;
 class ResponseWriter;
 class StreamTee;
-class UpstreamClient;
 
 // The cache step of ARCHITECTURE.md, "The life of a request": the exact cache, then the semantic one,
 // in front of the router. One per engine, shared by every worker. A hit is answered here at once
@@ -43,6 +43,9 @@ public:
         QByteArray header;              // x-switchboard-cache: "miss" or "skip"; empty when the route has no cache
     };
     using Proceed = std::function<void(Miss)>;
+    // How the semantic lookup gets its embedding: the proxy's call through the router
+    // (RoutedEmbeddings); `done` runs later on the caller's thread.
+    using Embed = std::function<void(const RouteCacheConfig &cache, const QString &text, EmbeddingsClient::Done done)>;
     using RecordSink = std::function<void(RequestRecord &&)>;
 
     struct Stats {
@@ -63,7 +66,7 @@ public:
     // `proceed`, at once or — when the semantic cache has to ask for an embedding — later on this
     // thread. Neither is called when the client has gone meanwhile.
     void handle(Request request, const EngineConfigPtr &config, const std::shared_ptr<ResponseWriter> &response,
-                UpstreamClient &upstream, RecordSink record, Proceed proceed);
+                const Embed &embed, RecordSink record, Proceed proceed);
 
     // Cache-Control: no-cache / no-store, or x-switchboard-cache: skip.
     static bool bypassRequested(const HttpHeaders &headers);

@@ -1,20 +1,20 @@
 #pragma once
 
-#include "model/EngineConfig.h"
-
+#include <QByteArray>
 #include <QString>
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <vector>
 
 namespace sb {
 
-class UpstreamClient;
-
-// One OpenAI-compatible /v1/embeddings call for the semantic cache, to the provider of the route's
-// embeddings channel, through the worker's own upstream client (so it never blocks the worker and
-// is cancelled with it). The provider's dialect translates the request, as for any proxied call.
+// What the semantic cache needs of an embeddings call: the callback, the time it may take, and the
+// reading of the answer in OpenAI's shape (data[0].embedding), which is what the dialect's adapter
+// makes of its provider's answer. The call itself is made by the proxy, through the router's key
+// rings and channel health like every call (proxy/RoutedEmbeddings), so a Gemini or DashScope
+// embeddings channel works as an OpenAI one does.
 class EmbeddingsClient {
 public:
     using Done = std::function<void(std::optional<std::vector<float>> embedding, const QString &error)>;
@@ -22,11 +22,6 @@ public:
     // How long a lookup may wait for its embedding before the request goes on as a miss: the
     // semantic cache is there to save time, a slow embeddings call must not cost more than it saves.
     static constexpr std::chrono::milliseconds kTimeout{3000};
-
-    // `done` runs later on this thread (never from inside embed()), exactly once unless the
-    // upstream client is destroyed first. Returns the transfer id, 0 when nothing was started.
-    static quint64 embed(UpstreamClient &upstream, const EngineConfig &config, const RouteCacheConfig &cache,
-                         const QString &text, Done done);
 
     // The first vector of an OpenAI embeddings answer ({"data":[{"embedding":[…]}]}).
     static std::optional<std::vector<float>> parse(const QByteArray &body, QString *error);

@@ -127,6 +127,8 @@ void AdminApi::handle(const HttpRequest &request, std::shared_ptr<ResponseWriter
     } else if (rest == "reload") {
         if (requireMethod(request, response, "POST"))
             reload(response);
+    } else if (rest.startsWith("keys/")) {
+        keys(request, response, rest.mid(5));
     } else {
         notFound(response, QString::fromUtf8(path.left(200)));
     }
@@ -312,6 +314,28 @@ void AdminApi::reload(const std::shared_ptr<ResponseWriter> &response)
             sendJson(response, 200, QJsonObject{{QStringLiteral("reloaded"), true}, {QStringLiteral("message"), message}});
         else
             sendError(response, ApiError{500, message, QStringLiteral("server_error"), {}, QStringLiteral("reload_failed")});
+    });
+}
+
+void AdminApi::keys(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response, const QByteArray &rest)
+{
+    // rest is "{id}/enable"
+    const QList<QByteArray> parts = rest.split('/');
+    const std::optional<int> id = parseId(parts.value(0));
+    if (!id || parts.size() != 2 || parts[1] != "enable") {
+        notFound(response, QString::fromUtf8(request.path.left(200)));
+        return;
+    }
+    if (!requireMethod(request, response, "POST"))
+        return;
+    // Like a reload: the store lives on the Gateway's thread; this worker answers when it is done.
+    m_controls.requestKeyReenable(*id, m_context, [response, keyId = *id](bool ok, const QString &message) {
+        if (!response->isOpen())
+            return;
+        if (ok)
+            sendJson(response, 200, QJsonObject{{QStringLiteral("keyId"), keyId}, {QStringLiteral("enabled"), true}});
+        else
+            sendError(response, ApiError{409, message, QStringLiteral("invalid_request_error"), {}, QStringLiteral("key_not_refused")});
     });
 }
 

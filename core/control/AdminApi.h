@@ -30,6 +30,7 @@ struct HttpRequest;
 //   GET  /admin/incidents                    open and recent incidents derived from those events
 //   GET  /admin/snapshot                     the whole MetricsSnapshot (what an attached console reads)
 //   POST /admin/reload                       re-read the stored configuration and apply it live
+//   POST /admin/keys/{id}/enable             take back an API key the provider refused (its stored refusal is forgotten)
 //   GET  /metrics                            Prometheus text format 0.0.4
 // Access: with a local token set, every admin path and /metrics need `Authorization: Bearer <token>`;
 // without one they answer loopback peers only (the proxy itself may then listen on loopback only, so
@@ -52,6 +53,7 @@ private:
     void incidents(const std::shared_ptr<ResponseWriter> &response);
     void snapshot(const std::shared_ptr<ResponseWriter> &response);
     void reload(const std::shared_ptr<ResponseWriter> &response);
+    void keys(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response, const QByteArray &rest);
     void metrics(const std::shared_ptr<ResponseWriter> &response);
     QJsonObject channelJson(int channelId) const;
     bool requireMethod(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response, const QByteArray &method);

@@ -24,6 +24,9 @@ public:
     // Re-reads the stored configuration on the engine's thread, then calls `reply` on
     // `replyContext`'s thread (not at all if that object is gone by then).
     virtual void requestReload(QObject *replyContext, std::function<void(bool ok, const QString &message)> reply) = 0;
+    // Takes an API key the provider refused back into rotation (its stored refusal is forgotten), on
+    // the engine's thread; then `reply` as for requestReload.
+    virtual void requestKeyReenable(int keyId, QObject *replyContext, std::function<void(bool ok, const QString &message)> reply) = 0;
 };
 
 } // namespace sb

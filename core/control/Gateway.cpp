@@ -313,6 +313,29 @@ void Gateway::requestReload(QObject *replyContext, std::function<void(bool, cons
     });
 }
 
+void Gateway::setKeyReenableHandler(KeyReenableHandler handler)
+{
+    m_keyReenableHandler = std::move(handler);
+}
+
+void Gateway::requestKeyReenable(int keyId, QObject *replyContext, std::function<void(bool, const QString &)> reply)
+{
+    QPointer<QObject> context(replyContext);
+    QMetaObject::invokeMethod(this, [this, keyId, context, reply = std::move(reply)] {
+        QString message;
+        bool ok = false;
+        if (!m_keyReenableHandler)
+            message = QStringLiteral("This instance runs on a configuration it cannot change (a --config file or none); edit the key there.");
+        else
+            ok = m_keyReenableHandler(keyId, &message);
+        if (context)
+            QMetaObject::invokeMethod(context, [context, reply, ok, message] {
+                if (context)
+                    reply(ok, message);
+            });
+    });
+}
+
 QString Gateway::baseUrl() const
 {
     const auto config = m_context.config();

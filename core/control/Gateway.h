@@ -81,6 +81,11 @@ public:
     // Thread-safe: runs the reload handler on this object's thread, then calls `reply` on
     // `replyContext`'s thread (not at all if that object is gone by then).
     void requestReload(QObject *replyContext, std::function<void(bool ok, const QString &message)> reply) override;
+    // How POST /admin/keys/{id}/enable re-enables a refused key: set by whoever owns the configuration
+    // (EngineHost: ConfigStore::reenableKey). Runs on this object's thread.
+    using KeyReenableHandler = std::function<bool(int keyId, QString *message)>;
+    void setKeyReenableHandler(KeyReenableHandler handler);
+    void requestKeyReenable(int keyId, QObject *replyContext, std::function<void(bool ok, const QString &message)> reply) override;
 
 signals:
     // Once a second from the control thread; connect with a queued connection from the GUI.
@@ -107,6 +112,7 @@ private:
     std::unique_ptr<HttpServer> m_server;
     std::vector<std::thread> m_retiring; // old servers draining after a rebind; owner thread only
     ReloadHandler m_reloadHandler;       // owner thread only
+    KeyReenableHandler m_keyReenableHandler; // owner thread only
     QThread *m_controlThread = nullptr;
     std::atomic<ControlLoop *> m_control{nullptr}; // read by workers (probe now, snapshots)
 };

@@ -123,6 +123,7 @@ bool EngineHost::start(const Options &options, QString *error)
             m_gateway->applyConfig(withOverrides(saved)); // the repository already logged the config_change event
     });
     m_gateway->setReloadHandler([this](QString *message) { return reload(message); });
+    wireKeyRefusals();
     return true;
 }
 
@@ -233,6 +234,26 @@ void EngineHost::wireHistory()
             history->enqueue(std::move(sample));
         }
     }, Qt::DirectConnection);
+}
+
+void EngineHost::wireKeyRefusals()
+{
+    // A run on a --config file keeps refusals in memory only: the file is read-only and its keys are
+    // not the database's.
+    if (m_configFromFile)
+        return;
+    // The ring's "disabled" event is the refusal; it is stored on this (the store's) thread.
+    connect(m_gateway.get(), &Gateway::healthEvent, this, [this](const HealthEvent &event) {
+        if (event.type != HealthEvent::Type::Key || event.to != QLatin1String("disabled") || event.keyId <= 0 || !m_configStore)
+            return;
+        m_configStore->recordKeyRefused(event.keyId, event.keyMasked, event.cause, event.wallMillis);
+    }, Qt::QueuedConnection);
+    m_gateway->setKeyReenableHandler([this](int keyId, QString *message) {
+        if (!m_configStore->reenableKey(keyId, message))
+            return false;
+        *message = QStringLiteral("API key %1 is back in rotation.").arg(keyId);
+        return true;
+    });
 }
 
 void EngineHost::stop(std::chrono::milliseconds drain)

@@ -49,6 +49,9 @@ private:
     void restoreSpend(const EngineConfig &config);
     void warnUnservable(const QStringList &problems) const; // a stored configuration's, said in the log
     void wireHistory();
+    // Keys the provider refuses stay refused in the database (ConfigStore::recordKeyRefused), and
+    // POST /admin/keys/{id}/enable takes one back.
+    void wireKeyRefusals();
     // POST /admin/reload: the configuration read again from where this run took it (the --config
     // file or the database), with the --listen override kept, applied live.
     bool reload(QString *message);

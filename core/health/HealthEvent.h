@@ -34,9 +34,10 @@ struct HealthEvent {
     std::int64_t wallMillis = 0;
     int fromChannelId = 0; // Failover only
     QString route;         // Failover and Panic: the logical model the request asked for
-    QString cause;         // Failover: what the failed attempt came to ("PROVIDER_DOWN, HTTP 503")
+    QString cause;         // Failover: what the failed attempt came to ("PROVIDER_DOWN, HTTP 503"); Key "disabled": the provider's refusal
     int providerId = 0;    // Key and Bucket
     int keyId = 0;         // Key
+    QString keyMasked;     // Key: the key's masked form (maskSecret), so a refusal is kept for the secret that got it
 };
 
 using EventSink = std::function<void(const HealthEvent &)>;

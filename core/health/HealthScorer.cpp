@@ -46,7 +46,11 @@ HealthScore HealthScorer::evaluate(const WindowSnapshot &slow, const WindowSnaps
                                flooredRate(recent.failures, recent.calls, BurstMinVolume));
 
     // Deviation is measured against the baseline as it stood before this window's data is folded in.
-    if (m_baselineP95Ms > 0 && slow.latencySamples > 0) {
+    if (slow.failures > 0 && slow.failures >= slow.calls) {
+        // Not one call answered: no latency to measure, and "normal latency" would be a lie worth 30
+        // points. The worst, with the same confidence floor as the error rate.
+        h.latencyPenalty = std::min(1.0, double(slow.failures) / minVolume);
+    } else if (m_baselineP95Ms > 0 && slow.latencySamples > 0) {
         const double deviation = (slow.latencyP95Ms / m_baselineP95Ms - 1.0) / (LatencyToleranceFactor - 1.0);
         const double confidence = std::min(1.0, double(slow.latencySamples) / minVolume);
         h.latencyPenalty = std::clamp(deviation, 0.0, 1.0) * confidence;
@@ -56,8 +60,7 @@ HealthScore HealthScorer::evaluate(const WindowSnapshot &slow, const WindowSnaps
 
     const double we = std::max(0.0, m_config.errorWeight), wl = std::max(0.0, m_config.latencyWeight);
     const double weights = we + wl > 0 ? we + wl : 1.0;
-    const double base =
-        100.0 * (we * (1.0 - h.slowErrorRate) + wl * (1.0 - h.latencyPenalty) * (1.0 - h.slowErrorRate)) / weights;
+    const double base = 100.0 * (we * (1.0 - h.slowErrorRate) + wl * (1.0 - h.latencyPenalty)) / weights;
     h.score = std::clamp(std::min(base, 100.0 * (1.0 - h.fastErrorRate)), 0.0, 100.0);
     return h;
 }

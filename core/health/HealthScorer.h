@@ -19,10 +19,16 @@ struct HealthScore {
 //
 //   E = failures_5min / max(calls_5min, minVolume)                 (minVolume = HealthConfig::minVolume, 10)
 //   L = clamp((P95_5min / baseline − 1) / 2, 0, 1) × min(1, latencySamples_5min / minVolume)
-//   base = 100 × (errorWeight × (1 − E) + latencyWeight × (1 − L) × (1 − E)) / (errorWeight + latencyWeight)
+//       or, when no call in the 5 min succeeded, min(1, failures_5min / minVolume)
+//   base = 100 × (errorWeight × (1 − E) + latencyWeight × (1 − L)) / (errorWeight + latencyWeight)
 //                                                                   (weights 0.70 / 0.30)
 //   F = max(failures_30s / max(calls_30s, 2), failures_5s / max(calls_5s, 3))
 //   score = min(base, 100 × (1 − F))
+//
+// So over 5 minutes errors weigh 70 % and latency 30 %, as the settings say: 40 % failures with normal
+// latency is 72 (a channel that is slow as well loses up to 30 more). The fast cap F is what makes
+// errors that are happening now cost their full share: while the last 30 s fail at the same rate the
+// score is at most 100 × (1 − F).
 //
 // Why each piece:
 // - The max(calls, floor) denominators are the minimum volume: one failure on an idle channel moves
@@ -36,8 +42,11 @@ struct HealthScore {
 // - The fast cap F is what makes a sudden full outage visible in seconds: the 5-minute error rate of a
 //   busy channel barely moves in 10 s, but once the 5 s window holds only failures F = 1 and the score
 //   is 0 (a 5 s blip does not eject: ejection needs 3 minutes below 30).
-// - The latency term is scaled by (1 − E): latency is only measured on calls that succeed, so a channel
-//   that fails everything cannot keep 30 points for "normal latency".
+// - Latency is only measured on calls that succeed, so a channel that answers nothing gets the whole
+//   latency penalty instead of 30 points for "normal latency": its base is then 0, and it is ejected by
+//   the 3-minute rule even when its heartbeats are too sparse for the 30 s window's floor (F alone
+//   would leave it at 30, not under). The penalty grows with the failures up to minVolume, so one
+//   stray error on an idle channel costs 3 points there, as it costs 7 in the error term.
 // - The baseline is the channel's own P95, learned as an EWMA of the 5-minute P95 while that window is
 //   healthy (≥ minVolume samples, error rate < 5 %): it follows improvements within about a minute
 //   and degradations only over about 30 minutes, so a slow incident shows up as deviation instead of

@@ -25,6 +25,13 @@ struct ApiKeyConfig {
     QString secret;         // never logged, never shown whole (see common/SecretMask.h)
     bool enabled = true;
     QString disabledReason; // set when disabled, e.g. "401 from provider at 12:04"
+    // Set by the engine, not the user: the provider refused this key (401/403, a spent quota). The
+    // database keeps it (table key_refusals) for this secret, so a restart or an edit elsewhere does
+    // not send the key out again; a new secret for the key, or re-enabling it, clears it. Saving a
+    // configuration never writes these two (ConfigRepository::recordKeyRefused does).
+    QString refusedReason{}; // (braced so the {id, label, secret, enabled, reason} initialisers stay warning-free)
+    qint64 refusedAtMs = 0; // wall-clock ms of the refusal; 0 = not refused
+    bool refused() const { return refusedAtMs > 0; }
 };
 
 struct ProviderConfig {

@@ -10,6 +10,7 @@
 #include "proxy/ControlRoutes.h"
 #include "proxy/EngineContext.h"
 #include "proxy/ProxyCall.h"
+#include "proxy/RoutedEmbeddings.h"
 #include "proxy/ResponsesEndpoint.h"
 #include "proxy/TokenCounting.h"
 #include "net/HttpRequest.h"
@@ -197,8 +198,12 @@ void ProxyHandler::throughCache(const HttpRequest &request, ProxyCall::Input inp
     // called, and recorded; a miss goes on to the router, perhaps after an embeddings call, with
     // the cache's tee.
     CacheFront::Request lookup{input.requestId, input.model, input.body, input.stream, request.headers, input.api, input.clientApi};
+    const EngineConfigPtr config = m_engine.config();
     m_engine.cache().handle(
-        std::move(lookup), m_engine.config(), response, *m_upstream,
+        std::move(lookup), config, response,
+        [this, config](const RouteCacheConfig &cache, const QString &text, EmbeddingsClient::Done done) {
+            RoutedEmbeddings::embed(m_engine, *m_upstream, config, cache, text, std::move(done));
+        },
         [this](RequestRecord &&row) {
             m_engine.counters().requests.fetch_add(1, std::memory_order_relaxed);
             m_engine.counters().succeeded.fetch_add(1, std::memory_order_relaxed);

@@ -16,8 +16,8 @@ KeyRing::KeyRing(const Clock &clock, const std::vector<ApiKeyConfig> &keys, Cloc
     for (const auto &config : keys) {
         Key key;
         key.config = config;
-        key.disabled = !config.enabled;
-        key.disabledReason = config.disabledReason;
+        key.disabled = !config.enabled || config.refused();
+        key.disabledReason = config.enabled ? config.refusedReason : config.disabledReason;
         m_keys.push_back(std::move(key));
     }
 }
@@ -63,6 +63,8 @@ HealthEvent KeyRing::keyEvent(const Key &key, const char *to, const QString &rea
         ? QStringLiteral("%1 (no API key)").arg(m_providerName)
         : QStringLiteral("%1 key '%2' (%3)").arg(m_providerName, key.config.label, maskSecret(key.config.secret));
     e.reason = QStringLiteral("%1 %2").arg(who, reason);
+    if (!m_keys.empty())
+        e.keyMasked = maskSecret(key.config.secret);
     e.at = m_clock.now();
     e.wallMillis = m_clock.wallMillis();
     return e;
@@ -187,8 +189,23 @@ void KeyRing::reportAuthError(int keyId, const QString &reason)
                                                                                                "traffic until a key is fixed in Providers")
                                                                                     .arg(m_providerName)
                                                                               : QString()));
+        event.cause = reason;
     }
     emitOutsideLock(event);
+}
+
+void KeyRing::adoptRefusals(const std::vector<ApiKeyConfig> &keys)
+{
+    std::lock_guard lock(m_mutex);
+    for (const ApiKeyConfig &config : keys) {
+        if (!config.refused())
+            continue;
+        Key *key = findLocked(config.id);
+        if (!key || key->disabled)
+            continue;
+        key->disabled = true;
+        key->disabledReason = config.refusedReason;
+    }
 }
 
 void KeyRing::reportSuccess(int keyId)

@@ -18,7 +18,8 @@ namespace sb {
 // key that got it for as long as the provider's own hint says (Retry-After, a reset header, a
 // retryDelay), or without one for a short default that doubles only while the provider keeps
 // refusing that key after each rest; the next lease takes another key, never the cooling one;
-// an auth error disables the key until the user edits the provider (which builds a new KeyRing).
+// an auth error disables the key; the engine host keeps that refusal in the database (ApiKeyConfig::
+// refusedAtMs), so only a new secret for the key or re-enabling it brings it back.
 // Thread-safe. Secrets leave this class only inside a Lease; status() and logs carry the masked form.
 // A provider configured with no keys (a local server, a gateway that holds the keys itself) still
 // cools as a whole on a 429: it is one identity to the provider, and sending it the next request at
@@ -42,7 +43,8 @@ public:
         std::uint64_t leases = 0, coolDowns = 0, disables = 0, exhausted = 0;
     };
 
-    // Keys with enabled == false start Disabled with their configured reason.
+    // Keys with enabled == false start Disabled with their configured reason; refused ones (refusedAtMs)
+    // with the provider's.
     KeyRing(const Clock &clock, const std::vector<ApiKeyConfig> &keys,
             Clock::Duration defaultCoolDown = std::chrono::seconds(1));
 
@@ -62,9 +64,14 @@ public:
     void setDefaultCoolDown(Clock::Duration coolDown);
     // Where a key's cool-down (from Active) and disable are reported, for the console and the history.
     void setEvents(std::shared_ptr<const EventDispatcher> events, int providerId, const QString &providerName);
-    // Disabled until the config is edited (a new KeyRing); reason is shown in the console. A provider
-    // without keys is not disabled by an auth error: its channel's health records it.
+    // Disabled for good (the event it emits is what the engine host stores as the key's refusal); reason
+    // is shown in the console. A provider without keys is not disabled by an auth error: its channel's
+    // health records it.
     void reportAuthError(int keyId, const QString &reason);
+    // A ring kept across a configuration change takes the refusals that configuration carries (one
+    // stored meanwhile, or by another process) without emitting them again. Clearing a refusal is
+    // not done here: a re-enabled key gets a new ring (RoutingTable).
+    void adoptRefusals(const std::vector<ApiKeyConfig> &keys);
     // Ends the run of 429s that lengthens the default cool-down. It does not end a running cool-down:
     // a success may come from a request sent before the 429, and the provider asked us to wait.
     void reportSuccess(int keyId);

@@ -2,6 +2,7 @@
 
 #include "health/PoolManager.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace sb {
@@ -19,6 +20,20 @@ bool sameKeys(const ProviderConfig &a, const ProviderConfig &b)
     return true;
 }
 
+// A refusal the previous configuration had and this one has not: the key was re-enabled (or given a
+// new secret), which only a fresh ring undoes.
+bool refusalCleared(const ProviderConfig &before, const ProviderConfig &after)
+{
+    for (const auto &old : before.keys) {
+        if (!old.refused())
+            continue;
+        const auto it = std::find_if(after.keys.begin(), after.keys.end(), [&](const ApiKeyConfig &k) { return k.id == old.id; });
+        if (it != after.keys.end() && !it->refused())
+            return true;
+    }
+    return false;
+}
+
 bool sameLimits(const ProviderConfig &a, const ProviderConfig &b)
 {
     return a.requestsPerMinute == b.requestsPerMinute && a.tokensPerMinute == b.tokensPerMinute && a.burst == b.burst;
@@ -34,8 +49,10 @@ RoutingTable::RoutingTable(const Clock &clock, EngineConfigPtr config, PoolManag
         runtime->config = p;
         const Provider *old = previous ? previous->provider(p.id) : nullptr;
         runtime->limiter = old && sameLimits(old->config, p) ? old->limiter : std::make_shared<ProviderLimiter>(clock, p);
-        runtime->keys = old && sameKeys(old->config, p) ? old->keys
-                                                        : std::make_shared<KeyRing>(clock, p.keys, m_config->retry.keyCoolDown);
+        const bool keepRing = old && sameKeys(old->config, p) && !refusalCleared(old->config, p);
+        runtime->keys = keepRing ? old->keys : std::make_shared<KeyRing>(clock, p.keys, m_config->retry.keyCoolDown);
+        if (keepRing) // a refusal stored since keeps the ring (and its siblings' cool-downs)
+            runtime->keys->adoptRefusals(p.keys);
         runtime->keys->setDefaultCoolDown(m_config->retry.keyCoolDown); // a kept ring keeps its running cool-downs
         runtime->keys->setEvents(pool.events(), p.id, p.name);
         providers.emplace(p.id, runtime);

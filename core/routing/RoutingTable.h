@@ -22,8 +22,9 @@ class PoolManager;
 // channel's live health (shared with the PoolManager, so it survives config changes), failure domain
 // and provider (limiter + key ring). A new table is built when the config changes; the provider
 // limiter and key ring are carried over when that provider's keys and limits did not change, so
-// saving an unrelated dialog does not forget cool-downs (and an edited key list starts fresh, which
-// is how a disabled key comes back). Read-only after construction, shared by every worker.
+// saving an unrelated dialog does not forget cool-downs (and an edited key list, or a key whose stored
+// refusal was cleared, starts fresh, which is how a disabled key comes back). Read-only after
+// construction, shared by every worker.
 class RoutingTable {
 public:
     struct Provider {

@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QTimeZone>
 #include <QUrlQuery>
 
@@ -130,6 +131,14 @@ SimRequest DialectWire::parse(const QByteArray &method, const QByteArray &path, 
         r.apiKey = bearer(headers);
         if (r.kind != SimRequest::Kind::Probe && path.endsWith("/chat/completions"))
             r.kind = SimRequest::Kind::Chat;
+        if (r.kind != SimRequest::Kind::Probe && path.endsWith("/embeddings")) {
+            r.kind = SimRequest::Kind::Embeddings;
+            const QJsonValue input = json.value(QLatin1String("input"));
+            if (input.isString())
+                r.inputs << input.toString();
+            for (const QJsonValue &v : input.toArray())
+                r.inputs << v.toString();
+        }
         if (r.kind != SimRequest::Kind::Probe && path.endsWith("/responses")) {
             r.kind = SimRequest::Kind::Chat;
             r.responses = true;
@@ -150,6 +159,16 @@ SimRequest DialectWire::parse(const QByteArray &method, const QByteArray &path, 
         const qsizetype models = path.lastIndexOf("models/");
         if (r.kind != SimRequest::Kind::Probe && colon > 0) {
             const QByteArray verb = path.mid(colon + 1);
+            if (verb == "batchEmbedContents" || verb == "embedContent") {
+                r.kind = SimRequest::Kind::Embeddings;
+                const QJsonArray requests = verb == "embedContent" ? QJsonArray{json} : json.value(QLatin1String("requests")).toArray();
+                for (const QJsonValue &one : requests) {
+                    QString text;
+                    for (const QJsonValue &part : one.toObject().value(QLatin1String("content")).toObject().value(QLatin1String("parts")).toArray())
+                        text += part.toObject().value(QLatin1String("text")).toString();
+                    r.inputs << text;
+                }
+            }
             if (verb == "generateContent" || verb == "streamGenerateContent") {
                 r.kind = SimRequest::Kind::Chat;
                 r.stream = verb == "streamGenerateContent";
@@ -163,6 +182,11 @@ SimRequest DialectWire::parse(const QByteArray &method, const QByteArray &path, 
         r.apiKey = bearer(headers);
         if (r.kind != SimRequest::Kind::Probe && path.endsWith("/generation"))
             r.kind = SimRequest::Kind::Chat;
+        if (r.kind != SimRequest::Kind::Probe && path.endsWith("/text-embedding/text-embedding")) {
+            r.kind = SimRequest::Kind::Embeddings;
+            for (const QJsonValue &v : json.value(QLatin1String("input")).toObject().value(QLatin1String("texts")).toArray())
+                r.inputs << v.toString();
+        }
         const QJsonObject parameters = json.value(QLatin1String("parameters")).toObject();
         r.stream = headers.value("x-dashscope-sse").compare("enable", Qt::CaseInsensitive) == 0
             || headers.value("accept").contains("text/event-stream") || parameters.value(QLatin1String("stream")).toBool();
@@ -662,6 +686,55 @@ SimReply DialectWire::probe(const QStringList &models, bool down) const
     default:
         reply.body = compact(QJsonObject{{"object", "list"}, {"data", list}});
         break;
+    }
+    return reply;
+}
+
+std::vector<double> DialectWire::bagOfWords(const QString &text)
+{
+    constexpr int kDimensions = 64;
+    std::vector<double> v(kDimensions, 0.0);
+    for (const QString &word : text.toLower().split(QRegularExpression(QStringLiteral("[^a-z]+")), Qt::SkipEmptyParts))
+        v[qHash(word, 7) % kDimensions] += 1.0;
+    return v;
+}
+
+SimReply DialectWire::embeddings(const SimRequest &request) const
+{
+    SimReply reply;
+    reply.headers.add("content-type", "application/json");
+    auto vectorOf = [](const QString &text) {
+        QJsonArray out;
+        for (double x : bagOfWords(text))
+            out.append(x);
+        return out;
+    };
+    const int tokens = request.promptTokens;
+    switch (m_dialect) {
+    case Dialect::Gemini: {
+        QJsonArray list;
+        for (const QString &text : request.inputs)
+            list.append(QJsonObject{{"values", vectorOf(text)}});
+        reply.body = compact(QJsonObject{{"embeddings", list}});
+        break;
+    }
+    case Dialect::DashScope: {
+        QJsonArray list;
+        for (int i = 0; i < request.inputs.size(); ++i)
+            list.append(QJsonObject{{"text_index", i}, {"embedding", vectorOf(request.inputs.at(i))}});
+        reply.body = compact(QJsonObject{{"output", QJsonObject{{"embeddings", list}}},
+                                         {"usage", QJsonObject{{"total_tokens", tokens}}},
+                                         {"request_id", "sim-embeddings"}});
+        break;
+    }
+    default: {
+        QJsonArray data;
+        for (int i = 0; i < request.inputs.size(); ++i)
+            data.append(QJsonObject{{"object", "embedding"}, {"index", i}, {"embedding", vectorOf(request.inputs.at(i))}});
+        reply.body = compact(QJsonObject{{"object", "list"}, {"data", data}, {"model", "sim-embed"},
+                                         {"usage", QJsonObject{{"prompt_tokens", tokens}, {"total_tokens", tokens}}}});
+        break;
+    }
     }
     return reply;
 }

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 namespace sb::sim {
 
 enum class Dialect { OpenAiCompat, Anthropic, Gemini, DashScope, Ernie };
@@ -15,7 +17,7 @@ std::optional<Dialect> dialectFromString(QStringView text);
 
 // What the fake provider makes of one incoming request.
 struct SimRequest {
-    enum class Kind { Chat, Probe, Token, Unknown };
+    enum class Kind { Chat, Probe, Token, Embeddings, Unknown };
     Kind kind = Kind::Unknown;
     bool stream = false;
     QString model;
@@ -23,6 +25,7 @@ struct SimRequest {
     int promptTokens = 0;
     bool textResultFormat = false; // DashScope result_format "text"
     bool responses = false;        // OpenAI-compatible only: POST …/responses, OpenAI's Responses API (ResponsesApiWire)
+    QStringList inputs;            // Embeddings: the texts to embed, in order
 };
 
 // A complete HTTP answer.
@@ -89,6 +92,12 @@ public:
 
     // Heartbeat / probe endpoints (list models); `down` answers the way the provider fails.
     SimReply probe(const QStringList &models, bool down) const;
+    // The embeddings endpoint of the dialect (OpenAI's /embeddings, Gemini's batchEmbedContents,
+    // DashScope's text-embedding, ERNIE's embeddings/<model>), in its own answer shape: one vector per
+    // input, a bag of words (the same words in any case, order or punctuation give the same vector,
+    // cosine 1; others another), so a semantic cache in front of it can hit.
+    SimReply embeddings(const SimRequest &request) const;
+    static std::vector<double> bagOfWords(const QString &text);
     // ERNIE's OAuth token endpoint, so an adapter that exchanges client credentials works too.
     SimReply token(const SimRequest &request) const;
 

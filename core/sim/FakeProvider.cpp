@@ -201,7 +201,26 @@ public:
             return reply(response, r);
         }
         case SimRequest::Kind::Chat:
+        case SimRequest::Kind::Embeddings:
             break;
+        }
+        if (request.kind == SimRequest::Kind::Embeddings) {
+            // Keys and outages apply as to chat: an embeddings call rotates keys and fails over too.
+            ++s.embeddings;
+            double wait = 0;
+            switch (s.keys.admit(request.apiKey, now, &wait)) {
+            case KeyLimiter::Verdict::UnknownKey:
+                ++s.keyRejected;
+                return reply(response, s.wire.unknownKey());
+            case KeyLimiter::Verdict::RateLimited:
+                ++s.keyRejected;
+                return reply(response, s.wire.keyRateLimited(realSeconds(wait)));
+            case KeyLimiter::Verdict::Admitted:
+                break;
+            }
+            if (s.timeline.isDown(now))
+                return reply(response, s.wire.httpError(503));
+            return reply(response, s.wire.embeddings(request));
         }
         ++s.chat;
         double retryAfter = 0;
@@ -441,6 +460,7 @@ FakeProvider::Stats FakeProvider::stats() const
     s.probesFailed = m_shared->probesFailed;
     s.succeeded = m_shared->succeeded;
     s.keyRejected = m_shared->keyRejected;
+    s.embeddings = m_shared->embeddings;
     s.listenerClosures = m_listenerClosures;
     for (std::size_t i = 0; i < s.injected.size(); ++i)
         s.injected[i] = m_shared->injected[i];

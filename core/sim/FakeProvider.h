@@ -27,6 +27,7 @@ public:
     struct Stats {
         quint64 requests = 0;    // every HTTP request
         quint64 chat = 0;        // chat requests
+        quint64 embeddings = 0;  // embeddings requests
         quint64 probes = 0;      // heartbeat / model-list requests
         quint64 probesFailed = 0;
         quint64 succeeded = 0;   // chat answers completed without an injected fault
@@ -62,6 +63,7 @@ public:
         std::atomic<quint64> nextId{1};
         std::atomic<quint64> requests{0};
         std::atomic<quint64> chat{0};
+        std::atomic<quint64> embeddings{0};
         std::atomic<quint64> probes{0};
         std::atomic<quint64> probesFailed{0};
         std::atomic<quint64> succeeded{0};

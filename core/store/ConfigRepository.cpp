@@ -229,6 +229,19 @@ EngineConfigPtr ConfigRepository::load(QString *error)
         while (refs.next())
             refById.insert(refs.value(0).toInt(), refs.value(1).toString());
     }
+    // A refusal holds for the secret that got it: a key given a new secret since is not refused.
+    if (!q.exec(QStringLiteral("SELECT r.key_id, r.reason, r.refused_ms FROM key_refusals r JOIN api_keys k"
+                               " ON k.id = r.key_id AND k.secret_ref = r.secret_ref")))
+        return fail(QStringLiteral("refused API keys"));
+    while (q.next()) {
+        const int keyId = q.value(0).toInt();
+        for (auto &p : config->providers)
+            for (auto &k : p.keys)
+                if (k.id == keyId) {
+                    k.refusedReason = q.value(1).toString();
+                    k.refusedAtMs = std::max<qint64>(1, q.value(2).toLongLong());
+                }
+    }
 
     if (!q.exec(QStringLiteral("SELECT id, name, provider_id, upstream_model, weight, enabled, account, region, egress_proxy FROM channels ORDER BY position")))
         return fail(QStringLiteral("channels"));
@@ -500,6 +513,9 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
                         ModelPrice::isSet(price.cacheWriteUsdPerM) ? price.cacheWriteUsdPerM : ModelPrice::kUnsetPrice},
                        &error);
         ok = ok && CostConfigTables::save(db, config, &error);
+        // Refusals of keys that are gone or have a new secret are over; the others stay as they were.
+        ok = ok && m_db.exec(QStringLiteral("DELETE FROM key_refusals WHERE NOT EXISTS (SELECT 1 FROM api_keys k"
+                                            " WHERE k.id = key_refusals.key_id AND k.secret_ref = key_refusals.secret_ref)"), &error);
 
         const qint64 now = m_clock.wallMillis();
         ok = ok && run(insMeta, {QStringLiteral("config.saved_ms"), QString::number(now)}, &error);
@@ -560,6 +576,58 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
     if (!result.config)
         result.errors << loadError;
     return result;
+}
+
+bool ConfigRepository::recordKeyRefused(int keyId, const QString &maskedPreview, const QString &reason, qint64 atMs, QString *error)
+{
+    // Only while the key still has the secret that was refused: its masked form is what the ring
+    // knew, and a save that gave the key a new secret since has a new preview (and a new secret_ref).
+    QSqlQuery q(m_db.connection());
+    q.prepare(QStringLiteral("INSERT OR REPLACE INTO key_refusals (key_id, secret_ref, reason, refused_ms)"
+                             " SELECT id, secret_ref, ?, ? FROM api_keys WHERE id = ? AND masked_preview = ? AND secret_ref != ''"));
+    q.addBindValue(Database::text(reason));
+    q.addBindValue(atMs);
+    q.addBindValue(keyId);
+    q.addBindValue(Database::text(maskedPreview));
+    if (!q.exec()) {
+        if (error)
+            *error = QStringLiteral("Cannot keep the refusal of API key %1: %2").arg(keyId).arg(q.lastError().text());
+        return false;
+    }
+    return q.numRowsAffected() > 0;
+}
+
+bool ConfigRepository::reenableKey(int keyId, QString *error)
+{
+    const QSqlDatabase db = m_db.connection();
+    QString label, provider;
+    {
+        QSqlQuery q(db);
+        q.prepare(QStringLiteral("SELECT k.label, p.name FROM key_refusals r JOIN api_keys k ON k.id = r.key_id"
+                                 " JOIN providers p ON p.id = k.provider_id WHERE r.key_id = ?"));
+        q.addBindValue(keyId);
+        if (!q.exec() || !q.next()) {
+            if (error)
+                *error = QStringLiteral("API key %1 is not disabled by a refusal.").arg(keyId);
+            return false;
+        }
+        label = q.value(0).toString();
+        provider = q.value(1).toString();
+    }
+    Transaction tx(m_db, true);
+    QSqlQuery del(db), event(db);
+    del.prepare(QStringLiteral("DELETE FROM key_refusals WHERE key_id = ?"));
+    event.prepare(QStringLiteral("INSERT INTO events (time_ms, kind, channel_id, provider_id, key_id, from_state, to_state, message)"
+                                 " VALUES (?,?,0,0,?,'disabled','active',?)"));
+    QString sqlError;
+    const bool ok = tx.active() && run(del, {keyId}, &sqlError)
+        && run(event, {qint64(m_clock.wallMillis()), QString::fromLatin1(toString(EventKind::ConfigChange)), keyId,
+                       QStringLiteral("API key '%1' of %2 re-enabled by the user").arg(label, provider)},
+               &sqlError)
+        && tx.commit();
+    if (!ok && error)
+        *error = QStringLiteral("Cannot re-enable API key %1: %2").arg(keyId).arg(sqlError.isEmpty() ? tx.error() : sqlError);
+    return ok;
 }
 
 std::vector<ConfigRepository::KeyPreview> ConfigRepository::keyPreviews() const

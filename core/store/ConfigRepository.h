@@ -56,6 +56,16 @@ public:
 
     std::vector<KeyPreview> keyPreviews() const;
 
+    // The provider refused key `keyId` (401/403, a spent quota): kept for the key's stored secret when
+    // it still is the one whose masked form is `maskedPreview`, so the next load() has it refused
+    // (ApiKeyConfig::refusedAtMs) until a save gives the key a new secret or reenableKey() runs.
+    // True when it was stored; false (*error only on a database failure) when the key is gone or has
+    // another secret since.
+    bool recordKeyRefused(int keyId, const QString &maskedPreview, const QString &reason, qint64 atMs, QString *error = nullptr);
+    // The user's explicit "re-enable": forgets the key's refusal and records a config_change event.
+    // False with a sentence when the key has no refusal or the database fails.
+    bool reenableKey(int keyId, QString *error = nullptr);
+
     // History retention in days (default 30), kept beside the configuration.
     int historyRetentionDays() const;
     bool setHistoryRetentionDays(int days, QString *error = nullptr);

@@ -1,5 +1,7 @@
 #include "store/ConfigStore.h"
 
+#include <spdlog/spdlog.h>
+
 namespace sb {
 
 ConfigStore::ConfigStore(ConfigRepository &repository, QObject *parent)
@@ -39,6 +41,31 @@ ConfigRepository::SaveResult ConfigStore::save(const EngineConfig &config, const
     if (result.ok())
         publish(result.config);
     return result;
+}
+
+bool ConfigStore::recordKeyRefused(int keyId, const QString &maskedPreview, const QString &reason, qint64 atMs)
+{
+    QString error;
+    if (!m_repository.recordKeyRefused(keyId, maskedPreview, reason, atMs, &error)) {
+        if (!error.isEmpty())
+            spdlog::warn("config: {}", error.toStdString());
+        return false;
+    }
+    return reloadAndPublish(&error);
+}
+
+bool ConfigStore::reenableKey(int keyId, QString *error)
+{
+    return m_repository.reenableKey(keyId, error) && reloadAndPublish(error);
+}
+
+bool ConfigStore::reloadAndPublish(QString *error)
+{
+    EngineConfigPtr config = m_repository.load(error);
+    if (!config)
+        return false;
+    publish(config);
+    return true;
 }
 
 void ConfigStore::addListener(Listener listener)

@@ -37,6 +37,15 @@ public:
     // pages and the next save start from what runs, not from what ran before.
     void adoptReloaded(const EngineConfigPtr &config) { publish(config); }
 
+    // The engine's report that the provider refused a key (EngineHost hears it from the key ring):
+    // stored (ConfigRepository::recordKeyRefused), then the configuration is read again and published,
+    // so the console shows the key refused and the next save keeps it so. False when nothing was
+    // stored (the key is gone or has a new secret since; a database failure is logged).
+    bool recordKeyRefused(int keyId, const QString &maskedPreview, const QString &reason, qint64 atMs);
+    // The user's "Re-enable" of a refused key: its refusal is forgotten and the configuration
+    // published again, so the engine takes the key back into rotation at once. False with a sentence.
+    bool reenableKey(int keyId, QString *error = nullptr);
+
     // For code that is not a QObject (the engine's control thread wires itself here).
     void addListener(Listener listener);
 
@@ -48,6 +57,7 @@ signals:
 
 private:
     void publish(const EngineConfigPtr &config);
+    bool reloadAndPublish(QString *error);
 
     ConfigRepository &m_repository;
     mutable std::mutex m_mutex;

@@ -163,6 +163,12 @@ const std::vector<Migration> &Database::migrations()
         // routes stored before it get the default, on.
         {8, QStringLiteral("routes that try a client error on another provider"),
          {QStringLiteral("ALTER TABLE routes ADD COLUMN retry_client_errors_elsewhere INTEGER NOT NULL DEFAULT 1")}},
+        // Keys the provider refused (401/403, a spent quota), for the secret that got it (api_keys.secret_ref
+        // then): kept beside api_keys, which every save rewrites, so a restart or an unrelated edit
+        // keeps the key out of rotation; a new secret or re-enabling the key deletes the row.
+        {9, QStringLiteral("API keys the provider refused"),
+         {QStringLiteral("CREATE TABLE key_refusals (key_id INTEGER PRIMARY KEY, secret_ref TEXT NOT NULL, reason TEXT NOT NULL,"
+                         " refused_ms INTEGER NOT NULL)")}},
     };
     return list;
 }

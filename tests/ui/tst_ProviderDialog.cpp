@@ -1,4 +1,5 @@
 #include "ProviderTestStore.h"
+#include "TestPaths.h"
 #include "common/SecretMask.h"
 #include "providers/KeyDialog.h"
 #include "providers/KeyTableModel.h"
@@ -349,6 +350,38 @@ private slots:
         QCOMPARE(p->keys[1].secret, test::OpenAiKey2);
         QCOMPARE(p->domain.region, QStringLiteral("us-east")); // fields the user did not touch survive
         QCOMPARE(t.store.current()->provider(1)->keys[1].enabled, false);
+    }
+
+    void aKeyTheProviderRefusedShowsWhyAndReenableTakesItBack()
+    {
+        test::TestStore t;
+        // What the engine stores when the provider refuses key 2 (EngineHost → ConfigStore).
+        const qint64 at = QDateTime(QDate(2026, 3, 2), QTime(12, 4)).toMSecsSinceEpoch();
+        QVERIFY(t.store.recordKeyRefused(2, maskSecret(test::OpenAiKey2), QStringLiteral("HTTP 401: Incorrect API key provided."), at));
+        ProviderDialog dialog(t.store, 1);
+        dialog.show();
+        const QString status = dialog.keyModel()->index(1, KeyTableModel::Status).data().toString();
+        QVERIFY2(status.startsWith(QStringLiteral("refused by the provider")) && status.contains(QStringLiteral("HTTP 401")), qPrintable(status));
+        QCOMPARE(dialog.keyModel()->index(0, KeyTableModel::Status).data().toString(), QStringLiteral("enabled"));
+        QVERIFY(child<QLabel>(&dialog, "keysHint")->text().contains(QStringLiteral("One enabled key")));
+        QVERIFY(!test::visibleText(&dialog).contains(test::OpenAiKey2));
+
+        auto *view = child<QTableView>(&dialog, "keysView");
+        auto *reenable = child<QPushButton>(&dialog, "reenableKeyButton");
+        view->selectRow(0);
+        QVERIFY(!reenable->isEnabled()); // nothing to re-enable on a key the provider accepts
+        view->selectRow(1);
+        QVERIFY(reenable->isEnabled());
+        view->resizeColumnsToContents();
+        QVERIFY(dialog.grab().save(test::artifactPath(QStringLiteral("providers/key-refused.png"))));
+
+        reenable->click();
+        QCOMPARE(dialog.keyModel()->index(1, KeyTableModel::Status).data().toString(), QStringLiteral("enabled"));
+        QVERIFY(!reenable->isEnabled());
+        QVERIFY(child<QLabel>(&dialog, "keysHint")->text().contains(QStringLiteral("back in rotation")));
+        QVERIFY(!t.store.current()->provider(1)->keys[1].refused()); // at once, without Save
+        QVERIFY(!t.reload()->provider(1)->keys[1].refused());
+        QVERIFY(dialog.grab().save(test::artifactPath(QStringLiteral("providers/key-reenabled.png"))));
     }
 
     void removingAKeyRemovesItOnSave()

@@ -53,8 +53,12 @@ ApiKeyConfig KeyDialog::key() const
     ApiKeyConfig k = m_original;
     k.label = m_ui->labelEdit->text().trimmed();
     const QString typed = m_ui->secretEdit->text().trimmed();
-    if (!typed.isEmpty())
+    if (!typed.isEmpty() && typed != k.secret) {
         k.secret = typed;
+        // The provider refused the old secret; saving the new one clears that (ConfigRepository::save).
+        k.refusedAtMs = 0;
+        k.refusedReason.clear();
+    }
     k.enabled = m_ui->enabledCheck->isChecked();
     k.disabledReason = k.enabled ? QString() : m_ui->reasonEdit->text().trimmed();
     return k;

@@ -3,6 +3,8 @@
 #include "common/SecretMask.h"
 
 #include <QColor>
+#include <QDateTime>
+#include <QLocale>
 
 namespace sb {
 
@@ -71,15 +73,22 @@ QVariant KeyTableModel::data(const QModelIndex &index, int role) const
         case Key: return k.secret.isEmpty() ? tr("(stored)") : maskSecret(k.secret);
         case Label: return k.label.isEmpty() ? QStringLiteral("—") : k.label;
         case Status:
-            if (k.enabled)
-                return tr("enabled");
-            return k.disabledReason.isEmpty() ? tr("disabled") : tr("disabled: %1").arg(k.disabledReason);
+            if (!k.enabled)
+                return k.disabledReason.isEmpty() ? tr("disabled") : tr("disabled: %1").arg(k.disabledReason);
+            if (k.refused())
+                return tr("refused by the provider (%1): %2")
+                    .arg(QLocale().toString(QDateTime::fromMSecsSinceEpoch(k.refusedAtMs), QStringLiteral("d MMM HH:mm")), k.refusedReason);
+            return tr("enabled");
         case LastTest: return m_lastTest[std::size_t(index.row())];
         default: return {};
         }
     }
+    if (role == Qt::ForegroundRole && index.column() == Status && k.refused() && k.enabled)
+        return QColor(0xc6, 0x28, 0x28); // the open-circuit red: the provider says no, the user must act
     if (role == Qt::ForegroundRole && index.column() == Status && !k.enabled)
         return QColor(0x75, 0x75, 0x75); // the ejected grey: out of rotation
+    if (role == Qt::ToolTipRole && index.column() == Status && k.enabled && k.refused())
+        return tr("Out of rotation until you paste a new key (Edit…) or choose Re-enable. The provider said: %1").arg(k.refusedReason);
     if (role == Qt::ToolTipRole && index.column() == Status && !k.enabled)
         return k.disabledReason;
     return {};

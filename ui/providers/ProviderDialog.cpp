@@ -131,15 +131,20 @@ ProviderDialog::ProviderDialog(ConfigStore &store, int providerId, QWidget *pare
         m_ui->editKeyButton->setEnabled(any);
         m_ui->removeKeyButton->setEnabled(any);
         m_ui->testKeyButton->setEnabled(any && !m_test->isRunning());
+        // Only a saved key the provider refused has anything to re-enable; an unsaved edit waits for Save.
+        const int row = selectedKey();
+        m_ui->reenableKeyButton->setEnabled(row >= 0 && m_keys->keyAt(row).refused() && m_keys->keyAt(row).id > 0);
     };
     connect(m_ui->keysView->selectionModel(), &QItemSelectionModel::selectionChanged, this, updateKeyButtons);
     connect(m_keys, &QAbstractItemModel::modelReset, this, updateKeyButtons);
+    connect(m_keys, &QAbstractItemModel::dataChanged, this, updateKeyButtons);
     updateKeyButtons();
     connect(m_ui->addKeyButton, &QPushButton::clicked, this, [this] { openKeyDialog(-1); });
     connect(m_ui->editKeyButton, &QPushButton::clicked, this, [this, selectedKey] { openKeyDialog(selectedKey()); });
     connect(m_ui->keysView, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &i) { openKeyDialog(i.row()); });
     connect(m_ui->removeKeyButton, &QPushButton::clicked, this, [this, selectedKey] { m_keys->removeKey(selectedKey()); });
     connect(m_ui->testKeyButton, &QPushButton::clicked, this, [this, selectedKey] { testKey(selectedKey()); });
+    connect(m_ui->reenableKeyButton, &QPushButton::clicked, this, [this, selectedKey] { reenableKey(selectedKey()); });
     connect(m_ui->testButton, &QPushButton::clicked, this, &ProviderDialog::testConnection);
     connect(m_test.get(), &ConnectionTest::finished, this, &ProviderDialog::showTestResult);
 
@@ -288,7 +293,7 @@ void ProviderDialog::validate()
     // and an OpenAI-compatible server or one on this machine may need none. The rest is advice.
     int enabled = 0;
     for (const auto &k : m_keys->keys())
-        enabled += k.enabled ? 1 : 0;
+        enabled += k.enabled && !k.refused() ? 1 : 0;
     if (lacksNeededKey(dialect, url, m_ui->enabledCheck->isChecked(), m_keys->rowCount())) {
         const DialectRule *rule = findDialectRule(dialect);
         check(m_ui->keysHint, tr("No keys yet: %1 refuses every request without one. Add a key, or untick Enabled to save "
@@ -304,6 +309,24 @@ void ProviderDialog::validate()
 
     m_ui->buttonBox->button(QDialogButtonBox::Save)->setEnabled(m_problems.isEmpty());
     m_ui->testButton->setEnabled(m_ui->baseUrlError->text().isEmpty() && !m_test->isRunning());
+}
+
+void ProviderDialog::reenableKey(int row)
+{
+    if (row < 0 || row >= m_keys->rowCount())
+        return;
+    ApiKeyConfig key = m_keys->keyAt(row);
+    // At once, not with Save: the stored refusal is the engine's, and the engine takes the key back now.
+    QString error;
+    if (!m_store.reenableKey(key.id, &error)) {
+        InlineMessage::show(m_ui->keysHint, error);
+        return;
+    }
+    key.refusedAtMs = 0;
+    key.refusedReason.clear();
+    m_keys->replaceKey(row, key);
+    InlineMessage::show(m_ui->keysHint, tr("Key \"%1\" is back in rotation.").arg(key.label.isEmpty() ? maskSecret(key.secret) : key.label),
+                        InlineMessage::Kind::Success);
 }
 
 void ProviderDialog::openKeyDialog(int row)

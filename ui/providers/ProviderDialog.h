@@ -40,6 +40,8 @@ public:
     // Probes with the first enabled key / with one key; the result line and the key row say how it went.
     void testConnection();
     void testKey(int row);
+    // "Re-enable": a key the provider refused goes back into rotation now (ConfigStore::reenableKey).
+    void reenableKey(int row);
 
 signals:
     void saved(int providerId);

@@ -50,8 +50,8 @@ private slots:
     void formulaWeightsErrorsSeventyPercent()
     {
         Rig r;
-        // 5 min with 10 % failures spread evenly: E = 0.1 → base = 100 × (0.7 × 0.9 + 0.3 × 0.9) = 90; the
-        // fast windows see the same 10 %, capping at 90 too.
+        // 5 min with 10 % failures spread evenly: E = 0.1 → base = 100 × (0.7 × 0.9 + 0.3) = 93; the fast
+        // windows see the same 10 % happening now, capping at 90.
         for (int s = 0; s < 300; ++s) {
             for (int i = 0; i < 10; ++i)
                 r.window.record(r.clock.now(), i == 0 ? OutcomeKind::ProviderDown : OutcomeKind::Success, 200ms);
@@ -61,6 +61,54 @@ private slots:
         const auto h = r.evaluate();
         QVERIFY2(std::abs(h.slowErrorRate - 0.1) < 0.01, qPrintable(QString::number(h.slowErrorRate)));
         QVERIFY2(std::abs(h.score - 90.0) < 1.0, qPrintable(QString::number(h.score)));
+    }
+
+    void fiveMinutesOfErrorsWeighSeventyPercentNotAll()
+    {
+        Rig r;
+        // 4 minutes where every other call fails, then a clean minute: the fast windows are clean (F = 0),
+        // latency is normal (L = 0) and E ≈ 0.4. The stated weights give 100 × (0.7 × 0.6 + 0.3) = 72; a
+        // formula that scales the latency term by (1 − E) too, as this one once did, gives 60.
+        for (int s = 0; s < 240; ++s) {
+            r.window.record(r.clock.now(), OutcomeKind::ProviderDown);
+            r.window.record(r.clock.now(), OutcomeKind::Success, 200ms);
+            r.clock.advance(1s);
+        }
+        const auto h = r.run(59, 2, false);
+        QCOMPARE(h.fastErrorRate, 0.0);
+        QCOMPARE(h.latencyPenalty, 0.0);
+        QVERIFY2(std::abs(h.slowErrorRate - 0.4) < 0.01, qPrintable(QString::number(h.slowErrorRate)));
+        const double stated = 100.0 * (0.7 * (1.0 - h.slowErrorRate) + 0.3);
+        QVERIFY2(std::abs(h.score - stated) < 0.01, qPrintable(QStringLiteral("%1 vs %2").arg(h.score).arg(stated)));
+        QVERIFY2(h.score > 71 && h.score < 73, qPrintable(QString::number(h.score)));
+    }
+
+    void aChannelThatAnswersNothingStaysUnderThirtyOnSparseCalls()
+    {
+        Rig r;
+        // One call every 20 s, every one failing: the 30 s window often holds a single failure (F = 0.5,
+        // a cap of 50), so only the 5-minute term can keep the score under 30 — and with "normal latency"
+        // credited to a channel that never answered it would sit at exactly 30 and never be ejected.
+        int firstUnder30 = -1;
+        for (int s = 0; s < 600; ++s) {
+            if (s % 20 == 0)
+                r.window.record(r.clock.now(), OutcomeKind::ProviderDown);
+            r.clock.advance(1s);
+            const auto h = r.evaluate();
+            if (firstUnder30 < 0 && h.score < 30)
+                firstUnder30 = s;
+            if (s >= 200) { // ten failures in the 5-minute window: E = 1, and the whole latency penalty
+                QVERIFY2(h.score < 30, qPrintable(QStringLiteral("t=%1 score=%2").arg(s).arg(h.score)));
+                QCOMPARE(h.latencyPenalty, 1.0);
+            }
+        }
+        QVERIFY(firstUnder30 >= 0 && firstUnder30 <= 200);
+        // One stray error on an idle channel still costs no more than its share: 7 + 3 points once the fast
+        // windows forget it.
+        Rig idle;
+        idle.window.record(idle.clock.now(), OutcomeKind::ProviderDown);
+        idle.clock.advance(31s);
+        QVERIFY2(std::abs(idle.evaluate().score - 90.0) < 0.01, qPrintable(QString::number(idle.evaluate().score)));
     }
 
     void fullOutageDropsUnderThirtyWithinSeconds()

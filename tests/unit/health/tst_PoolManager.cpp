@@ -191,6 +191,37 @@ private slots:
         QCOMPARE(r.pool.stats().readmissions, 1u);
     }
 
+    // The ejection rule with the 70/30 weights, for a channel that fails every request it gets: here
+    // only heartbeats every 20 s, too sparse for the 30 s window's floor to hold it under 30 on its
+    // own. It is ejected 3 minutes after its score went under 30 and stays out.
+    void aChannelFailingEveryRequestIsEjectedOnSparseHeartbeats()
+    {
+        FakeClock clock;
+        PoolManager pool{clock};
+        FakeTransport transport;
+        HeartbeatProber prober{clock, pool, transport, ProbeConfig{20s, 5s, 2}, true};
+        pool.reconfigure(config({1}));
+        auto c1 = pool.channel(1);
+        int underThirtyFrom = -1, ejectedAt = -1;
+        for (int s = 0; s < 900 && ejectedAt < 0; ++s) {
+            clock.advance(1s);
+            pool.tick();
+            prober.tick();
+            transport.answerAll(false);
+            if (c1->poolState() == PoolState::Ejected)
+                ejectedAt = s;
+            else if (c1->score() >= 30)
+                underThirtyFrom = -1;
+            else if (underThirtyFrom < 0)
+                underThirtyFrom = s;
+        }
+        qInfo("under 30 from %d s, ejected at %d s, %llu probes", underThirtyFrom, ejectedAt,
+              static_cast<unsigned long long>(c1->stats().probes));
+        QVERIFY(ejectedAt > 0);
+        QVERIFY(ejectedAt - underThirtyFrom >= 179 && ejectedAt - underThirtyFrom <= 181);
+        QVERIFY(!c1->routable());
+    }
+
     void probeTimeoutCountsAsFailureAndLateReportIsIgnored()
     {
         FakeClock clock;

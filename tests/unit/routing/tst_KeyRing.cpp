@@ -239,6 +239,32 @@ private slots:
         QCOMPARE(ring.status()[1].disabledReason, QStringLiteral("revoked by the user"));
     }
 
+    void storedRefusalStartsTheKeyDisabledAndAKeptRingAdoptsOne()
+    {
+        FakeClock clock;
+        auto config = keys(3);
+        config[1].refusedAtMs = 1234;
+        config[1].refusedReason = QStringLiteral("HTTP 401: invalid api key");
+        KeyRing ring(clock, config);
+        QCOMPARE(ring.status()[1].state, KeyRing::KeyState::Disabled);
+        QCOMPARE(ring.status()[1].disabledReason, QStringLiteral("HTTP 401: invalid api key"));
+        QCOMPARE(leaseId(ring), 1);
+        QCOMPARE(leaseId(ring), 3);
+
+        // A refusal stored for a ring that is kept (another process refused it): adopted, and the
+        // cool-down running on another key is not forgotten.
+        KeyRing kept(clock, keys(3));
+        kept.reportRateLimited(1, std::chrono::milliseconds(30'000));
+        auto refused = keys(3);
+        refused[2].refusedAtMs = 99;
+        refused[2].refusedReason = QStringLiteral("HTTP 403");
+        kept.adoptRefusals(refused);
+        QCOMPARE(kept.status()[2].state, KeyRing::KeyState::Disabled);
+        QCOMPARE(kept.status()[0].state, KeyRing::KeyState::CoolingDown);
+        QCOMPARE(leaseId(kept), 2);
+        QCOMPARE(leaseId(kept), 2);
+    }
+
     void allCoolingMeansRateLimited()
     {
         FakeClock clock;

@@ -103,6 +103,49 @@ private slots:
         QCOMPARE(test::configDifferences(original, *loaded), QStringList());
     }
 
+    void aRefusedKeyStaysRefusedUntilItGetsANewSecretOrIsReenabled()
+    {
+        Fixture f;
+        EngineConfig config = test::everyFieldSetConfig();
+        QVERIFY(f.repo.save(config).ok());
+        const QString secret = config.providers[0].keys[0].secret; // key 7
+        // The ring's masked form must be the stored key's: a refusal of another secret is not kept.
+        QVERIFY(!f.repo.recordKeyRefused(7, maskSecret(QStringLiteral("sk-some-other-secret-9999")), QStringLiteral("HTTP 401"), 1000));
+        QVERIFY(!f.repo.load()->providers[0].keys[0].refused());
+        QVERIFY(f.repo.recordKeyRefused(7, maskSecret(secret), QStringLiteral("HTTP 401: invalid api key"), 1234));
+        EngineConfigPtr loaded = f.repo.load();
+        QCOMPARE(loaded->providers[0].keys[0].refusedAtMs, qint64(1234));
+        QCOMPARE(loaded->providers[0].keys[0].refusedReason, QStringLiteral("HTTP 401: invalid api key"));
+        QVERIFY(loaded->providers[0].keys[0].enabled); // the user's switch is another thing
+        QVERIFY(!loaded->providers[0].keys[1].refused());
+
+        // An unrelated save, from a configuration that knows nothing of the refusal, keeps it.
+        config.channels[0].weight = 3.5;
+        QVERIFY(f.repo.save(config).ok());
+        QVERIFY(f.repo.load()->providers[0].keys[0].refused());
+        // A label-only edit of the key too: the refusal is of its secret.
+        config.providers[0].keys[0].label = QStringLiteral("renamed");
+        QVERIFY(f.repo.save(config).ok());
+        QVERIFY(f.repo.load()->providers[0].keys[0].refused());
+
+        // A new secret clears it.
+        config.providers[0].keys[0].secret = QStringLiteral("sk-proj-NEWSECRET-abcdefgh5678");
+        QVERIFY(f.repo.save(config).ok());
+        QVERIFY(!f.repo.load()->providers[0].keys[0].refused());
+
+        // Re-enable clears it too, once, and records that it did.
+        QVERIFY(f.repo.recordKeyRefused(7, maskSecret(config.providers[0].keys[0].secret), QStringLiteral("HTTP 403"), 5000));
+        QVERIFY(f.repo.load()->providers[0].keys[0].refused());
+        QString error;
+        QVERIFY2(f.repo.reenableKey(7, &error), qPrintable(error));
+        QVERIFY(!f.repo.load()->providers[0].keys[0].refused());
+        QVERIFY(!f.repo.reenableKey(7, &error));
+        QVERIFY(error.contains(QStringLiteral("not disabled")));
+        QSqlQuery q(f.repo.database().connection());
+        QVERIFY(q.exec(QStringLiteral("SELECT count(*) FROM events WHERE kind = 'config_change' AND message LIKE '%re-enabled%'")) && q.next());
+        QCOMPARE(q.value(0).toInt(), 1);
+    }
+
     void secretsAreNotInTheConfigTablesOnlyTheirMaskedPreviews()
     {
         Fixture f;
