@@ -1,4 +1,5 @@
 #include "CommandLine.h"
+#include "ConfigCommands.h"
 #include "DemoProviders.h"
 #include "MainWindow.h"
 #include "SignalWatcher.h"
@@ -169,6 +170,14 @@ int main(int argc, char **argv)
         configureApplication();
         if (!parseCommandLine(arguments, &options, &exitCode))
             return exitCode;
+    }
+    if (!options.exportPath.isEmpty() || !options.importPath.isEmpty()) {
+        QCoreApplication app(argc, argv); // the keyring's client needs one
+        configureApplication();
+        AppOptions quiet = options;
+        quiet.logLevel = QStringLiteral("warn"); // the command's own lines are what a script reads
+        startLogging(quiet);
+        return runConfigCommand(options);
     }
     return options.headless ? runHeadless(argc, argv, options) : runConsole(argc, argv, options);
 }
