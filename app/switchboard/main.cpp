@@ -70,6 +70,9 @@ int runHeadless(int argc, char **argv, const AppOptions &options)
     configureApplication();
     startLogging(options);
     spdlog::info("Switchboard {} starting headless", SB_VERSION);
+    // Before anything starts: a SIGTERM or SIGHUP that arrives while the engine starts waits in the
+    // watcher's pipe for the event loop, instead of killing the process half-started.
+    SignalWatcher termination;
 
     sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
     QString error;
@@ -81,7 +84,6 @@ int runHeadless(int argc, char **argv, const AppOptions &options)
         spdlog::warn("{}", host.secretStorageWarning().toStdString());
     auto demo = startDemoIfNeeded(host);
 
-    SignalWatcher termination;
     QObject::connect(&termination, &SignalWatcher::terminationRequested, &app, [&](int number) {
         spdlog::info("signal {}: draining in-flight requests, then exiting", number);
         const auto drain = host.gateway()->config()->proxy.drainTimeout;
@@ -89,6 +91,15 @@ int runHeadless(int argc, char **argv, const AppOptions &options)
         if (demo)
             demo->stop();
         app.quit();
+    });
+    // systemctl reload: the configuration read again from where this run took it (the --config
+    // file or the database), applied live like a save: requests in flight finish on the snapshot
+    // they started with. A configuration that cannot work is refused and the running one stays.
+    QObject::connect(&termination, &SignalWatcher::reloadRequested, &app, [&] {
+        spdlog::info("SIGHUP: reloading the configuration");
+        QString message;
+        if (!host.reloadConfiguration(&message))
+            spdlog::error("reload refused: {}", message.toStdString());
     });
     const int code = app.exec();
     spdlog::info("Switchboard stopped");

@@ -45,6 +45,11 @@ public:
     QString secretStorageWarning() const { return m_secretWarning; }
     bool configFromFile() const { return m_configFromFile; }
 
+    // POST /admin/reload and SIGHUP (systemctl reload): the configuration read again from where this
+    // run took it (the --config file or the database), with the --listen override kept, applied
+    // live. False with the sentence, the running configuration unchanged, when it cannot work.
+    bool reloadConfiguration(QString *message) { return reload(message); }
+
 private:
     void restoreSpend(const EngineConfig &config);
     void warnUnservable(const QStringList &problems) const; // a stored configuration's, said in the log
