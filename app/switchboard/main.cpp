@@ -11,6 +11,7 @@
 #include "engine/EngineHost.h"
 #include "remote/RemoteAddress.h"
 #include "settings/SettingsPage.h"
+#include "startup/ConsoleStartup.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -134,15 +135,28 @@ int runConsole(int argc, char **argv, const AppOptions &options)
     sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
     QString error;
     std::unique_ptr<DemoProviders> demo;
-    if (host.start(hostOptions(options), &error)) {
+    sb::ConsoleStartup startup(&window);
+    switch (startup.start(host, hostOptions(options), &error)) {
+    case sb::ConsoleStartup::Result::Started:
         demo = startDemoIfNeeded(host);
         window.attachHost(&host);
         window.settingsPage()->setListenAppliesLive(options.listen.isEmpty()); // --listen pins the address
-    } else {
+        break;
+    case sb::ConsoleStartup::Result::AlreadyRunning:
+        // Two consoles on one database would fight over its port and its history; the first one is
+        // the one to use.
+        spdlog::warn("{}", error.toStdString());
+        QMessageBox::information(nullptr, QStringLiteral("Switchboard is already running"), error);
+        return 0;
+    case sb::ConsoleStartup::Result::WithoutProxy:
+        spdlog::warn("the console opens without its proxy: {}", error.toStdString());
+        break;
+    case sb::ConsoleStartup::Result::Failed:
         // The console still opens, so the user can read why and fix the configuration.
         spdlog::error("{}", error.toStdString());
         QMessageBox::warning(&window, QStringLiteral("Switchboard"),
                              QStringLiteral("The proxy could not start:\n\n%1").arg(error));
+        break;
     }
     window.show();
     if (!options.attach.isEmpty()) {
