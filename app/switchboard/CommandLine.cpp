@@ -37,7 +37,17 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
                                     QStringLiteral("Console: watch a running instance through its admin API (token from\n"
                                                    "SWITCHBOARD_TOKEN, or asked for)."),
                                     QStringLiteral("host:port"));
-    parser.addOptions({headless, db, config, listen, logLevel, screenshots, attach});
+    const QCommandLineOption exportOption(QStringLiteral("export"),
+                                          QStringLiteral("Write the stored configuration to a JSON file, then exit (API keys\n"
+                                                         "left out unless --with-keys)."),
+                                          QStringLiteral("file"));
+    const QCommandLineOption withKeys(QStringLiteral("with-keys"),
+                                      QStringLiteral("With --export: include the API keys and the local token (file mode 0600)."));
+    const QCommandLineOption importOption(QStringLiteral("import"),
+                                          QStringLiteral("Check a JSON configuration file, print what it changes and save it\n"
+                                                         "into the database in one transaction, then exit."),
+                                          QStringLiteral("file"));
+    parser.addOptions({headless, db, config, listen, logLevel, screenshots, attach, exportOption, withKeys, importOption});
 
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "switchboard: %s\nTry 'switchboard --help'.\n", qPrintable(parser.errorText()));
@@ -80,6 +90,28 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
             return false;
         }
     }
+    if (parser.isSet(exportOption) || parser.isSet(importOption)) {
+        QString conflict;
+        if (parser.isSet(exportOption) && parser.isSet(importOption))
+            conflict = QStringLiteral("--export and --import are two runs; give one of them");
+        else if (parser.isSet(config))
+            conflict = QStringLiteral("--config runs on a file without the database; --export and --import work on the database (--db)");
+        else if (parser.isSet(attach) || parser.isSet(listen) || parser.isSet(screenshots))
+            conflict = QStringLiteral("--export and --import run no engine and open no window; leave out --attach, --listen and --screenshots");
+        if (!conflict.isEmpty()) {
+            std::fprintf(stderr, "switchboard: %s\n", qPrintable(conflict));
+            *exitCode = 2;
+            return false;
+        }
+    }
+    if (parser.isSet(withKeys) && !parser.isSet(exportOption)) {
+        std::fputs("switchboard: --with-keys only means something with --export FILE\n", stderr);
+        *exitCode = 2;
+        return false;
+    }
+    options->exportPath = parser.value(exportOption);
+    options->exportWithKeys = parser.isSet(withKeys);
+    options->importPath = parser.value(importOption);
     options->headless = parser.isSet(headless);
     options->attach = parser.value(attach);
     options->dbPath = parser.value(db);

@@ -16,6 +16,12 @@ struct AppOptions {
     // GUI only: HOST:PORT of a running instance to watch instead of the embedded engine (already
     // checked). Its token comes from SWITCHBOARD_TOKEN or the Attach dialog, never from argv.
     QString attach;
+    // Instead of running: write the stored configuration to a file, or save a file's configuration
+    // into the database (checked and previewed first), then exit. The secret store is the one the
+    // same run would use (--headless: the database file; otherwise the keyring when one answers).
+    QString exportPath;
+    bool exportWithKeys = false; // --with-keys: the API keys and the local token go into the export
+    QString importPath;
 };
 
 // Parses argv. On --help / --version / a usage error it prints and returns false with *exitCode

@@ -23,7 +23,11 @@ SignalWatcher::SignalWatcher(QObject *parent) : QObject(parent)
     m_notifier = new QSocketNotifier(g_pipe[0], QSocketNotifier::Read, this);
     connect(m_notifier, &QSocketNotifier::activated, this, [this] {
         unsigned char byte = 0;
-        if (::read(g_pipe[0], &byte, 1) == 1)
+        if (::read(g_pipe[0], &byte, 1) != 1)
+            return;
+        if (byte == SIGHUP)
+            emit reloadRequested();
+        else
             emit terminationRequested(byte);
     });
     struct sigaction action = {};
@@ -32,12 +36,14 @@ SignalWatcher::SignalWatcher(QObject *parent) : QObject(parent)
     action.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &action, nullptr);
     sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
 }
 
 SignalWatcher::~SignalWatcher()
 {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     if (g_pipe[0] >= 0) {
         ::close(g_pipe[0]);
         ::close(g_pipe[1]);

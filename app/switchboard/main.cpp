@@ -1,4 +1,5 @@
 #include "CommandLine.h"
+#include "ConfigCommands.h"
 #include "DemoProviders.h"
 #include "MainWindow.h"
 #include "SignalWatcher.h"
@@ -10,6 +11,7 @@
 #include "engine/EngineHost.h"
 #include "remote/RemoteAddress.h"
 #include "settings/SettingsPage.h"
+#include "startup/ConsoleStartup.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -69,6 +71,9 @@ int runHeadless(int argc, char **argv, const AppOptions &options)
     configureApplication();
     startLogging(options);
     spdlog::info("Switchboard {} starting headless", SB_VERSION);
+    // Before anything starts: a SIGTERM or SIGHUP that arrives while the engine starts waits in the
+    // watcher's pipe for the event loop, instead of killing the process half-started.
+    SignalWatcher termination;
 
     sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
     QString error;
@@ -80,7 +85,6 @@ int runHeadless(int argc, char **argv, const AppOptions &options)
         spdlog::warn("{}", host.secretStorageWarning().toStdString());
     auto demo = startDemoIfNeeded(host);
 
-    SignalWatcher termination;
     QObject::connect(&termination, &SignalWatcher::terminationRequested, &app, [&](int number) {
         spdlog::info("signal {}: draining in-flight requests, then exiting", number);
         const auto drain = host.gateway()->config()->proxy.drainTimeout;
@@ -88,6 +92,15 @@ int runHeadless(int argc, char **argv, const AppOptions &options)
         if (demo)
             demo->stop();
         app.quit();
+    });
+    // systemctl reload: the configuration read again from where this run took it (the --config
+    // file or the database), applied live like a save: requests in flight finish on the snapshot
+    // they started with. A configuration that cannot work is refused and the running one stays.
+    QObject::connect(&termination, &SignalWatcher::reloadRequested, &app, [&] {
+        spdlog::info("SIGHUP: reloading the configuration");
+        QString message;
+        if (!host.reloadConfiguration(&message))
+            spdlog::error("reload refused: {}", message.toStdString());
     });
     const int code = app.exec();
     spdlog::info("Switchboard stopped");
@@ -122,15 +135,28 @@ int runConsole(int argc, char **argv, const AppOptions &options)
     sb::EngineHost host(sb::SystemClock::instance(), sb::SystemRandom::instance());
     QString error;
     std::unique_ptr<DemoProviders> demo;
-    if (host.start(hostOptions(options), &error)) {
+    sb::ConsoleStartup startup(&window);
+    switch (startup.start(host, hostOptions(options), &error)) {
+    case sb::ConsoleStartup::Result::Started:
         demo = startDemoIfNeeded(host);
         window.attachHost(&host);
         window.settingsPage()->setListenAppliesLive(options.listen.isEmpty()); // --listen pins the address
-    } else {
+        break;
+    case sb::ConsoleStartup::Result::AlreadyRunning:
+        // Two consoles on one database would fight over its port and its history; the first one is
+        // the one to use.
+        spdlog::warn("{}", error.toStdString());
+        QMessageBox::information(nullptr, QStringLiteral("Switchboard is already running"), error);
+        return 0;
+    case sb::ConsoleStartup::Result::WithoutProxy:
+        spdlog::warn("the console opens without its proxy: {}", error.toStdString());
+        break;
+    case sb::ConsoleStartup::Result::Failed:
         // The console still opens, so the user can read why and fix the configuration.
         spdlog::error("{}", error.toStdString());
         QMessageBox::warning(&window, QStringLiteral("Switchboard"),
                              QStringLiteral("The proxy could not start:\n\n%1").arg(error));
+        break;
     }
     window.show();
     if (!options.attach.isEmpty()) {
@@ -169,6 +195,14 @@ int main(int argc, char **argv)
         configureApplication();
         if (!parseCommandLine(arguments, &options, &exitCode))
             return exitCode;
+    }
+    if (!options.exportPath.isEmpty() || !options.importPath.isEmpty()) {
+        QCoreApplication app(argc, argv); // the keyring's client needs one
+        configureApplication();
+        AppOptions quiet = options;
+        quiet.logLevel = QStringLiteral("warn"); // the command's own lines are what a script reads
+        startLogging(quiet);
+        return runConfigCommand(options);
     }
     return options.headless ? runHeadless(argc, argv, options) : runConsole(argc, argv, options);
 }

@@ -3,12 +3,17 @@
 #include "control/HealthEventRecord.h"
 #include "model/ConfigJson.h"
 #include "net/ListenAddress.h"
+#include "net/PortProbe.h"
 #include "store/ConfigRepository.h"
 #include "store/ConfigStore.h"
 #include "store/Database.h"
 #include "store/HistoryReader.h"
 #include "store/HistoryWriter.h"
 #include "store/SecretStoreFactory.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLockFile>
 
 #include <spdlog/spdlog.h>
 
@@ -32,11 +37,95 @@ EngineHost::~EngineHost()
     stop(std::chrono::milliseconds(0));
 }
 
+QString EngineHost::lockPathFor(const QString &dbPath)
+{
+    return dbPath + QStringLiteral(".lock");
+}
+
 bool EngineHost::start(const Options &options, QString *error)
+{
+    m_failure = StartFailure::Other;
+    m_lockOwnerPid = 0;
+    m_busyHost.clear();
+    m_busyPort = 0;
+    if (!startParts(options, error)) {
+        // Nothing half-started stays behind (a history thread, the lock): the console may start
+        // this host again once the user has answered (another port).
+        const StartFailure failure = m_failure;
+        stop(std::chrono::milliseconds(0));
+        m_failure = failure;
+        return false;
+    }
+    m_failure = StartFailure::None;
+    return true;
+}
+
+bool EngineHost::lockDatabase(QString *error)
+{
+    QDir().mkpath(QFileInfo(m_dbPath).absolutePath());
+    m_lock = std::make_unique<QLockFile>(lockPathFor(m_dbPath));
+    // Never stale by age: a Switchboard runs for weeks. A lock whose process is gone is taken over
+    // (QLockFile checks the process id), so a crash does not lock the database out.
+    m_lock->setStaleLockTime(0);
+    if (m_lock->tryLock(0))
+        return true;
+    qint64 pid = 0;
+    QString hostName;
+    QString application;
+    const bool known = m_lock->getLockInfo(&pid, &hostName, &application);
+    if (m_lock->error() == QLockFile::LockFailedError) {
+        m_failure = StartFailure::AlreadyRunning;
+        m_lockOwnerPid = known ? pid : 0;
+        const QString who = known ? QStringLiteral("process %1 on %2").arg(pid).arg(hostName) : QStringLiteral("another process");
+        *error = QStringLiteral("Switchboard is already running on %1 (%2). One Switchboard runs per database: use that one "
+                                "(its tray icon brings its window back), or start this one on another database with --db.")
+                     .arg(m_dbPath, who);
+    } else {
+        *error = QStringLiteral("Cannot create the lock file %1 beside the database; check that its folder is writable.")
+                     .arg(lockPathFor(m_dbPath));
+    }
+    m_lock.reset();
+    return false;
+}
+
+void EngineHost::notePortInUse(const EngineConfig &config, QString *error)
+{
+    const QString host = config.proxy.listenHost == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : config.proxy.listenHost;
+    const auto port = static_cast<quint16>(config.proxy.listenPort);
+    if (port == 0 || isPortFree(QHostAddress(host), port))
+        return; // refused for another reason (the address is not this machine's, a permission)
+    m_failure = StartFailure::PortInUse;
+    m_busyHost = host;
+    m_busyPort = port;
+    *error = QStringLiteral("Port %1 on %2 is in use by another program, so the proxy cannot open it. Choose another port "
+                            "with --listen HOST:PORT or in the console's Settings.").arg(port).arg(host);
+}
+
+EngineConfigPtr EngineHost::movedPort(const EngineConfigPtr &config, QString *error)
+{
+    if (m_options.movePortTo == 0 || listenPinned() || config->proxy.listenPort == m_options.movePortTo)
+        return config;
+    EngineConfig moved = *config;
+    const int from = moved.proxy.listenPort;
+    moved.proxy.listenPort = m_options.movePortTo;
+    // Saved, so the next start listens there too: the user chose it because the other was taken.
+    const ConfigRepository::SaveResult saved =
+        m_configStore->save(moved, QStringLiteral("port %1 was in use at start; the proxy moved to %2").arg(from).arg(m_options.movePortTo));
+    if (!saved.ok()) {
+        *error = QStringLiteral("Cannot keep the new port: %1").arg(saved.errors.join(QStringLiteral(" ")));
+        return nullptr;
+    }
+    spdlog::info("port {} was in use; the proxy listens on {} from now on", from, m_options.movePortTo);
+    return saved.config;
+}
+
+bool EngineHost::startParts(const Options &options, QString *error)
 {
     m_options = options;
     m_dbPath = options.dbPath.isEmpty() ? Database::defaultPath(error) : options.dbPath;
     if (m_dbPath.isEmpty())
+        return false;
+    if (!lockDatabase(error))
         return false;
 
     SecretStoreChoice secrets = SecretStoreFactory::create(
@@ -72,7 +161,9 @@ bool EngineHost::start(const Options &options, QString *error)
     } else if (options.seedDemo) {
         if (!m_configStore->initialize(error))
             return false;
-        config = m_configStore->current();
+        config = movedPort(m_configStore->current(), error);
+        if (!config)
+            return false;
     } else {
         config = m_repository->load(error);
         if (!config)
@@ -114,6 +205,7 @@ bool EngineHost::start(const Options &options, QString *error)
     wireHistory();
     if (!m_gateway->start(error)) {
         m_gateway.reset();
+        notePortInUse(*config, error);
         return false;
     }
     // Saved edits apply live, the listen address too (the Gateway rebinds, or keeps the old
@@ -270,6 +362,7 @@ void EngineHost::stop(std::chrono::milliseconds drain)
     m_configStore.reset();
     m_repository.reset();
     m_secrets.reset();
+    m_lock.reset(); // unlocks: the database is free for the next Switchboard
 }
 
 } // namespace sb

@@ -5,6 +5,8 @@
 #include <QObject>
 #include <QString>
 
+class QLockFile;
+
 #include <chrono>
 #include <memory>
 
@@ -28,6 +30,18 @@ public:
         QString listen;     // HOST:PORT overriding the configured address
         bool seedDemo = true; // an empty database gets the demo configuration
         bool keyringAllowed = true;
+        // The console's answer to a proxy port in use at start: listen here instead, and keep it in
+        // the stored configuration so the next start uses it too. 0: the configured port. Ignored
+        // when the address is pinned (--listen, or a --config file the database does not hold).
+        quint16 movePortTo = 0;
+    };
+
+    // Why start() failed, for a caller that can do better than show the sentence.
+    enum class StartFailure {
+        None,
+        AlreadyRunning, // another Switchboard holds this database's lock file (lockOwnerPid())
+        PortInUse,      // the proxy's address is taken (busyHost(), busyPort())
+        Other,
     };
 
     EngineHost(Clock &clock, Random &random, QObject *parent = nullptr);
@@ -45,6 +59,21 @@ public:
     QString secretStorageWarning() const { return m_secretWarning; }
     bool configFromFile() const { return m_configFromFile; }
 
+    // POST /admin/reload and SIGHUP (systemctl reload): the configuration read again from where this
+    // run took it (the --config file or the database), with the --listen override kept, applied
+    // live. False with the sentence, the running configuration unchanged, when it cannot work.
+    bool reloadConfiguration(QString *message) { return reload(message); }
+
+    StartFailure startFailure() const { return m_failure; }
+    qint64 lockOwnerPid() const { return m_lockOwnerPid; }
+    QString busyHost() const { return m_busyHost; }
+    quint16 busyPort() const { return m_busyPort; }
+    // The listen address was given for this run (--listen) or comes from a --config file: moving it
+    // would not be remembered where it was set.
+    bool listenPinned() const { return !m_options.listen.isEmpty() || !m_options.configPath.isEmpty(); }
+    // The lock file that keeps one Switchboard per database ("<database>.lock").
+    static QString lockPathFor(const QString &dbPath);
+
 private:
     void restoreSpend(const EngineConfig &config);
     void warnUnservable(const QStringList &problems) const; // a stored configuration's, said in the log
@@ -57,6 +86,11 @@ private:
     bool reload(QString *message);
     // What is applied to the engine for a stored configuration: --listen still wins over it.
     EngineConfigPtr withOverrides(const EngineConfigPtr &config) const;
+    bool startParts(const Options &options, QString *error);
+    bool lockDatabase(QString *error);
+    // The configured port was taken: says so, and which program may hold it.
+    void notePortInUse(const EngineConfig &config, QString *error);
+    EngineConfigPtr movedPort(const EngineConfigPtr &config, QString *error);
 
     Clock &m_clock;
     Random &m_random;
@@ -64,6 +98,11 @@ private:
     QString m_secretWarning;
     bool m_configFromFile = false;
     Options m_options;
+    StartFailure m_failure = StartFailure::None;
+    qint64 m_lockOwnerPid = 0;
+    QString m_busyHost;
+    quint16 m_busyPort = 0;
+    std::unique_ptr<QLockFile> m_lock;
     std::unique_ptr<SecretStore> m_secrets;
     std::unique_ptr<ConfigRepository> m_repository;
     std::unique_ptr<ConfigStore> m_configStore;

@@ -224,6 +224,25 @@ int HttpConnection::headersComplete()
     if (llhttp_get_http_major(&m_parser) != 1)
         return fail(505, QStringLiteral("Only HTTP/1.0 and HTTP/1.1 are supported."),
                     QStringLiteral("http_version_not_supported"));
+    // RFC 9112 3.2: an HTTP/1.1 request without Host, with more than one, or with one that is no
+    // host is a 400. A request that names no host is one a client got wrong, or one written by hand
+    // to find what a server accepts; answering it anyway hides the first and helps the second.
+    int hostFields = 0;
+    QByteArray host;
+    for (const auto &[name, value] : m_current.headers.fields())
+        if (name.compare("Host", Qt::CaseInsensitive) == 0) {
+            ++hostFields;
+            host = value;
+        }
+    if (hostFields == 0 && m_current.httpMinor >= 1)
+        return fail(400, QStringLiteral("An HTTP/1.1 request must have a Host header (RFC 9112, section 3.2)."),
+                    QStringLiteral("missing_host"));
+    if (hostFields > 1)
+        return fail(400, QStringLiteral("The request has more than one Host header; send exactly one."),
+                    QStringLiteral("invalid_host"));
+    if (hostFields == 1 && !isValidHostValue(host))
+        return fail(400, QStringLiteral("The Host header is not a host name or address with an optional port."),
+                    QStringLiteral("invalid_host"));
     if (!isSupportedMethod(method))
         return fail(501, QStringLiteral("The method %1 is not supported by this server.")
                              .arg(QString::fromLatin1(m_current.method)),

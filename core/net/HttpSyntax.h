@@ -14,6 +14,11 @@ namespace sb {
 // field name through, which proxies downstream may read differently (a smuggling vector).
 bool isHttpToken(QByteArrayView text);
 
+// RFC 9112 3.2: the value of a Host field is `uri-host [ ":" port ]` (RFC 3986), possibly empty.
+// What else arrives there (a path, a userinfo, a space, a second host after a comma) is a request
+// that proxies and virtual hosts downstream may each read differently, so it is refused.
+bool isValidHostValue(QByteArrayView value);
+
 // Adds a piece of a header name or value as llhttp hands it over. A piece nearly always is the
 // whole of it: constructing is cheaper then than QByteArray::append's general path.
 inline void appendHeaderPiece(QByteArray &to, const char *at, std::size_t length)

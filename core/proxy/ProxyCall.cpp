@@ -217,6 +217,8 @@ void ProxyCall::nextAttempt()
             return;
         }
         ApiError error = clienterrors::refusal(result.refusal);
+        if (result.refusal.httpStatus == 404) // no route has that model: the caller's mistake, as a 400 at the door is
+            m_lastOutcome = Outcome::local(OutcomeKind::NonRetryableParamError, result.refusal.message);
         if (result.refusal.httpStatus == 429 && m_retry.attempts() > 0)
             error.message += QStringLiteral(" A request is held at most %1 s for a rate limit (max client wait); retry after the time given.")
                                  .arg(toSeconds(m_policy->config().maxClientWait), 0, 'g', 3);
@@ -897,6 +899,15 @@ void ProxyCall::recordCost(RequestStatus status)
     }
 }
 
+bool ProxyCall::isCallersUnknownModel(RequestStatus status, int httpStatus) const
+{
+    // A 404 for the model (no route has it, or the provider does not serve it) is the caller's
+    // mistake, not an outage: like a request refused at the door it stays out of the availability
+    // (ARCHITECTURE.md, "Errors and outcomes"). The history keeps it, so the caller can find it.
+    return status == RequestStatus::Error && httpStatus == 404 && m_lastOutcome
+           && m_lastOutcome->kind == OutcomeKind::NonRetryableParamError;
+}
+
 void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &error)
 {
     if (m_stage == Stage::Finished)
@@ -924,7 +935,7 @@ void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &erro
         counters.outputTokens.fetch_add(static_cast<std::uint64_t>(m_usage.completionTokens), std::memory_order_relaxed);
 
     const Clock::Duration latency = m_engine.clock().now() - m_startedAt;
-    if (status != RequestStatus::Cancelled) {
+    if (status != RequestStatus::Cancelled && !isCallersUnknownModel(status, httpStatus)) {
         // Client-visible outcome: what the console's availability and TTFT are made of.
         OutcomeKind kind = OutcomeKind::Success;
         if (status != RequestStatus::Ok)

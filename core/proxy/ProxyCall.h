@@ -126,6 +126,7 @@ private:
     void writeStreamError(const Outcome &outcome);
     void recordCost(RequestStatus status);
     void finish(RequestStatus status, int httpStatus, const QString &error = QString());
+    bool isCallersUnknownModel(RequestStatus status, int httpStatus) const;
 
     EngineContext &m_engine;
     UpstreamTransport &m_upstream;

@@ -117,6 +117,27 @@ void Router::setConfig(EngineConfigPtr config)
                   std::memory_order_release);
 }
 
+QString Router::unknownModelMessage(const QString &logicalModel, const EngineConfig &config)
+{
+    // Naming what is there turns a new user's first 404 into the fix: most ask for the model their
+    // example named, and the routes here are called something else.
+    constexpr std::size_t kNamed = 8;
+    QStringList models;
+    for (const RouteConfig &route : config.routes) {
+        if (models.size() == qsizetype(kNamed))
+            break;
+        models << QStringLiteral("\"%1\"").arg(route.logicalModel);
+    }
+    if (config.autoModel.enabled() && models.size() < qsizetype(kNamed))
+        models << QStringLiteral("\"%1\"").arg(config.autoModel.modelName);
+    QString message = QStringLiteral("The model \"%1\" has no route. ").arg(logicalModel.left(200));
+    if (models.isEmpty())
+        return message + QStringLiteral("No route is configured yet: add one in the console (Providers) or in the configuration file.");
+    const bool more = config.routes.size() > kNamed;
+    return message + QStringLiteral("Ask for one of the configured models (%1%2), or add a route for it in the console.")
+                         .arg(models.join(QStringLiteral(", ")), more ? QStringLiteral(", …") : QString());
+}
+
 EngineConfigPtr Router::config() const
 {
     return table()->config();
@@ -131,9 +152,7 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
     if (!route) {
         m_counters.unknownModel.fetch_add(1, std::memory_order_relaxed);
         result.refusal.httpStatus = 404;
-        result.refusal.message =
-            QStringLiteral("The model \"%1\" has no route; add a route for it in the console or use one of the configured models.")
-                .arg(logicalModel);
+        result.refusal.message = unknownModelMessage(logicalModel, *t->config());
         return result;
     }
     const double degradedFactor = t->config()->health.degradedWeightFactor;

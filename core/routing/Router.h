@@ -102,6 +102,8 @@ public:
 
     void setConfig(EngineConfigPtr config);
     EngineConfigPtr config() const;
+    // The 404 for a model no route has, naming the models that are there.
+    static QString unknownModelMessage(const QString &logicalModel, const EngineConfig &config);
 
     // `lastFailure`: what the attempt on lastFailedChannel came to, for the failover event's cause.
     // `otherProviderThan`: only a channel this request has not tried whose provider is another

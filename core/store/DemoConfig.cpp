@@ -37,11 +37,15 @@ EngineConfig DemoConfig::build()
     demo.id = 1;
     demo.logicalModel = QStringLiteral("demo");
     demo.channelIds = {a.id, b.id};
-    // An alias so an unmodified OpenAI example ("gpt-4o-mini") works against the demo too.
-    RouteConfig alias = demo;
-    alias.id = 2;
-    alias.logicalModel = QStringLiteral("gpt-4o-mini");
-    c.routes = {demo, alias};
+    // Aliases for the names OpenAI's own examples use, so an example pasted unmodified answers
+    // instead of a new user's first call being a 404 ("gpt-4o" is the one most of them name).
+    RouteConfig large = demo;
+    large.id = 2;
+    large.logicalModel = QStringLiteral("gpt-4o");
+    RouteConfig small = demo;
+    small.id = 3;
+    small.logicalModel = QStringLiteral("gpt-4o-mini");
+    c.routes = {demo, large, small};
 
     // Illustrative prices so the cost column and the budget show something in the demo.
     c.prices = {ModelPrice{QStringLiteral("demo-model"), 0.15, 0.60}};

@@ -242,7 +242,8 @@ HistoryReader::RequestTotals HistoryReader::totals(const RequestQuery &query)
     const Where w = requestWhere(query, false);
     QSqlQuery q(m_db.connection());
     if (!execWith(q, QStringLiteral("SELECT COUNT(*), COALESCE(SUM(status != 'ok'), 0), COALESCE(SUM(failover), 0), COALESCE(SUM(cache_hit), 0),"
-                                    " COALESCE(SUM(cost_usd), 0), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0)"
+                                    " COALESCE(SUM(cost_usd), 0), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),"
+                                    " COALESCE(SUM(status = 'error' AND http_status = 404 AND outcome = 'NON_RETRYABLE_PARAM_ERROR'), 0)"
                                     " FROM requests WHERE %1").arg(w.clauses.join(QStringLiteral(" AND "))),
                   w.values, &m_lastError)
         || !q.next())
@@ -254,6 +255,7 @@ HistoryReader::RequestTotals HistoryReader::totals(const RequestQuery &query)
     t.costUsd = q.value(4).toDouble();
     t.inputTokens = q.value(5).toLongLong();
     t.outputTokens = q.value(6).toLongLong();
+    t.callerErrors = q.value(7).toLongLong();
     return t;
 }
 

@@ -47,6 +47,9 @@ public:
     struct RequestTotals {
         qint64 count = 0;
         qint64 errors = 0;
+        // Of the errors, the 404s for a model no route or provider has: the caller's mistake, which
+        // availability leaves out (ARCHITECTURE.md, "Errors and outcomes").
+        qint64 callerErrors = 0;
         qint64 failovers = 0;
         qint64 cacheHits = 0;
         double costUsd = 0.0;

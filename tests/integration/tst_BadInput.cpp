@@ -296,6 +296,15 @@ private slots:
             << chat("{\"model\":\"" + QByteArray(100000, 'm') + "\"," + kMessages + "}") << 404 << QString();
         QTest::newRow("74 HEAD on chat completions") << rawRequest("HEAD", "/v1/chat/completions") << 405 << QString();
         QTest::newRow("75 DELETE on models") << rawRequest("DELETE", "/v1/models") << 405 << "method_not_allowed";
+        // --- Host (RFC 9112 3.2) --------------------------------------------------------------------
+        QTest::newRow("76 HTTP/1.1 without Host") << QByteArray("GET /healthz HTTP/1.1\r\n\r\n") << 400 << "missing_host";
+        QTest::newRow("77 POST without Host")
+            << QByteArray("POST /v1/chat/completions HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            << 400 << "missing_host";
+        QTest::newRow("78 two Host fields") << QByteArray("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n") << 400 << "invalid_host";
+        QTest::newRow("79 Host with a path") << QByteArray("GET /healthz HTTP/1.1\r\nHost: a/b\r\n\r\n") << 400 << "invalid_host";
+        QTest::newRow("80 Host listing two hosts") << QByteArray("GET /healthz HTTP/1.1\r\nHost: a, b\r\n\r\n") << 400 << "invalid_host";
+        QTest::newRow("81 HTTP/1.0 without Host (allowed)") << QByteArray("GET /healthz HTTP/1.0\r\n\r\n") << 200 << QString();
     }
 
     void hostileRequest()

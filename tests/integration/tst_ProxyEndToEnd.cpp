@@ -51,6 +51,15 @@ private:
         return request("POST", "/v1/chat/completions", chatBody(stream, model));
     }
 
+    // Requests recorded to the end (finish() feeds the client window before /metrics' counters).
+    std::uint64_t finishedRequests() const
+    {
+        std::uint64_t total = 0;
+        for (const auto &[key, count] : m_proxy.gateway->context().requestMetrics().snapshot().requests)
+            total += count;
+        return total;
+    }
+
 private slots:
     void cleanup() { m_proxy.stop(); }
 
@@ -117,6 +126,44 @@ private slots:
         }
         QCOMPARE(m_proxy.fallback->stats().chat, 1u);
         QTRY_COMPARE(m_proxy.gateway->snapshot().failovers, 1u);
+    }
+
+    // The Overview's availability is the share of answered requests that succeeded; a request for a
+    // model nothing serves is the caller's mistake, not an outage, whoever said so (the router: no
+    // such route; or the provider: its own 404 for the model).
+    void anUnknownModelDoesNotCountAgainstAvailability()
+    {
+        startAll({});
+        QCOMPARE(chat(false).status, 200);
+        for (int i = 0; i < 3; ++i) {
+            const Reply reply = chat(i == 1, QStringLiteral("no-such-model"));
+            QCOMPARE(reply.status, 404);
+            QCOMPARE(reply.json().value("error").toObject().value("code").toString(), QStringLiteral("model_not_found"));
+        }
+        QTRY_COMPARE(finishedRequests(), 4u);
+        const MetricsSnapshot snapshot = m_proxy.gateway->snapshot();
+        QCOMPARE(snapshot.answered5m, 1u);
+        QCOMPARE(snapshot.availability5m, 1.0);
+    }
+
+    void aProvidersUnknownModelDoesNotCountAgainstAvailability()
+    {
+        startAll({always(SimError::UnknownModel)}, {always(SimError::UnknownModel)});
+        const Reply reply = chat(false);
+        QCOMPARE(reply.status, 404);
+        QTRY_COMPARE(finishedRequests(), 1u);
+        QCOMPARE(m_proxy.gateway->snapshot().answered5m, 0u);
+        QCOMPARE(m_proxy.gateway->snapshot().availability5m, 1.0);
+    }
+
+    // …while an outage still does: the same check would pass if nothing were counted at all.
+    void anOutageCountsAgainstAvailability()
+    {
+        startAll({always(SimError::Http500)}, {always(SimError::Http500)});
+        QVERIFY(chat(false).status >= 500);
+        QTRY_COMPARE(finishedRequests(), 1u);
+        QCOMPARE(m_proxy.gateway->snapshot().answered5m, 1u);
+        QCOMPARE(m_proxy.gateway->snapshot().availability5m, 0.0);
     }
 
     void failsOverWhenNothingListens()

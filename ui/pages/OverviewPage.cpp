@@ -76,9 +76,11 @@ ChannelState stateFromHistory(const QString &state, double score)
 
 QString availabilityText(const HistoryReader::RequestTotals &totals)
 {
-    if (totals.count == 0)
+    // A 404 for a model nothing serves is the caller's mistake, not an outage.
+    const qint64 answered = totals.count - totals.callerErrors;
+    if (answered <= 0)
         return QStringLiteral("—");
-    return formatPercent(double(totals.count - totals.errors) / double(totals.count));
+    return formatPercent(double(answered - (totals.errors - totals.callerErrors)) / double(answered));
 }
 
 QString windowLabel(int seconds)
@@ -107,8 +109,8 @@ OverviewPage::OverviewPage(QWidget *parent) : QWidget(parent)
     }
     m_cost->setValue(QStringLiteral("—"), tr("no history connected"));
     m_cost->setToolTip(tr("Cost of today's requests, from the request history"));
-    m_availability->setToolTip(tr("Successful answers over all answered requests, last 5 minutes; "
-                                  "1 h and 24 h come from the history."));
+    m_availability->setToolTip(tr("Successful answers over answered requests, last 5 minutes (a 404 for a model "
+                                  "nothing serves is the caller's mistake and not counted); 1 h and 24 h come from the history."));
     layout->addLayout(tiles);
 
     // Window selector: the live span of all three charts.
@@ -640,8 +642,8 @@ void OverviewPage::refreshTotals()
             m_availability->setValue(QStringLiteral("—"), m_availabilityHistory);
         m_cost->setValue(QStringLiteral("$%1").arg(QLocale().toString(m_costToday, 'f', 2)),
                          tr("%1 tokens today").arg(formatCount(m_tokensToday)));
-        m_availability->setToolTip(tr("Successful answers over all answered requests: last 5 minutes from the engine, "
-                                      "1 h and 24 h from the history."));
+        m_availability->setToolTip(tr("Successful answers over answered requests (a 404 for a model nothing serves is the "
+                                      "caller's mistake and not counted): last 5 minutes from the engine, 1 h and 24 h from the history."));
         m_cost->setToolTip(tr("Cost of today's requests (since local midnight), from the history"));
     });
 }

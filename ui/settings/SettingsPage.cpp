@@ -6,6 +6,7 @@
 #include "attach/UnavailableNotice.h"
 #include "engine/EngineHost.h"
 #include "control/Gateway.h"
+#include "settings/ConfigFileBox.h"
 #include "settings/SettingRow.h"
 #include "settings/TokenEditor.h"
 #include "store/ConfigRepository.h"
@@ -126,6 +127,9 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_engineNotice->hide();
     connect(m_engineNotice, &UnavailableNotice::detachRequested, this, &SettingsPage::detachRequested);
     groups->addWidget(m_engineNotice);
+    m_fileBox = new ConfigFileBox(content);
+    groups->addWidget(m_fileBox);
+    m_engineGroups << m_fileBox; // the embedded engine's configuration, like the groups below
     for (SettingsGroup g : {SettingsGroup::Proxy, SettingsGroup::HealthScore, SettingsGroup::CircuitBreaker,
                             SettingsGroup::PoolEjection, SettingsGroup::HeartbeatProbe, SettingsGroup::RetryBudget,
                             SettingsGroup::History, SettingsGroup::Appearance}) {
@@ -342,8 +346,12 @@ void SettingsPage::setConfigStore(ConfigStore *store)
         load(std::make_shared<const EngineConfig>(), ConfigRepository::DefaultRetentionDays);
         m_status->setText(store ? tr("This run's configuration came from a file (--config); edit the file instead.")
                                 : tr("No configuration is open; nothing can be saved."));
+        m_fileBox->setConfigStore(nullptr, store ? tr("This run's configuration came from a file (--config): export and "
+                                                      "import work on the database, which this run does not use.")
+                                                 : QString());
         return;
     }
+    m_fileBox->setConfigStore(store);
     connect(store, &ConfigStore::configChanged, this, &SettingsPage::onConfigChanged);
     load(store->current(), store->repository().historyRetentionDays());
     m_status->clear();

@@ -19,6 +19,7 @@ class QSpinBox;
 
 namespace sb {
 
+class ConfigFileBox;
 class ConfigStore;
 class EngineHost;
 class HistoryWriter;
@@ -76,6 +77,7 @@ public:
     QSpinBox *retentionEditor() const { return m_retention; }
     QComboBox *themeBox() const { return m_theme; }
     QCheckBox *muteBox() const { return m_mute; }
+    ConfigFileBox *configFileBox() const { return m_fileBox; }
     QPushButton *saveButton() const { return m_save; }
     QPushButton *revertButton() const { return m_revert; }
     QPushButton *groupResetButton(SettingsGroup group) const { return m_groupResets.value(static_cast<int>(group)); }
@@ -131,6 +133,7 @@ private:
     QList<QWidget *> m_engineGroups; // hidden while attached
     QList<QLabel *> m_rowLabels;
     UnavailableNotice *m_engineNotice = nullptr;
+    ConfigFileBox *m_fileBox = nullptr;
     QString m_attachedTo;
     QLineEdit *m_listenHost = nullptr;
     TokenEditor *m_token = nullptr;

@@ -611,6 +611,47 @@ private slots:
         QCOMPARE(m_server->stats().parseErrors, quint64(cases.size()));
     }
 
+    // RFC 9112 3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+    // request message that lacks a Host header field", or has more than one, or an invalid one.
+    void http11RequestWithoutHostIs400()
+    {
+        const quint16 port = start();
+        const QList<QPair<QByteArray, QString>> refused = {
+            {"GET /echo HTTP/1.1\r\n\r\n", QStringLiteral("missing_host")},
+            {"POST /echo HTTP/1.1\r\nContent-Length: 2\r\n\r\nok", QStringLiteral("missing_host")},
+            {"GET /echo HTTP/1.1\r\nHost: a\r\nhost: a\r\n\r\n", QStringLiteral("invalid_host")},
+            {"GET /echo HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", QStringLiteral("invalid_host")},
+            {"GET /echo HTTP/1.1\r\nHost: user@a\r\n\r\n", QStringLiteral("invalid_host")},
+            {"GET /echo HTTP/1.1\r\nHost: a b\r\n\r\n", QStringLiteral("invalid_host")},
+        };
+        for (const auto &[request, code] : refused) {
+            Client client;
+            QVERIFY(client.connectTo(port));
+            client.send(request);
+            QTRY_VERIFY_WITH_TIMEOUT(client.hasFinal(1), kWait);
+            QVERIFY2(client.finals()[0].status == 400, request.constData());
+            QCOMPARE(errorOf(client.finals()[0]).value("code").toString(), code);
+            QTRY_VERIFY_WITH_TIMEOUT(client.disconnected, kWait);
+        }
+        QCOMPARE(m_server->stats().parseErrors, quint64(refused.size())); // refused before any handler
+
+        // What the RFC allows: HTTP/1.0 has no Host to require, an empty one (a target without an
+        // authority), a port, an IPv6 literal.
+        const QList<QByteArray> accepted = {
+            "GET /echo HTTP/1.0\r\n\r\n",
+            "GET /echo HTTP/1.1\r\nHost:\r\n\r\n",
+            "GET /echo HTTP/1.1\r\nhost: 127.0.0.1:8400\r\n\r\n",
+            "GET /echo HTTP/1.1\r\nHost: [::1]:8400\r\n\r\n",
+        };
+        for (const QByteArray &request : accepted) {
+            Client client;
+            QVERIFY(client.connectTo(port));
+            client.send(request);
+            QTRY_VERIFY_WITH_TIMEOUT(client.hasFinal(1), kWait);
+            QVERIFY2(client.finals()[0].status == 200, request.constData());
+        }
+    }
+
     void mangledRequestsNeverTakeTheServerDown()
     {
         HttpServerLimits limits;

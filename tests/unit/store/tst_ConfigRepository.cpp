@@ -75,6 +75,10 @@ private slots:
         QVERIFY(c->route(u"demo"));
         QCOMPARE(c->route(u"demo")->channelIds.size(), std::size_t(2));
         QCOMPARE(c->channel(c->route(u"demo")->channelIds[0])->name, QStringLiteral("demo/A"));
+        // The names OpenAI's examples use answer too, so a pasted example is no 404.
+        QVERIFY(c->route(u"gpt-4o"));
+        QVERIFY(c->route(u"gpt-4o-mini"));
+        QCOMPARE(c->route(u"gpt-4o")->channelIds, c->route(u"demo")->channelIds);
         QCOMPARE(c->breaker.preset, QStringLiteral("launch-day"));
 
         QVERIFY(!f.repo.seedDemoIfEmpty(&error));

@@ -222,6 +222,37 @@ private slots:
         QVERIFY(reader.requests(q).empty());
     }
 
+    // A 404 for a model no route has is the caller's mistake: the Overview's 1 h / 24 h availability
+    // leaves it out, and it must be told apart from a 404 that is no such thing.
+    void totalsTellTheCallersUnknownModelFromOtherErrors()
+    {
+        Fixture f;
+        HistoryWriter writer(f.path, f.clock);
+        QVERIFY(writer.start());
+        const qint64 t0 = f.clock.wallMillis();
+        writer.enqueue(request(t0));
+        RequestRecord unknownModel = request(t0 + 1, QStringLiteral("gpt-5"), RequestStatus::Error);
+        unknownModel.httpStatus = 404;
+        unknownModel.channelId = 0;
+        unknownModel.outcome = OutcomeKind::NonRetryableParamError;
+        writer.enqueue(unknownModel);
+        writer.enqueue(unknownModel);
+        RequestRecord outage = request(t0 + 2, QStringLiteral("gpt-4o"), RequestStatus::Error);
+        outage.outcome = OutcomeKind::ProviderDown;
+        writer.enqueue(outage);
+        RequestRecord endpointGone = outage; // a provider's 404 for its endpoint is the provider's
+        endpointGone.httpStatus = 404;
+        writer.enqueue(endpointGone);
+        writer.flush();
+
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        const auto totals = reader.totals({});
+        QCOMPARE(totals.count, qint64(5));
+        QCOMPARE(totals.errors, qint64(4));
+        QCOMPARE(totals.callerErrors, qint64(2));
+    }
+
     void aFullQueueDropsTheOldestHealthSamplesFirstAndCountsRefusedRequests()
     {
         Fixture f;
