@@ -46,7 +46,7 @@ sb::EngineHost::Options hostOptions(const AppOptions &options)
     host.dbPath = options.dbPath;
     host.configPath = options.configPath;
     host.listen = options.listen;
-    host.keyringAllowed = !options.headless; // a service has no desktop session to ask
+    host.keyringAllowed = !options.headless; // a service has no desktop keyring prompt to answer
     return host;
 }
 
