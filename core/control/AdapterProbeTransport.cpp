@@ -13,6 +13,22 @@ AdapterProbeTransport::AdapterProbeTransport(EngineContext &engine, QObject *par
 
 AdapterProbeTransport::~AdapterProbeTransport() = default;
 
+bool AdapterProbeTransport::probeIsBilled(int channelId) const
+{
+    const EngineConfigPtr config = m_engine.config();
+    const ChannelConfig *channel = config->channel(channelId);
+    const ProviderConfig *provider = channel ? config->provider(channel->providerId) : nullptr;
+    const ProviderAdapter *adapter = provider ? ProviderRegistry::find(provider->dialect) : nullptr;
+    if (!adapter)
+        return false;
+    // Billed when the probe of any enabled key would be, as the probe's key may be any of them: a
+    // provider whose keys differ in kind is probed at the billed pace, the cautious one.
+    for (const ApiKeyConfig &key : provider->keys)
+        if (key.enabled && adapter->probeIsBilled(AdapterContext{provider, channel, key.secret}))
+            return true;
+    return provider->keys.empty() && adapter->probeIsBilled(AdapterContext{provider, channel, QString()});
+}
+
 void AdapterProbeTransport::startProbe(int channelId, Clock::Duration timeout, Done done)
 {
     const EngineConfigPtr config = m_engine.config();
@@ -29,7 +45,11 @@ void AdapterProbeTransport::startProbe(int channelId, Clock::Duration timeout, D
             secret = lease->secret;
     }
     AdapterContext context{provider, channel, secret};
-    const UpstreamRequest request = adapter->probeRequest(context);
+    // A key exchanged for access tokens is probed by its exchange, which proves the credentials and
+    // the provider's reachability for free; its token is kept for the calls that follow. Any other
+    // key is probed by the dialect's light request.
+    const std::optional<UpstreamRequest> exchange = adapter->tokenRequest(context);
+    const UpstreamRequest request = exchange ? *exchange : adapter->probeRequest(context);
 
     TransferOptions options;
     options.connectTimeout = std::min(provider->connectTimeout, std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
@@ -50,10 +70,20 @@ void AdapterProbeTransport::startProbe(int channelId, Clock::Duration timeout, D
         state->headers = headers;
     };
     callbacks.onData = [state](QByteArrayView chunk) { state->body.append(chunk.data(), chunk.size()); };
-    callbacks.onComplete = [this, state, started, adapter, config, done](TransferError error, const QString &message) {
+    const bool exchanging = exchange.has_value();
+    callbacks.onComplete = [this, state, started, adapter, config, context, exchanging, done](TransferError error, const QString &message) {
         const Clock::Duration latency = m_engine.clock().now() - started;
         if (error != TransferError::None) {
-            done(false, latency, message);
+            // The transport's words may quote the URL, and an exchange's holds the secret.
+            done(false, latency, exchanging ? QStringLiteral("the token exchange failed") : message);
+            return;
+        }
+        if (exchanging) {
+            const AccessTokenGrant grant = adapter->readTokenAnswer(state->status, state->headers, state->body);
+            m_engine.accessTokens().store(*adapter, context, grant);
+            const bool ok = grant.granted() || (grant.failure && grant.failure->kind == OutcomeKind::RetryableRateLimit);
+            done(ok, latency, ok ? QStringLiteral("HTTP %1, access token granted").arg(state->status)
+                                 : QStringLiteral("HTTP %1: %2").arg(state->status).arg(grant.failure ? grant.failure->message : QString()));
             return;
         }
         const Outcome outcome = adapter->classifyProbe(state->status, state->headers, state->body);

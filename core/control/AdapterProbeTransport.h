@@ -21,6 +21,7 @@ public:
     ~AdapterProbeTransport() override;
 
     void startProbe(int channelId, Clock::Duration timeout, Done done) override;
+    bool probeIsBilled(int channelId) const override;
 
 private:
     EngineContext &m_engine;

@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QUrlQuery>
 
 #include <algorithm>
 
@@ -36,6 +37,8 @@ QString ConnectionTest::Result::text() const
     switch (verdict) {
     case Verdict::Passed: {
         QString line = QStringLiteral("✓ %1 in %2").arg(httpStatus).arg(time);
+        if (tokenGranted)
+            line += QStringLiteral(", the API key and secret key got an access token");
         if (modelCount >= 0)
             line += modelCount == 1 ? QStringLiteral(", 1 model listed") : QStringLiteral(", %1 models listed").arg(modelCount);
         return line;
@@ -101,7 +104,14 @@ void ConnectionTest::start(const ProviderConfig &provider, const QString &secret
     channel.providerId = provider.id;
     channel.upstreamModel = upstreamModel;
     const AdapterContext context{&provider, &channel, secret};
-    const UpstreamRequest request = adapter->probeRequest(context);
+    // A key exchanged for access tokens (ERNIE's API key + secret key) is tested by its exchange,
+    // which proves the pair and the host; a raw ERNIE token by the dialect's probe, a tiny chat.
+    const std::optional<UpstreamRequest> exchange = adapter->tokenRequest(context);
+    const UpstreamRequest request = exchange ? *exchange : adapter->probeRequest(context);
+    // The exchange's URL holds the secret key: that, too, is masked out of whatever is shown.
+    QString secretKey;
+    if (exchange)
+        secretKey = QUrlQuery(exchange->url).queryItemValue(QStringLiteral("client_secret"), QUrl::FullyDecoded);
 
     TransferOptions options;
     options.connectTimeout = std::min(provider.connectTimeout, timeout);
@@ -122,14 +132,31 @@ void ConnectionTest::start(const ProviderConfig &provider, const QString &secret
         state->headers = headers;
     };
     callbacks.onData = [state](QByteArrayView chunk) { state->body.append(chunk.data(), chunk.size()); };
-    callbacks.onComplete = [this, state, started, adapter, secret, timeout](TransferError error, const QString &message) {
+    const bool exchanging = exchange.has_value();
+    callbacks.onComplete = [this, state, started, adapter, secret, secretKey, exchanging, timeout](TransferError error, const QString &message) {
         Result r;
         r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(m_clock.now() - started);
         if (error != TransferError::None) {
             r.kind = error == TransferError::Timeout ? OutcomeKind::Timeout : OutcomeKind::ConnectFailed;
             r.message = error == TransferError::Timeout
                             ? QStringLiteral("no answer within %1").arg(seconds(timeout))
-                            : scrub(message, secret);
+                            : scrub(scrub(message, secret), secretKey);
+            finish(r);
+            return;
+        }
+        if (exchanging) {
+            const AccessTokenGrant grant = adapter->readTokenAnswer(state->status, state->headers, state->body);
+            r.httpStatus = state->status;
+            r.tokenGranted = grant.granted();
+            if (grant.granted()) {
+                r.verdict = Verdict::Passed;
+                r.kind = OutcomeKind::Success;
+            } else {
+                r.kind = grant.failure->kind;
+                r.message = scrub(scrub(grant.failure->message, secret), secretKey);
+                if (r.kind == OutcomeKind::RetryableRateLimit)
+                    r.verdict = Verdict::Warning;
+            }
             finish(r);
             return;
         }

@@ -31,6 +31,7 @@ public:
         OutcomeKind kind = OutcomeKind::ConnectFailed;
         QString message;    // the provider's or the transport's reason; the key is masked out of it
         int modelCount = -1; // models the listing named, -1 when the probe is not a listing
+        bool tokenGranted = false; // the probe was a token exchange (ERNIE's credential pair), and it answered with a token
 
         // One line for the dialog: "✓ 200 in 182 ms, 42 models listed", "✗ 401 auth error: …".
         QString text() const;
@@ -40,7 +41,9 @@ public:
     ~ConnectionTest() override;
 
     // Probes `provider` (its dialect, base URL, connect timeout and egress proxy) with `secret`.
-    // `upstreamModel` is for dialects whose probe is a tiny chat call (ERNIE); others ignore it.
+    // `upstreamModel` is for dialects whose probe is a tiny chat call (ERNIE with a raw access token);
+    // others ignore it. A key the dialect exchanges for tokens (ERNIE's "API_KEY:SECRET_KEY") is
+    // tested by that exchange alone.
     // A test still running is cancelled without a result. The result arrives through finished(),
     // never from inside start().
     void start(const ProviderConfig &provider, const QString &secret, const QString &upstreamModel = QString(),

@@ -53,6 +53,11 @@ void HeartbeatProber::tick()
                 continue;
             if (!c->wantsProbe(m_probeIdle))
                 continue;
+            // An idle channel whose probe is billed waits longer; one that is out of the pool or
+            // open does not, since its probes are how it comes back.
+            if (slot.everStarted && now - slot.lastStart < Clock::Duration(m_config.interval * kBilledIdleFactor)
+                && !c->wantsProbe(false) && m_transport.probeIsBilled(c->id()))
+                continue;
             slot.sequence = m_nextSequence++;
             slot.startedAt = now;
             slot.lastStart = now;

@@ -20,6 +20,13 @@ public:
     using Done = std::function<void(bool ok, Clock::Duration latency, const QString &detail)>;
     virtual ~ProbeTransport() = default;
     virtual void startProbe(int channelId, Clock::Duration timeout, Done done) = 0;
+    // The channel's probe costs money (ERNIE's with a raw access token is a tiny chat call): an
+    // idle channel of it is probed every kBilledIdleFactor intervals instead of every one.
+    virtual bool probeIsBilled(int channelId) const
+    {
+        (void)channelId;
+        return false;
+    }
 };
 
 // Heartbeats (every 10 s by default): probes channels that are ejected or whose breaker is OPEN —
@@ -27,6 +34,8 @@ public:
 // — and, with probeIdle, channels that carried no call in the last interval, so an idle channel's
 // score rests on evidence rather than on one stray error. One probe per channel at a time; a probe
 // that does not report within ProbeConfig::timeout counts as failed and its late report is ignored.
+// A channel whose probe is billed (ProbeTransport::probeIsBilled) is probed while idle only every
+// kBilledIdleFactor intervals (60 s by default); ejected or open, it is probed as often as any.
 // Thread-safe: tick() on the control thread, reports from anywhere. The transport must not call a `done`
 // after the prober is destroyed (the engine stops the transport first).
 class HeartbeatProber {
@@ -40,6 +49,8 @@ public:
 
     HeartbeatProber(const Clock &clock, PoolManager &pool, ProbeTransport &transport, ProbeConfig config = {},
                     bool probeIdle = true);
+
+    static constexpr int kBilledIdleFactor = 6;
 
     void setConfig(const ProbeConfig &config);
     // Called every second by the control thread: times out overdue probes, starts due ones.

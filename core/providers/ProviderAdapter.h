@@ -6,6 +6,7 @@
 #include "model/TokenUsage.h"
 #include "common/json/ClientBody.h"
 #include "net/UpstreamRequest.h"
+#include "providers/common/AccessTokens.h"
 #include "providers/common/OpenAiAnswer.h"
 #include "providers/common/UpstreamOutcome.h"
 #include "stream/SseEvent.h"
@@ -123,6 +124,41 @@ public:
                                                             const AdapterContext &context) const = 0;
     // A light request for heartbeats and "Test connection" (e.g. list models).
     virtual UpstreamRequest probeRequest(const AdapterContext &context) const = 0;
+
+    // Whether probeRequest() is billed: a dialect with no free endpoint to ask probes with the
+    // smallest chat there is, and HeartbeatProber then probes its idle channels less often.
+    virtual bool probeIsBilled(const AdapterContext &context) const
+    {
+        Q_UNUSED(context);
+        return false;
+    }
+
+    // Keys exchanged for access tokens (ARCHITECTURE.md, "Keys exchanged for access tokens"): the
+    // token endpoint's request for `context.apiKey`, or std::nullopt for a key that is sent as given
+    // (every dialect but ERNIE, and an ERNIE key that is a token already). AccessTokens runs it and
+    // caches the answer; the chat, embeddings and probe requests then get the token as their key.
+    virtual std::optional<UpstreamRequest> tokenRequest(const AdapterContext &context) const
+    {
+        Q_UNUSED(context);
+        return std::nullopt;
+    }
+    // The token endpoint's answer: the token and its lifetime, or why not (AUTH_ERROR for
+    // credentials the provider refused, so the key is disabled as a 401 would disable it).
+    virtual AccessTokenGrant readTokenAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const
+    {
+        Q_UNUSED(headers);
+        Q_UNUSED(body);
+        AccessTokenGrant grant;
+        grant.failure = Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("HTTP %1 from a dialect with no token endpoint").arg(httpStatus));
+        return grant;
+    }
+    // The provider refused an exchanged token itself (ERNIE's 110, invalid, and 111, expired), not
+    // the credentials behind it: a fresh exchange and one more try of the same attempt may answer.
+    virtual bool refusesAccessToken(const Outcome &outcome) const
+    {
+        Q_UNUSED(outcome);
+        return false;
+    }
 
     // ErrorMap: a complete response (status + headers + body) → Outcome. A 200 whose body carries an
     // error is that error, never a success.

@@ -4,6 +4,7 @@
 #include "common/Clock.h"
 #include "common/Random.h"
 #include "health/SlidingWindow.h"
+#include "providers/common/AccessTokens.h"
 #include "routing/CostMeter.h"
 #include "routing/RetryBudget.h"
 #include "routing/RetryPolicy.h"
@@ -63,6 +64,9 @@ public:
     const CacheFront &cache() const { return m_cache; }
     // The Responses API's stored responses (previous_response_id, GET/DELETE /v1/responses/{id}).
     ResponseStore &responses() { return m_responses; }
+    // Access tokens of keys that are exchanged for them (ERNIE's API key + secret key), shared by
+    // every worker and the heartbeats.
+    AccessTokens &accessTokens() { return m_accessTokens; }
 
     EngineConfigPtr config() const { return m_router.config(); }
     // The policy belongs to the config it was built from; a request keeps the one it started with.
@@ -85,6 +89,7 @@ private:
     SlidingWindow m_clientWindow{std::chrono::seconds(300)};
     CacheFront m_cache{m_clock};
     ResponseStore m_responses{m_clock};
+    AccessTokens m_accessTokens{m_clock};
     RequestMetrics m_requestMetrics;
     mutable std::mutex m_mutex; // guards the two pointers below
     std::shared_ptr<const RetryPolicy> m_retryPolicy;

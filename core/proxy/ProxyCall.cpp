@@ -1,5 +1,6 @@
 #include "proxy/ProxyCall.h"
 
+#include "common/ReplyChannel.h"
 #include "common/SecretMask.h"
 #include "common/json/JsonObjectEdit.h"
 #include "common/json/JsonObjectScan.h"
@@ -126,6 +127,10 @@ struct ProxyCall::Attempt {
     qsizetype preambleBytes = 0;
     QByteArray method; // what was sent, for the sentence when the endpoint turns out not to exist
     QUrl url;
+    const ChannelConfig *channel = nullptr; // kept alive by `config`
+    QString token;        // what went out as the key: the key itself, or the access token it was exchanged for
+    bool exchanged = false; // `token` came from an exchange (AccessTokens)
+    QString refusedToken; // the exchanged token the provider refused; set once the attempt was sent again
 
     // The running transfer's id, which is then no longer the attempt's (0 when none runs).
     quint64 takeTransfer() { return std::exchange(transferId, 0); }
@@ -162,6 +167,8 @@ ProxyCall::ProxyCall(EngineContext &engine, UpstreamTransport &upstream, Input i
 
 ProxyCall::~ProxyCall()
 {
+    if (m_replies)
+        m_replies->close(); // a token exchange that answers later finds no one
     cancelTransfer();
 }
 
@@ -267,7 +274,95 @@ void ProxyCall::launch(RouteChoice choice)
         return;
     }
 
-    AdapterContext context{m_attempt->provider, channel, m_attempt->choice.key.secret, m_input.body.clientBytes()};
+    m_attempt->channel = channel;
+    sendAttempt();
+}
+
+QString ProxyCall::keyLabel() const
+{
+    for (const ApiKeyConfig &key : m_attempt->provider->keys)
+        if (key.id == m_attempt->choice.key.keyId)
+            return key.label.isEmpty() ? maskSecret(key.secret) : key.label;
+    return maskSecret(m_attempt->choice.key.secret);
+}
+
+void ProxyCall::sendAttempt()
+{
+    // A key the dialect exchanges for an access token (ERNIE's API key + secret key) goes out as its
+    // token: the cached one, or the one an exchange on this worker's transport brings back
+    // (ARCHITECTURE.md, "Keys exchanged for access tokens"). Any other key goes as it is.
+    const AdapterContext keyContext{m_attempt->provider, m_attempt->channel, m_attempt->choice.key.secret};
+    TransferOptions exchangeOptions;
+    exchangeOptions.connectTimeout = m_attempt->provider->connectTimeout;
+    exchangeOptions.totalTimeout = std::max(std::chrono::milliseconds(1),
+                                            std::min(std::chrono::duration_cast<std::chrono::milliseconds>(m_retry.attemptTimeout(*m_attempt->provider)),
+                                                     std::chrono::milliseconds(10000)));
+    exchangeOptions.proxyUrl = m_attempt->config->domainOf(*m_attempt->channel).egressProxy;
+    exchangeOptions.maxResponseBytes = 64 * 1024;
+    if (!m_replies)
+        m_replies = ReplyChannel::to(this);
+    QPointer<ProxyCall> self(this);
+    const std::uint64_t sequence = m_attemptSequence;
+    const std::optional<QString> key = m_engine.accessTokens().resolve(
+        *m_attempt->adapter, keyContext, m_upstream, exchangeOptions, m_replies,
+        [self, sequence](const AccessTokens::Result &result) {
+            if (!self || !self->isCurrent(sequence) || self->m_stage != Stage::Attempting)
+                return; // the call moved on (the client left, a deadline): the token stays cached for the next
+            if (result.failure) {
+                Outcome outcome = *result.failure;
+                outcome.message = QStringLiteral("%1 could not exchange key \"%2\" for an access token: %3")
+                                      .arg(self->m_attempt->provider->name, self->keyLabel(), outcome.message);
+                self->attemptFailed(outcome);
+                return;
+            }
+            self->m_attempt->exchanged = true;
+            self->startTransfer(result.token);
+        },
+        m_attempt->refusedToken);
+    if (!key)
+        return; // the exchange answers later
+    m_attempt->exchanged = *key != m_attempt->choice.key.secret;
+    startTransfer(*key);
+}
+
+bool ProxyCall::refreshRefusedToken(const Outcome &outcome)
+{
+    // An exchanged token the provider calls invalid or expired says nothing about the key: the token
+    // is exchanged anew and the same attempt sent once more. Once only: a fresh token refused too
+    // is the key's, and disables it like any auth error.
+    if (!m_attempt || m_stage != Stage::Attempting || !m_attempt->exchanged || !m_attempt->refusedToken.isEmpty()
+        || !m_attempt->adapter->refusesAccessToken(outcome))
+        return false;
+    cancelTransfer();
+    m_attemptTimer.stop();
+    m_slowTimer.stop();
+    const AdapterContext keyContext{m_attempt->provider, m_attempt->channel, m_attempt->choice.key.secret};
+    m_attempt->refusedToken = m_attempt->token;
+    m_engine.accessTokens().invalidate(*m_attempt->adapter, keyContext, m_attempt->token);
+    spdlog::info("{}: {} refused the access token of key \"{}\" ({}); exchanging it anew", m_input.requestId.toStdString(),
+                 m_attempt->provider->name.toStdString(), keyLabel().toStdString(), outcome.providerCode.toStdString());
+    // What the refused try left behind goes; the attempt (its start, its budget) stays.
+    m_attempt->status = 0;
+    m_attempt->headers = HttpHeaders();
+    m_attempt->body.clear();
+    m_attempt->streaming = false;
+    m_attempt->parser = SseParser();
+    m_attempt->translator.reset();
+    m_attempt->held.clear();
+    m_attempt->heldChunks.clear();
+    m_attempt->preamble.clear();
+    m_attempt->preambleBytes = 0;
+    m_attempt->exchanged = false;
+    ++m_attemptSequence; // a late answer to the first try's exchange is not this one's
+    sendAttempt();
+    return true;
+}
+
+void ProxyCall::startTransfer(const QString &key)
+{
+    const ChannelConfig *channel = m_attempt->channel;
+    m_attempt->token = key;
+    AdapterContext context{m_attempt->provider, channel, key, m_input.body.clientBytes()};
     std::optional<UpstreamRequest> request;
     if (m_input.kind == Kind::Chat) {
         if (!m_input.nativeBody.isEmpty())
@@ -653,6 +748,8 @@ void ProxyCall::onAttemptSlow()
 
 void ProxyCall::attemptFailed(Outcome outcome)
 {
+    if (refreshRefusedToken(outcome))
+        return;
     if (outcome.misconfiguration != Misconfiguration::None && m_attempt) // the query may carry a key: left off
         outcome.endpoint = QString::fromLatin1(m_attempt->method) + QLatin1Char(' ')
             + m_attempt->url.adjusted(QUrl::RemoveQuery | QUrl::RemoveUserInfo | QUrl::RemoveFragment).toString();

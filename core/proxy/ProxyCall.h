@@ -20,6 +20,7 @@ namespace sb {
 
 class ClientApi;
 class ClientResponse;
+class ReplyChannel;
 class EngineContext;
 class RetryBudget;
 class StreamTee;
@@ -88,6 +89,13 @@ private:
     // key inside its cool-down, so the wait is the route's, not one attempt's.
     bool waitForRateLimit(Clock::Duration wait);
     void launch(RouteChoice choice);
+    // The attempt's key on its way out: as it is, or exchanged for an access token first.
+    void sendAttempt();
+    void startTransfer(const QString &key);
+    // The provider refused the attempt's exchanged access token (expired, revoked): exchanges it
+    // anew and sends the attempt again, once (true); false for any other failure.
+    bool refreshRefusedToken(const Outcome &outcome);
+    QString keyLabel() const; // the attempt's key as the user named it (or masked), for sentences
     void onUpstreamHeaders(int status, const HttpHeaders &headers);
     void onUpstreamData(QByteArrayView chunk);
     void onUpstreamComplete(TransferError error, const QString &message);
@@ -163,6 +171,7 @@ private:
     DeadlineTimer m_backoffTimer;
     DeadlineTimer m_slowTimer; // the channel's slow-wait threshold, then its re-checks
     RequestRecord m_record;
+    std::shared_ptr<ReplyChannel> m_replies; // made for the first token exchange this call waits for
 };
 
 } // namespace sb

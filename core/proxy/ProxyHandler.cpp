@@ -202,7 +202,7 @@ void ProxyHandler::throughCache(const HttpRequest &request, ProxyCall::Input inp
     m_engine.cache().handle(
         std::move(lookup), config, response,
         [this, config](const RouteCacheConfig &cache, const QString &text, EmbeddingsClient::Done done) {
-            RoutedEmbeddings::embed(m_engine, *m_upstream, config, cache, text, std::move(done));
+            RoutedEmbeddings::embed(m_engine, *m_upstream, m_replies, config, cache, text, std::move(done));
         },
         [this](RequestRecord &&row) {
             m_engine.counters().requests.fetch_add(1, std::memory_order_relaxed);

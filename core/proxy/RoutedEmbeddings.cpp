@@ -1,6 +1,7 @@
 #include "proxy/RoutedEmbeddings.h"
 
 #include "common/EventLoop.h"
+#include "common/ReplyChannel.h"
 #include "net/UpstreamClient.h"
 #include "providers/ProviderRegistry.h"
 #include "proxy/EngineContext.h"
@@ -17,6 +18,7 @@ namespace {
 struct Call {
     EngineContext *engine = nullptr;
     UpstreamClient *upstream = nullptr;
+    std::shared_ptr<ReplyChannel> replies; // the worker's, for a token exchange's answer
     EngineConfigPtr config;
     const ChannelConfig *channel = nullptr;
     const ProviderConfig *provider = nullptr;
@@ -37,9 +39,13 @@ void fail(const std::shared_ptr<Call> &call, const QString &error)
 }
 
 void attempt(const std::shared_ptr<Call> &call);
+void withKey(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, const QString &refusedToken);
+void send(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, const QString &token, bool exchanged,
+          const QString &refusedToken);
 
-void finished(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, Clock::TimePoint startedAt, int status,
-              const HttpHeaders &headers, const QByteArray &body, TransferError error, const QString &message)
+void finished(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, const QString &token, bool exchanged,
+              const QString &refusedToken, Clock::TimePoint startedAt, int status, const HttpHeaders &headers,
+              const QByteArray &body, TransferError error, const QString &message)
 {
     Router &router = call->engine->router();
     const Clock::Duration latency = call->engine->clock().now() - startedAt;
@@ -54,6 +60,12 @@ void finished(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, Cl
         outcome = Outcome::local(OutcomeKind::ProviderDown, message);
     else
         outcome = call->adapter->classifyAnswer(status, headers, body, true, &answer, &usage);
+    if (exchanged && refusedToken.isEmpty() && call->adapter->refusesAccessToken(outcome)) {
+        // The exchanged token expired or was revoked, not the key: a new one, and the call once more.
+        call->engine->accessTokens().invalidate(*call->adapter, AdapterContext{call->provider, &call->embeddingsChannel, lease.secret}, token);
+        withKey(call, lease, token);
+        return;
+    }
     router.record(call->channel->id, outcome, latency);
     if (call->keys) {
         if (outcome.kind == OutcomeKind::Success)
@@ -102,7 +114,42 @@ void attempt(const std::shared_ptr<Call> &call)
         }
         lease = *leased;
     }
-    const auto request = call->adapter->embeddingsRequest(call->body, AdapterContext{call->provider, &call->embeddingsChannel, lease.secret});
+    withKey(call, lease, QString());
+}
+
+void withKey(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, const QString &refusedToken)
+{
+    // A key exchanged for an access token (ERNIE's pair) goes as its token (ARCHITECTURE.md, "Keys
+    // exchanged for access tokens"), the exchange on this worker's client like the call itself.
+    TransferOptions exchange;
+    exchange.connectTimeout = std::min(call->provider->connectTimeout, EmbeddingsClient::kTimeout);
+    exchange.totalTimeout = EmbeddingsClient::kTimeout;
+    exchange.proxyUrl = call->config->domainOf(*call->channel).egressProxy;
+    exchange.maxResponseBytes = 64 * 1024;
+    const std::optional<QString> key = call->engine->accessTokens().resolve(
+        *call->adapter, AdapterContext{call->provider, &call->embeddingsChannel, lease.secret}, *call->upstream, exchange,
+        call->replies,
+        [call, lease, refusedToken](const AccessTokens::Result &result) {
+            if (result.failure) {
+                Outcome outcome = *result.failure;
+                call->engine->router().record(call->channel->id, outcome, Clock::Duration::zero());
+                if (call->keys && outcome.kind == OutcomeKind::AuthError)
+                    call->keys->reportAuthError(lease.keyId, outcome.message);
+                fail(call, QStringLiteral("the embeddings channel %1 could not exchange its key for an access token: %2")
+                               .arg(call->channel->name, outcome.message));
+                return;
+            }
+            send(call, lease, result.token, true, refusedToken);
+        },
+        refusedToken);
+    if (key)
+        send(call, lease, *key, *key != lease.secret, refusedToken);
+}
+
+void send(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, const QString &token, bool exchanged,
+          const QString &refusedToken)
+{
+    const auto request = call->adapter->embeddingsRequest(call->body, AdapterContext{call->provider, &call->embeddingsChannel, token});
     if (!request) {
         fail(call, QStringLiteral("the %1 dialect has no embeddings endpoint").arg(call->provider->dialect));
         return;
@@ -126,20 +173,22 @@ void attempt(const std::shared_ptr<Call> &call)
         reply->headers = headers;
     };
     callbacks.onData = [reply](QByteArrayView chunk) { reply->body.append(chunk.data(), chunk.size()); };
-    callbacks.onComplete = [call, lease, startedAt, reply](TransferError error, const QString &message) {
-        finished(call, lease, startedAt, reply->status, reply->headers, reply->body, error, message);
+    callbacks.onComplete = [call, lease, token, exchanged, refusedToken, startedAt, reply](TransferError error, const QString &message) {
+        finished(call, lease, token, exchanged, refusedToken, startedAt, reply->status, reply->headers, reply->body, error, message);
     };
     call->upstream->start(*request, options, std::move(callbacks));
 }
 
 } // namespace
 
-void RoutedEmbeddings::embed(EngineContext &engine, UpstreamClient &upstream, const EngineConfigPtr &config,
-                             const RouteCacheConfig &cache, const QString &text, EmbeddingsClient::Done done)
+void RoutedEmbeddings::embed(EngineContext &engine, UpstreamClient &upstream, const std::shared_ptr<ReplyChannel> &replies,
+                             const EngineConfigPtr &config, const RouteCacheConfig &cache, const QString &text,
+                             EmbeddingsClient::Done done)
 {
     auto call = std::make_shared<Call>();
     call->engine = &engine;
     call->upstream = &upstream;
+    call->replies = replies;
     call->config = config;
     call->done = std::move(done);
     call->channel = config->channel(cache.embeddingsChannelId);

@@ -5,9 +5,12 @@
 
 #include <QString>
 
+#include <memory>
+
 namespace sb {
 
 class EngineContext;
+class ReplyChannel;
 class UpstreamClient;
 
 // The semantic cache's embeddings call, made the way the router makes every other call
@@ -20,8 +23,10 @@ class UpstreamClient;
 class RoutedEmbeddings {
 public:
     // `done` runs later on this thread, exactly once unless the upstream client goes first.
-    static void embed(EngineContext &engine, UpstreamClient &upstream, const EngineConfigPtr &config,
-                      const RouteCacheConfig &cache, const QString &text, EmbeddingsClient::Done done);
+    // `replies` reaches this thread (the worker's), for a token exchange's answer.
+    static void embed(EngineContext &engine, UpstreamClient &upstream, const std::shared_ptr<ReplyChannel> &replies,
+                      const EngineConfigPtr &config, const RouteCacheConfig &cache, const QString &text,
+                      EmbeddingsClient::Done done);
 };
 
 } // namespace sb

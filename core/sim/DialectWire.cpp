@@ -739,16 +739,6 @@ SimReply DialectWire::embeddings(const SimRequest &request) const
     return reply;
 }
 
-SimReply DialectWire::token(const SimRequest &request) const
-{
-    // The access token is the client id itself, so per-key limits keep working after the exchange.
-    SimReply reply;
-    reply.headers.add("content-type", "application/json");
-    reply.body = compact(QJsonObject{{"access_token", QString::fromUtf8(request.apiKey)}, {"expires_in", 2592000}});
-    return reply;
-}
-
-
 SimReply DialectWire::wrongPath()
 {
     SimReply reply;

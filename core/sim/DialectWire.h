@@ -98,8 +98,6 @@ public:
     // cosine 1; others another), so a semantic cache in front of it can hit.
     SimReply embeddings(const SimRequest &request) const;
     static std::vector<double> bagOfWords(const QString &text);
-    // ERNIE's OAuth token endpoint, so an adapter that exchanges client credentials works too.
-    SimReply token(const SimRequest &request) const;
 
 private:
     QByteArray jsonBody(int status, const char *type, const char *message) const;

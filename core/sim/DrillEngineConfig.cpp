@@ -43,8 +43,11 @@ std::shared_ptr<EngineConfig> drillEngineConfig(const DrillEngineConfigInput &in
             p.keys.push_back(ApiKeyConfig{nextKeyId++, QStringLiteral("drill key"), placeholderKey(spec.name), true, {}});
         } else {
             int k = 0;
-            for (const KeySpec &key : spec.keys)
-                p.keys.push_back(ApiKeyConfig{nextKeyId++, QStringLiteral("drill key %1").arg(++k), QString::fromUtf8(key.secret), true, {}});
+            for (const KeySpec &key : spec.keys) {
+                // An ERNIE API key with its secret key is the pair the engine exchanges for tokens.
+                const QByteArray secret = key.clientSecret.isEmpty() ? key.secret : key.secret + ':' + key.clientSecret;
+                p.keys.push_back(ApiKeyConfig{nextKeyId++, QStringLiteral("drill key %1").arg(++k), QString::fromUtf8(secret), true, {}});
+            }
         }
         config->providers.push_back(p);
 

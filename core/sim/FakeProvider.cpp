@@ -194,7 +194,7 @@ public:
             return reply(response, s.wire.probe(s.spec.models, down));
         }
         case SimRequest::Kind::Token:
-            return reply(response, s.wire.token(request));
+            return reply(response, s.tokens.exchange(http.query, http.body, now));
         case SimRequest::Kind::Unknown: {
             SimReply r = s.wire.httpError(404);
             r.status = 404;
@@ -204,11 +204,35 @@ public:
         case SimRequest::Kind::Embeddings:
             break;
         }
+        QByteArray key = request.apiKey;
+        if (s.wire.dialect() == Dialect::Ernie) {
+            // An access token this provider granted stands for the API key it was granted to.
+            switch (s.tokens.check(request.apiKey, now, &key)) {
+            case TokenIssuer::Check::Valid:
+                break;
+            case TokenIssuer::Check::NotIssued:
+                if (s.tokens.isApiKey(key)) { // the API key sent where its token belongs
+                    ++s.keyRejected;
+                    return reply(response, s.wire.unknownKey());
+                }
+                break;
+            case TokenIssuer::Check::Revoked:
+                ++s.tokensRefused;
+                return reply(response, s.wire.unknownKey()); // 110, access token invalid
+            case TokenIssuer::Check::Expired: {
+                ++s.tokensRefused;
+                SimReply r;
+                r.headers.add("content-type", "application/json");
+                r.body = QByteArrayLiteral(R"({"error_code":111,"error_msg":"Access token expired"})");
+                return reply(response, r);
+            }
+            }
+        }
         if (request.kind == SimRequest::Kind::Embeddings) {
             // Keys and outages apply as to chat: an embeddings call rotates keys and fails over too.
             ++s.embeddings;
             double wait = 0;
-            switch (s.keys.admit(request.apiKey, now, &wait)) {
+            switch (s.keys.admit(key, now, &wait)) {
             case KeyLimiter::Verdict::UnknownKey:
                 ++s.keyRejected;
                 return reply(response, s.wire.unknownKey());
@@ -224,7 +248,7 @@ public:
         }
         ++s.chat;
         double retryAfter = 0;
-        switch (s.keys.admit(request.apiKey, now, &retryAfter)) {
+        switch (s.keys.admit(key, now, &retryAfter)) {
         case KeyLimiter::Verdict::UnknownKey:
             ++s.keyRejected;
             return reply(response, s.wire.unknownKey());
@@ -385,7 +409,7 @@ private:
 
 FakeProvider::Shared::Shared(ProviderSpec s, const ScenarioClock &c, Random &r)
     : spec(std::move(s)), wire(dialectFromString(spec.dialect).value_or(Dialect::OpenAiCompat), c.clock()), timeline(spec.faults),
-      keys(spec.keys), clock(c), random(r)
+      keys(spec.keys), tokens(spec.keys, spec.tokenLifetimeSeconds), clock(c), random(r)
 {
 }
 
@@ -462,6 +486,10 @@ FakeProvider::Stats FakeProvider::stats() const
     s.keyRejected = m_shared->keyRejected;
     s.embeddings = m_shared->embeddings;
     s.listenerClosures = m_listenerClosures;
+    const TokenIssuer::Stats tokens = m_shared->tokens.stats();
+    s.tokenExchanges = tokens.exchanges;
+    s.tokensGranted = tokens.granted;
+    s.tokensRefused = m_shared->tokensRefused;
     for (std::size_t i = 0; i < s.injected.size(); ++i)
         s.injected[i] = m_shared->injected[i];
     return s;

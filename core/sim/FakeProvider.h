@@ -4,6 +4,7 @@
 #include "sim/FaultTimeline.h"
 #include "sim/Scenario.h"
 #include "sim/ScenarioClock.h"
+#include "sim/TokenIssuer.h"
 
 #include <QObject>
 #include <QString>
@@ -33,6 +34,9 @@ public:
         quint64 succeeded = 0;   // chat answers completed without an injected fault
         quint64 keyRejected = 0; // unknown key or per-key rate limit
         quint64 listenerClosures = 0; // connect_refused windows entered
+        quint64 tokenExchanges = 0;   // ERNIE: requests to /oauth/2.0/token (granted or refused)
+        quint64 tokensGranted = 0;
+        quint64 tokensRefused = 0;    // ERNIE: chat or embeddings calls with an expired or revoked token
         std::array<quint64, SimErrorCount> injected{}; // by SimError
     };
 
@@ -50,6 +54,9 @@ public:
     const ProviderSpec &spec() const { return m_shared->spec; }
     Stats stats() const;
     const KeyLimiter &keyLimiter() const { return m_shared->keys; }
+    // ERNIE: the access tokens granted so far answer 110 (revoked) or 111 (expired) from now on.
+    void revokeTokens() { m_shared->tokens.revokeAll(); }
+    void expireTokens() { m_shared->tokens.expireAll(); }
 
     // State shared by the per-worker handlers; public only so the handler (in the .cpp) can name it.
     struct Shared {
@@ -58,6 +65,7 @@ public:
         DialectWire wire;
         FaultTimeline timeline;
         KeyLimiter keys;
+        TokenIssuer tokens;
         const ScenarioClock &clock;
         Random &random;
         std::atomic<quint64> nextId{1};
@@ -68,6 +76,7 @@ public:
         std::atomic<quint64> probesFailed{0};
         std::atomic<quint64> succeeded{0};
         std::atomic<quint64> keyRejected{0};
+        std::atomic<quint64> tokensRefused{0};
         std::array<std::atomic<quint64>, SimErrorCount> injected{};
     };
 

@@ -202,11 +202,13 @@ public:
             } else {
                 key.secret = k.toObject().value(QLatin1String("key")).toString().toUtf8();
                 key.rpm = static_cast<int>(number(k.toObject(), "rpm", 0.0, where, 0.0));
+                key.clientSecret = k.toObject().value(QLatin1String("client_secret")).toString().toUtf8();
             }
             if (key.secret.isEmpty())
                 error(QStringLiteral("%1: every key needs a non-empty \"key\".").arg(where));
             p.keys.push_back(key);
         }
+        p.tokenLifetimeSeconds = static_cast<int>(number(o, "token_expires_in", p.tokenLifetimeSeconds, where, 1.0));
         p.ttftMs = distribution(o.value(QLatin1String("ttft_ms")), p.ttftMs, where + QStringLiteral(" ttft_ms"));
         p.tokensPerSecond = distribution(o.value(QLatin1String("tokens_per_second")), p.tokensPerSecond,
                                          where + QStringLiteral(" tokens_per_second"));

@@ -89,6 +89,10 @@ struct FaultSpec {
 struct KeySpec {
     QByteArray secret;
     int rpm = 0; // requests per (scenario) minute for this key; 0 = unlimited
+    // ERNIE only: with a client secret, `secret` is an API key that is exchanged for access tokens
+    // (POST /oauth/2.0/token) and never sent to the chat endpoint itself; the engine's key for it is
+    // "secret:clientSecret" (DrillEngineConfig).
+    QByteArray clientSecret;
 };
 
 enum class Language { English, Chinese, Vietnamese, Mixed };
@@ -107,6 +111,7 @@ struct ProviderSpec {
     quint16 port = 0; // 0 = any free port on 127.0.0.1
     QStringList models;
     std::vector<KeySpec> keys; // empty: any key is accepted
+    int tokenLifetimeSeconds = 2592000; // ERNIE: what an issued access token's expires_in says (Baidu's 30 days)
     Distribution ttftMs = Distribution::constant(200);
     Distribution tokensPerSecond = Distribution::constant(50);
     int completionTokens = 24; // tokens per answer

@@ -136,6 +136,36 @@ private slots:
         QVERIFY(!test.isRunning());
     }
 
+    // ERNIE with Baidu's API key + secret key: the test is the token exchange (no chat spent), a
+    // wrong secret key is an auth error that never shows it.
+    void ernieCredentialPairIsTestedByItsExchange()
+    {
+        ProviderSpec spec = fakeProviderSpec(QStringLiteral("ernie"));
+        spec.dialect = QStringLiteral("ernie");
+        spec.keys = {KeySpec{"AKtest0001", 0, "SKtest0001"}};
+        FakeProvider provider(spec, m_scenarioClock, m_random, 1);
+        QString error;
+        QVERIFY2(provider.start(&error), qPrintable(error));
+        const ProviderConfig config = providerFor(QStringLiteral("ernie"), provider.baseUrl());
+        ConnectionTest test(m_clock);
+        QSignalSpy spy(&test, &ConnectionTest::finished);
+        test.start(config, QStringLiteral("AKtest0001:SKtest0001"), QStringLiteral("m-1"));
+        QVERIFY(spy.wait(20000));
+        auto r = spy.takeFirst().at(0).value<ConnectionTest::Result>();
+        QVERIFY2(r.verdict == ConnectionTest::Verdict::Passed && r.tokenGranted, qPrintable(r.text()));
+        QVERIFY2(r.text().endsWith(QStringLiteral("the API key and secret key got an access token")), qPrintable(r.text()));
+        QCOMPARE(provider.stats().chat, 0u);
+        QCOMPARE(provider.stats().tokensGranted, 1u);
+
+        test.start(config, QStringLiteral("AKtest0001:WRONGsecret99"), QStringLiteral("m-1"));
+        QVERIFY(spy.wait(20000));
+        r = spy.takeFirst().at(0).value<ConnectionTest::Result>();
+        checkResult(r, ConnectionTest::Verdict::Failed, 401, OutcomeKind::AuthError, QStringLiteral("✗ 401 auth error: "));
+        QVERIFY2(r.text().contains(QStringLiteral("invalid_client")) && !r.text().contains(QStringLiteral("WRONGsecret99")),
+                 qPrintable(r.text()));
+        QCOMPARE(provider.stats().chat, 0u);
+    }
+
     void providerInAnOutageIsProviderDown()
     {
         FaultSpec blackout;

@@ -9,6 +9,7 @@
 #include "providers/KeyDialog.h"
 #include "providers/KeyTableModel.h"
 #include "providers/ProviderRegistry.h"
+#include "providers/ernie/ErnieAdapter.h"
 #include "store/ConfigStore.h"
 
 #include <QHeaderView>
@@ -299,12 +300,31 @@ void ProviderDialog::validate()
         check(m_ui->keysHint, tr("No keys yet: %1 refuses every request without one. Add a key, or untick Enabled to save "
                                  "the provider until you have one.").arg(rule ? rule->service : dialect));
     } else {
-        InlineMessage::show(m_ui->keysHint,
-                            m_keys->rowCount() == 0 ? tr("No keys yet: requests to this provider will fail until you add one.")
-                            : enabled == 0          ? tr("Every key is disabled: requests to this provider will fail.")
-                            : enabled == 1          ? tr("One enabled key: add a second so a rate-limited key can rotate out.")
-                                                    : QString(),
-                            enabled == 1 ? InlineMessage::Kind::Info : InlineMessage::Kind::Warning);
+        QString advice = m_keys->rowCount() == 0 ? tr("No keys yet: requests to this provider will fail until you add one.")
+                         : enabled == 0          ? tr("Every key is disabled: requests to this provider will fail.")
+                         : enabled == 1          ? tr("One enabled key: add a second so a rate-limited key can rotate out.")
+                                                 : QString();
+        InlineMessage::Kind kind = enabled == 1 ? InlineMessage::Kind::Info : InlineMessage::Kind::Warning;
+        if (dialect == QLatin1String("ernie")) {
+            // What a key of this dialect is, and what a raw token costs (ARCHITECTURE.md, "Keys exchanged for access tokens").
+            int rawTokens = 0;
+            for (const auto &k : m_keys->keys())
+                rawTokens += k.enabled && !ErnieAdapter::credentialPair(k.secret) ? 1 : 0;
+            const QString ernie =
+                rawTokens > 0
+                    ? tr("%n key(s) without a colon are raw access tokens: they lapse after 30 days, and ERNIE has no free "
+                         "probe for them, so the heartbeat is a 2-token chat call (sent once a minute while the channel is "
+                         "idle, not every 10 s). Enter Baidu's API key and secret key as API_KEY:SECRET_KEY instead.",
+                         nullptr, rawTokens)
+                    : tr("Enter each key as API_KEY:SECRET_KEY (Baidu's pair): Switchboard exchanges it for an access token, "
+                         "renews it before it expires, and heartbeats with that exchange, which costs no tokens.");
+            advice = advice.isEmpty() ? ernie : advice + QLatin1Char(' ') + ernie;
+            if (rawTokens > 0)
+                kind = InlineMessage::Kind::Warning;
+            else if (advice == ernie)
+                kind = InlineMessage::Kind::Info;
+        }
+        InlineMessage::show(m_ui->keysHint, advice, kind);
     }
 
     m_ui->buttonBox->button(QDialogButtonBox::Save)->setEnabled(m_problems.isEmpty());

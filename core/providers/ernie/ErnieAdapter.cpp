@@ -4,6 +4,9 @@
 #include "providers/ernie/ErnieStreamTranslator.h"
 
 #include "providers/common/ApiBaseUrl.h"
+#include "providers/common/EndpointNotFound.h"
+#include "providers/common/ProviderText.h"
+#include "providers/common/RetryAfter.h"
 #include "providers/common/OpenAiChunk.h"
 
 #include <QHash>
@@ -26,7 +29,10 @@ QUrl endpoint(const AdapterContext &context, const QString &kind, const QString 
 {
     QUrl url(apiRoot(context) + QLatin1Char('/') + kind + QLatin1Char('/') + model);
     QUrlQuery query;
-    query.addQueryItem(QStringLiteral("access_token"), QString::fromLatin1(QUrl::toPercentEncoding(context.apiKey)));
+    // A credential pair is exchanged before any call (AccessTokens); one that got here unexchanged
+    // is never put in a URL: the call goes without a token and is refused as such.
+    const QString token = ErnieAdapter::credentialPair(context.apiKey) ? QString() : context.apiKey;
+    query.addQueryItem(QStringLiteral("access_token"), QString::fromLatin1(QUrl::toPercentEncoding(token)));
     url.setQuery(query);
     return url;
 }
@@ -189,6 +195,80 @@ UpstreamRequest ErnieAdapter::probeRequest(const AdapterContext &context) const
         {QStringLiteral("max_output_tokens"), 2}};
     request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     return request;
+}
+
+bool ErnieAdapter::probeIsBilled(const AdapterContext &context) const
+{
+    return !credentialPair(context.apiKey);
+}
+
+std::optional<ErnieAdapter::Credentials> ErnieAdapter::credentialPair(const QString &key)
+{
+    const qsizetype colon = key.indexOf(QLatin1Char(':'));
+    if (colon <= 0 || colon == key.size() - 1)
+        return std::nullopt;
+    return Credentials{key.left(colon).trimmed(), key.mid(colon + 1).trimmed()};
+}
+
+std::optional<UpstreamRequest> ErnieAdapter::tokenRequest(const AdapterContext &context) const
+{
+    const std::optional<Credentials> pair = credentialPair(context.apiKey);
+    if (!pair)
+        return std::nullopt;
+    // On the base URL's host, whatever path it names: Baidu's OAuth endpoint sits at the root.
+    QUrl url(apiRoot(context));
+    url.setPath(QStringLiteral("/oauth/2.0/token"));
+    QUrlQuery query;
+    query.addQueryItem(QStringLiteral("grant_type"), QStringLiteral("client_credentials"));
+    query.addQueryItem(QStringLiteral("client_id"), QString::fromLatin1(QUrl::toPercentEncoding(pair->apiKey)));
+    query.addQueryItem(QStringLiteral("client_secret"), QString::fromLatin1(QUrl::toPercentEncoding(pair->secretKey)));
+    url.setQuery(query);
+    UpstreamRequest request;
+    request.url = url;
+    request.headers = jsonHeaders();
+    request.headers.add("Accept", "application/json");
+    return request;
+}
+
+AccessTokenGrant ErnieAdapter::readTokenAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const
+{
+    AccessTokenGrant grant;
+    const QJsonObject root = QJsonDocument::fromJson(body).object();
+    const QString token = root.value(QLatin1String("access_token")).toString();
+    if (httpStatus >= 200 && httpStatus < 300 && !token.isEmpty()) {
+        grant.token = token;
+        const qint64 expiresIn = root.value(QLatin1String("expires_in")).toInteger(0);
+        grant.lifetime = std::chrono::seconds(expiresIn > 0 ? expiresIn : 2592000); // Baidu's tokens live 30 days
+        return grant;
+    }
+    if (auto notFound = endpointNotFoundOutcome(httpStatus, headers, body)) {
+        grant.failure = *notFound;
+        return grant;
+    }
+    const QString error = root.value(QLatin1String("error")).toString();
+    const QString description = root.value(QLatin1String("error_description")).toString();
+    Outcome o;
+    o.httpStatus = httpStatus;
+    o.providerCode = error;
+    if (error == QLatin1String("invalid_client") || error == QLatin1String("unauthorized_client") || httpStatus == 401
+        || httpStatus == 403)
+        o.kind = OutcomeKind::AuthError; // the credentials: the key is refused as a 401 would refuse it
+    else if (httpStatus == 429)
+        o.kind = OutcomeKind::RetryableRateLimit;
+    else
+        o.kind = OutcomeKind::ProviderDown; // nothing clear: the provider's
+    o.retryAfter = retryAfterFromHeaders(headers, &o.retryAfterFrom);
+    o.message = error.isEmpty()
+                    ? QStringLiteral("Baidu's token endpoint answered HTTP %1 without an access token").arg(httpStatus)
+                    : QStringLiteral("Baidu refused the API key and secret key: %1 (%2)").arg(error, cleanProviderMessage(description));
+    grant.failure = o;
+    return grant;
+}
+
+bool ErnieAdapter::refusesAccessToken(const Outcome &outcome) const
+{
+    return outcome.kind == OutcomeKind::AuthError
+        && (outcome.providerCode == QLatin1String("110") || outcome.providerCode == QLatin1String("111"));
 }
 
 Outcome ErnieAdapter::classify(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const

@@ -1,6 +1,8 @@
 #include "FakeClock.h"
 #include "FakeRandom.h"
 #include "health/HeartbeatProber.h"
+
+#include <set>
 #include "health/PoolManager.h"
 
 #include <QtTest>
@@ -29,6 +31,8 @@ public:
         Done done;
     };
     void startProbe(int channelId, Clock::Duration, Done done) override { pending.push_back({channelId, std::move(done)}); }
+    bool probeIsBilled(int channelId) const override { return billed.count(channelId) != 0; }
+    std::set<int> billed; // channels whose probe is a paid call (ERNIE with a raw access token)
     // Answers every pending probe; returns how many.
     int answerAll(bool ok)
     {
@@ -263,6 +267,41 @@ private slots:
         clock.advance(60s);
         onlyBroken.tick();
         QCOMPARE(onlyBroken.stats().started, 0u); // idle but healthy, and idle probing is off
+    }
+
+    // ERNIE with a raw token has no free probe: its heartbeat is a 2-token chat. An idle channel of
+    // it is probed a sixth as often as a free one; an ejected or open one as often as any.
+    void billedProbeOfAnIdleChannelIsSentLessOften()
+    {
+        FakeClock clock;
+        PoolManager pool(clock);
+        pool.reconfigure(config({1, 2}));
+        FakeTransport transport;
+        transport.billed = {2};
+        HeartbeatProber prober(clock, pool, transport, ProbeConfig{}, true);
+        int free = 0, billed = 0;
+        for (int s = 0; s < 120; ++s) {
+            clock.advance(1s);
+            prober.tick();
+            free += transport.pendingFor(1);
+            billed += transport.pendingFor(2);
+            transport.answerAll(true);
+        }
+        QCOMPARE(free, 12);  // every 10 s
+        QCOMPARE(billed, 2); // every 60 s
+
+        for (int s = 0; s < 200; ++s) // failing calls: the channel's circuit opens
+            pool.channel(2)->record(Outcome::local(OutcomeKind::ProviderDown, {}), 100ms, std::nullopt, false);
+        pool.tick();
+        QVERIFY(pool.channel(2)->wantsProbe(false));
+        billed = 0;
+        for (int s = 0; s < 60; ++s) {
+            clock.advance(1s);
+            prober.tick();
+            billed += transport.pendingFor(2);
+            transport.answerAll(false);
+        }
+        QVERIFY2(billed >= 5, "an open channel's billed probe must keep the normal pace");
     }
 
     void drainAndReadmitByHand()
