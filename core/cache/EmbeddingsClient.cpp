@@ -66,6 +66,7 @@ quint64 EmbeddingsClient::embed(UpstreamClient &upstream, const EngineConfig &co
     options.connectTimeout = std::min(provider->connectTimeout, kTimeout);
     options.totalTimeout = kTimeout;
     options.proxyUrl = config.domainOf(*channel).egressProxy;
+    applyProviderTls(options, *provider);
     options.maxResponseBytes = 16 * 1024 * 1024;
 
     struct State {

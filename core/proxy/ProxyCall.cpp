@@ -288,6 +288,7 @@ void ProxyCall::launch(RouteChoice choice)
     TransferOptions options;
     options.connectTimeout = m_attempt->provider->connectTimeout;
     options.proxyUrl = m_attempt->config->domainOf(*channel).egressProxy;
+    applyProviderTls(options, *m_attempt->provider);
     if (request->stream) {
         // A stream may run far longer than the attempt budget; the budget bounds the wait for the
         // first event, the idle timeout the gaps between tokens.

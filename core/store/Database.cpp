@@ -163,6 +163,11 @@ const std::vector<Migration> &Database::migrations()
         // routes stored before it get the default, on.
         {8, QStringLiteral("routes that try a client error on another provider"),
          {QStringLiteral("ALTER TABLE routes ADD COLUMN retry_client_errors_elsewhere INTEGER NOT NULL DEFAULT 1")}},
+        // A provider's own CA bundle, and its explicit choice not to verify TLS (ProviderConfig);
+        // providers stored before them trust the system's CAs and verify.
+        {9, QStringLiteral("per-provider TLS trust: a CA bundle, or no verification"),
+         {QStringLiteral("ALTER TABLE providers ADD COLUMN ca_bundle TEXT NOT NULL DEFAULT ''"),
+          QStringLiteral("ALTER TABLE providers ADD COLUMN tls_skip_verify INTEGER NOT NULL DEFAULT 0")}},
     };
     return list;
 }
