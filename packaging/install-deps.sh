@@ -12,7 +12,7 @@ packages=(
   libgl-dev libvulkan-dev qt6-svg-dev libqt6svg6 qt6-qpa-plugins
   qtkeychain-qt6-dev
   # engine libraries
-  node-llhttp libcurl4-openssl-dev libspdlog-dev libfmt-dev libsqlite3-dev libjemalloc-dev
+  node-llhttp libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev libsqlite3-dev libjemalloc-dev
   # tests, fuzzing, benchmarks
   clang libclang-rt-14-dev libbenchmark-dev xvfb xauth fonts-dejavu-core
   sqlite3 curl wrk nginx-light procps iproute2 openssl

@@ -55,6 +55,7 @@ void AdapterProbeTransport::startProbe(int channelId, Clock::Duration timeout, D
     options.connectTimeout = std::min(provider->connectTimeout, std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
     options.totalTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
     options.proxyUrl = config->domainOf(*channel).egressProxy;
+    applyProviderTls(options, *provider);
     options.maxResponseBytes = 4 * 1024 * 1024;
 
     struct ProbeState {

@@ -117,6 +117,7 @@ void ConnectionTest::start(const ProviderConfig &provider, const QString &secret
     options.connectTimeout = std::min(provider.connectTimeout, timeout);
     options.totalTimeout = timeout;
     options.proxyUrl = provider.domain.egressProxy;
+    applyProviderTls(options, provider);
     options.maxResponseBytes = 4 * 1024 * 1024; // a model list, not a download
 
     struct State {

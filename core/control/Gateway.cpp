@@ -5,6 +5,7 @@
 #include "proxy/ProxyHandler.h"
 #include "health/HeartbeatProber.h"
 #include "net/HttpServer.h"
+#include "net/TlsTrust.h"
 
 #include <QHostAddress>
 #include <QPointer>
@@ -107,6 +108,29 @@ private:
     Gateway::ManualProbeStats m_manual;
 };
 
+// The CA bundles the configuration's enabled HTTPS providers verify against ("" for the system's),
+// and a warning for each one that verifies nothing. The bundles are parsed on the control thread,
+// so the first connection a worker opens to a provider finds its store ready (TlsTrust).
+void prepareTls(const EngineConfig &config, QObject *controlThreadObject)
+{
+    QStringList bundles;
+    for (const ProviderConfig &p : config.providers) {
+        if (!p.enabled)
+            continue;
+        if (p.tlsSkipVerify) {
+            spdlog::warn("provider \"{}\": TLS verification is off (tls_skip_verify); its certificate and host name are not checked, "
+                         "so anyone on the path could read its keys and answers", p.name.toStdString());
+            continue;
+        }
+        if (!p.baseUrl.trimmed().startsWith(QLatin1String("https:"), Qt::CaseInsensitive) && p.caBundle.isEmpty())
+            continue;
+        if (!bundles.contains(p.caBundle))
+            bundles << p.caBundle;
+    }
+    if (!bundles.isEmpty() && controlThreadObject)
+        QMetaObject::invokeMethod(controlThreadObject, [bundles] { TlsTrust::preload(bundles); });
+}
+
 bool listenAddressAllowed(const ProxyConfig &proxy, QString *error)
 {
     const QHostAddress address(proxy.listenHost == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : proxy.listenHost);
@@ -183,6 +207,7 @@ bool Gateway::start(QString *error)
     m_controlThread->start();
     QMetaObject::invokeMethod(control, [control] { control->begin(); }, Qt::BlockingQueuedConnection);
     m_control = control;
+    prepareTls(*m_context.config(), control);
     spdlog::info("proxy listening on {}", baseUrl().toStdString());
     return true;
 }
@@ -252,6 +277,7 @@ void Gateway::applyConfig(EngineConfigPtr config)
         }
     }
     const ProbeConfig probe = config->probe;
+    prepareTls(*config, m_control.load());
     m_context.setConfig(std::move(config));
     if (ControlLoop *control = m_control)
         QMetaObject::invokeMethod(control, [control, probe] { control->setProbeConfig(probe); });

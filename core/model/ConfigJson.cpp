@@ -375,6 +375,10 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         o.insert(QStringLiteral("enabled"), p.enabled);
         if (p.responsesApi) // written only when set: most providers have no Responses API
             o.insert(QStringLiteral("responses_api"), true);
+        if (!p.caBundle.isEmpty()) // like the next one, written only when set
+            o.insert(QStringLiteral("ca_bundle"), p.caBundle);
+        if (p.tlsSkipVerify)
+            o.insert(QStringLiteral("tls_skip_verify"), true);
         o.insert(QStringLiteral("connect_timeout_ms"), toJson(p.connectTimeout));
         o.insert(QStringLiteral("primary_timeout_ms"), toJson(p.primaryTimeout));
         o.insert(QStringLiteral("fallback_timeout_ms"), toJson(p.fallbackTimeout));
@@ -560,6 +564,11 @@ ConfigImport importConfigJson(const QJsonObject &root)
         r.read("base_url", &p.baseUrl, true);
         r.read("enabled", &p.enabled);
         r.read("responses_api", &p.responsesApi);
+        r.read("ca_bundle", &p.caBundle);
+        r.read("tls_skip_verify", &p.tlsSkipVerify);
+        if (p.tlsSkipVerify)
+            warnings << QStringLiteral("providers[%1] (\"%2\"): tls_skip_verify is on; its certificate is not checked, so anyone on "
+                                       "the path could read its keys and answers.").arg(i).arg(p.name);
         r.read("connect_timeout_ms", &p.connectTimeout);
         r.read("primary_timeout_ms", &p.primaryTimeout);
         r.read("fallback_timeout_ms", &p.fallbackTimeout);

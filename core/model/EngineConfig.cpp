@@ -2,6 +2,7 @@
 
 #include "model/DialectRules.h"
 
+#include <QFileInfo>
 #include <QSet>
 #include <QUrl>
 
@@ -127,6 +128,18 @@ ConfigProblems EngineConfig::problems() const
         if (!p.domain.egressProxy.isEmpty() && !isProxyUrl(p.domain.egressProxy))
             unservable << QStringLiteral("Provider \"%1\": egress proxy \"%2\" is not a proxy URL such as http://proxy.internal:3128 "
                                          "or socks5://host:1080.").arg(p.name, p.domain.egressProxy);
+        if (!p.caBundle.isEmpty()) {
+            const QFileInfo bundle(p.caBundle);
+            if (p.tlsSkipVerify)
+                unservable << QStringLiteral("Provider \"%1\": a CA bundle and \"skip verification\" contradict each other; keep the "
+                                             "bundle (verified against it) or clear it.").arg(p.name);
+            else if (!bundle.isAbsolute())
+                unservable << QStringLiteral("Provider \"%1\": CA bundle \"%2\" is not an absolute path, e.g. "
+                                             "/etc/ssl/private-ca.pem.").arg(p.name, p.caBundle);
+            else if (!bundle.isFile() || !bundle.isReadable())
+                unservable << QStringLiteral("Provider \"%1\": CA bundle \"%2\" does not exist or cannot be read; give the PEM "
+                                             "file of the CAs this provider's certificate is signed by.").arg(p.name, p.caBundle);
+        }
         if (p.primaryTimeout <= 0ms || p.fallbackTimeout <= 0ms || p.connectTimeout <= 0ms)
             problems << QStringLiteral("Provider \"%1\": timeouts must be positive.").arg(p.name);
         if (p.requestsPerMinute < 0 || p.tokensPerMinute < 0 || p.burst < 0)

@@ -48,6 +48,15 @@ struct ProviderConfig {
     // Off by default: most OpenAI-compatible servers have only /chat/completions.
     bool responsesApi = false;
 
+    // TLS to the provider (https base URLs, and an https egress proxy): a PEM file of the CAs to
+    // trust instead of the system's (a local server with its own CA, a TLS-inspecting corporate
+    // egress); empty = the system's. An absolute path; parsed once, shared by every connection.
+    QString caBundle;
+    // The provider's certificate and host name are not checked at all: anyone on the path could
+    // read the keys and the answers. Only ever this provider's explicit choice (a lab server with a
+    // throwaway certificate), warned about in the dialog and in the log whenever it is applied.
+    bool tlsSkipVerify = false;
+
     // Split budgets: equal 30 s budgets doubled the wait during incidents.
     std::chrono::milliseconds connectTimeout = 5s;
     std::chrono::milliseconds primaryTimeout = 30s;

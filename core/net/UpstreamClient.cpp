@@ -20,6 +20,8 @@ namespace {
 
 // Idle upstream connections one worker's client keeps for reuse, over all providers.
 constexpr long kMaxCachedConnections = 512;
+// HTTPS origins whose HTTP version is remembered; past it the map starts over.
+constexpr std::size_t kMaxKnownOrigins = 1024;
 
 } // namespace
 
@@ -198,6 +200,17 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
                 spdlog::debug("upstream #{} start {}", id, transfer->describeForLog().toStdString());
             m_plain->start(*transfer, std::move(target));
             return id;
+        }
+    }
+
+    // An origin that answered in HTTP/1.1 cannot multiplex: a transfer that waited (PIPEWAIT) for
+    // a connection still in its handshake would be let go only when that one is up, so a burst to
+    // a cold multi handle opened its connections one handshake after another.
+    if (const QByteArray origin = originKey(request, options); !origin.isEmpty()) {
+        const auto known = m_originMultiplexes.find(origin);
+        if (known != m_originMultiplexes.end() && !known->second) {
+            transfer->pipeWait = false;
+            ++m_stats.http1OriginTransfers;
         }
     }
 
@@ -447,9 +460,30 @@ void UpstreamClient::collectFinished()
         curl_easy_getinfo(transfer->easy(), CURLINFO_HTTP_VERSION, &httpVersion);
         if (httpVersion == CURL_HTTP_VERSION_2_0)
             ++m_stats.http2Transfers;
+        if (result == CURLE_OK && httpVersion != 0) {
+            if (const QByteArray origin = originKey(transfer->request(), transfer->options()); !origin.isEmpty()) {
+                if (m_originMultiplexes.size() >= kMaxKnownOrigins && !m_originMultiplexes.count(origin))
+                    m_originMultiplexes.clear();
+                m_originMultiplexes[origin] = httpVersion == CURL_HTTP_VERSION_2_0;
+            }
+        }
         const auto [error, text] = transfer->classify(result);
         finish(transfer, error, text);
     }
+}
+
+QByteArray UpstreamClient::originKey(const UpstreamRequest &request, const TransferOptions &options)
+{
+    if (!options.allowHttp2 || request.url.scheme() != QLatin1String("https"))
+        return {};
+    QByteArray key = request.url.host().toUtf8();
+    key += ':';
+    key += QByteArray::number(request.url.port(443));
+    if (!options.proxyUrl.isEmpty()) {
+        key += ' ';
+        key += options.proxyUrl.toUtf8();
+    }
+    return key;
 }
 
 void UpstreamClient::onPlainHttpEvents()

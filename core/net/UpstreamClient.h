@@ -47,6 +47,9 @@ public:
         quint64 http2Transfers = 0;    // finished transfers that spoke HTTP/2
         quint64 idleSweeps = 0;        // times the connection cache was closed after a quiet spell
         quint64 plainHttpTransfers = 0; // finished transfers the PlainHttpEngine carried
+        // HTTPS transfers started without CURLOPT_PIPEWAIT because their origin answered in
+        // HTTP/1.1 before (see originKey): they open a connection at once when none is free.
+        quint64 http1OriginTransfers = 0;
     };
 
     explicit UpstreamClient(const Clock &clock, QObject *parent = nullptr);
@@ -107,6 +110,9 @@ private:
     // Only from the event loop with no transfer left: a new multi handle, an empty connection cache.
     void closeIdleConnections();
 
+    // "host:port proxy" of an HTTPS transfer that may speak h2, or empty (no PIPEWAIT question).
+    static QByteArray originKey(const UpstreamRequest &request, const TransferOptions &options);
+
     CURLM *m_multi = nullptr;
     const Clock &m_clock;
     std::unique_ptr<Timer> m_curlTimer;
@@ -122,6 +128,9 @@ private:
     std::shared_ptr<EasyHandlePool> m_easyHandles = std::make_shared<EasyHandlePool>();
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data
+    // HTTPS origins by what their last finished transfer spoke: true h2, false HTTP/1.x. Kept
+    // across idle sweeps (a new multi handle knows nothing), bounded by kMaxKnownOrigins.
+    std::unordered_map<QByteArray, bool> m_originMultiplexes;
     quint64 m_nextId = 1;
     Stats m_stats;
 };

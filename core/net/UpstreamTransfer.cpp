@@ -1,7 +1,9 @@
 #include "net/UpstreamTransfer.h"
 
 #include "common/SecretMask.h"
+#include "model/ProviderConfig.h"
 #include "net/EasyHandlePool.h"
+#include "net/TlsTrust.h"
 
 #include <curl/curl.h>
 
@@ -71,6 +73,12 @@ QUrl redactedUrl(QUrl url)
 }
 
 } // namespace
+
+void applyProviderTls(TransferOptions &options, const ProviderConfig &provider)
+{
+    options.caBundlePath = provider.caBundle;
+    options.verifyTls = !provider.tlsSkipVerify;
+}
 
 QString transferErrorName(TransferError error)
 {
@@ -143,8 +151,10 @@ bool UpstreamTransfer::setUp(QString *error)
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
         // Concurrent requests to an h2 server share its one connection instead of racing to open
         // more. Only over TLS: on plain http libcurl 7.88 never learns the connection cannot
-        // multiplex, and every new transfer would queue behind the first one until it ends.
-        if (scheme == QLatin1String("https"))
+        // multiplex, and every new transfer would queue behind the first one until it ends. And
+        // not to an origin known to answer in HTTP/1.1 (pipeWait false): while no connection to
+        // it is up, libcurl would let the waiting transfers open theirs one at a time.
+        if (scheme == QLatin1String("https") && pipeWait)
             curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     } else {
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
@@ -157,9 +167,29 @@ bool UpstreamTransfer::setUp(QString *error)
         curl_easy_setopt(e, CURLOPT_NOPROXY, "");
     }
     curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
-    if (!m_options.caBundlePath.isEmpty()) {
+    if (!m_options.caBundlePath.isEmpty())
         m_caBundle = QFile::encodeName(m_options.caBundlePath);
+    if (!m_options.verifyTls) {
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+        curl_easy_setopt(e, CURLOPT_CAINFO, static_cast<char *>(nullptr));
+        curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<char *>(nullptr));
+    } else if (TlsTrust::sharedStoresApply()) {
+        // libcurl loads no CA file of its own; each new connection gets the shared store of this
+        // bundle (TlsTrust) from the context callback. libcurl reuses a connection only for a
+        // transfer with the same CA file and directory, so a custom bundle's path goes in as the
+        // directory: OpenSSL looks into a directory only lazily, and never into this one, since
+        // the callback replaces the whole store. A connection verified against one bundle then
+        // never carries a transfer that trusts another.
+        curl_easy_setopt(e, CURLOPT_CAINFO, static_cast<char *>(nullptr));
+        curl_easy_setopt(e, CURLOPT_CAPATH, m_caBundle.isEmpty() ? static_cast<const char *>(nullptr) : m_caBundle.constData());
+        curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, &UpstreamTransfer::sslContextCallback);
+        curl_easy_setopt(e, CURLOPT_SSL_CTX_DATA, this);
+    } else if (!m_caBundle.isEmpty()) {
+        // Another TLS backend: libcurl reads the file, and caches it per multi handle as long as
+        // no CA directory is set beside it.
         curl_easy_setopt(e, CURLOPT_CAINFO, m_caBundle.constData());
+        curl_easy_setopt(e, CURLOPT_CAPATH, static_cast<char *>(nullptr));
     }
 
     const QByteArray method = m_request.method.toUpper();
@@ -255,6 +285,12 @@ std::size_t UpstreamTransfer::writeCallback(char *data, std::size_t size, std::s
     return static_cast<UpstreamTransfer *>(self)->recordBody(QByteArrayView(data, static_cast<qsizetype>(bytes))) ? bytes : 0;
 }
 
+int UpstreamTransfer::sslContextCallback(CURL *, void *sslContext, void *self)
+{
+    auto *transfer = static_cast<UpstreamTransfer *>(self);
+    return TlsTrust::install(sslContext, transfer->m_caBundle, &transfer->m_trustError) ? CURLE_OK : CURLE_SSL_CACERT_BADFILE;
+}
+
 void UpstreamTransfer::recordHead(int status, HttpHeaders &&headers)
 {
     m_status = status;
@@ -307,6 +343,8 @@ std::pair<TransferError, QString> UpstreamTransfer::classify(int curlCode) const
         detail = QString::fromUtf8(curl_easy_strerror(code));
     if (m_tooLarge)
         return {TransferError::TooLarge, tooLargeMessage()};
+    if (!m_trustError.isEmpty())
+        return {TransferError::TlsFailed, QStringLiteral("TLS with the upstream failed: %1; check the provider's CA bundle").arg(m_trustError)};
     switch (code) {
     case CURLE_COULDNT_CONNECT:
         return {TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(detail)};

@@ -34,9 +34,19 @@ struct TransferOptions {
     bool allowHttp2 = true;     // h2 over TLS when the server offers it (ALPN); plain http stays HTTP/1.1
     qint64 maxResponseBytes = 0; // larger bodies fail with TooLarge; 0 = no limit
     // PEM file of CAs to trust instead of the system bundle: a local server with its own CA, or a
-    // TLS-inspecting corporate egress. Empty = the system bundle.
+    // TLS-inspecting corporate egress. Empty = the system bundle. Parsed once per process and
+    // shared by every connection (TlsTrust).
     QString caBundlePath;
+    // false: the server's certificate and name are not checked at all. Only ever a provider's own,
+    // explicit and warned-about choice (ProviderConfig::tlsSkipVerify); never a fallback.
+    bool verifyTls = true;
 };
+
+struct ProviderConfig;
+
+// The provider's TLS trust (its CA bundle, or its choice not to verify) into `options`: every
+// transfer to a provider, whatever sends it, goes through here.
+void applyProviderTls(TransferOptions &options, const ProviderConfig &provider);
 
 enum class TransferError {
     None,          // the exchange completed; any HTTP status, 5xx included, is the caller's to judge
@@ -120,10 +130,14 @@ public:
     std::unique_ptr<DeadlineTimer> idleTimer; // the inter-token idle timeout, made when first armed
     bool paused = false;
     bool plainHttp = false; // carried by the PlainHttpEngine, not libcurl
+    // HTTPS with h2 allowed: wait for a connection still being set up in case it multiplexes
+    // (CURLOPT_PIPEWAIT). The client turns it off for origins known to speak HTTP/1.1 only.
+    bool pipeWait = true;
 
 private:
     static std::size_t headerCallback(char *data, std::size_t size, std::size_t count, void *self);
     static std::size_t writeCallback(char *data, std::size_t size, std::size_t count, void *self);
+    static int sslContextCallback(CURL *easy, void *sslContext, void *self);
     void onHeaderLine(QByteArrayView line);
 
     const quint64 m_id;
@@ -138,6 +152,7 @@ private:
     QByteArray m_url;
     QByteArray m_proxy;
     QByteArray m_caBundle;
+    QString m_trustError; // why the CA bundle could not be used (TlsTrust), for classify()
     char m_errorBuffer[256] = {}; // CURL_ERROR_SIZE
 
     int m_status = 0;

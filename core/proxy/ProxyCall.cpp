@@ -298,6 +298,7 @@ void ProxyCall::sendAttempt()
                                             std::min(std::chrono::duration_cast<std::chrono::milliseconds>(m_retry.attemptTimeout(*m_attempt->provider)),
                                                      std::chrono::milliseconds(10000)));
     exchangeOptions.proxyUrl = m_attempt->config->domainOf(*m_attempt->channel).egressProxy;
+    applyProviderTls(exchangeOptions, *m_attempt->provider);
     exchangeOptions.maxResponseBytes = 64 * 1024;
     if (!m_replies)
         m_replies = ReplyChannel::to(this);
@@ -385,6 +386,7 @@ void ProxyCall::startTransfer(const QString &key)
     TransferOptions options;
     options.connectTimeout = m_attempt->provider->connectTimeout;
     options.proxyUrl = m_attempt->config->domainOf(*channel).egressProxy;
+    applyProviderTls(options, *m_attempt->provider);
     if (request->stream) {
         // A stream may run far longer than the attempt budget; the budget bounds the wait for the
         // first event, the idle timeout the gaps between tokens.

@@ -3,6 +3,7 @@
 #include "common/EventLoop.h"
 #include "common/ReplyChannel.h"
 #include "net/UpstreamClient.h"
+#include "net/UpstreamTransfer.h"
 #include "providers/ProviderRegistry.h"
 #include "proxy/EngineContext.h"
 #include "routing/Router.h"
@@ -125,6 +126,7 @@ void withKey(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, con
     exchange.connectTimeout = std::min(call->provider->connectTimeout, EmbeddingsClient::kTimeout);
     exchange.totalTimeout = EmbeddingsClient::kTimeout;
     exchange.proxyUrl = call->config->domainOf(*call->channel).egressProxy;
+    applyProviderTls(exchange, *call->provider);
     exchange.maxResponseBytes = 64 * 1024;
     const std::optional<QString> key = call->engine->accessTokens().resolve(
         *call->adapter, AdapterContext{call->provider, &call->embeddingsChannel, lease.secret}, *call->upstream, exchange,
@@ -158,6 +160,7 @@ void send(const std::shared_ptr<Call> &call, const KeyRing::Lease &lease, const 
     options.connectTimeout = std::min(call->provider->connectTimeout, EmbeddingsClient::kTimeout);
     options.totalTimeout = EmbeddingsClient::kTimeout;
     options.proxyUrl = call->config->domainOf(*call->channel).egressProxy;
+    applyProviderTls(options, *call->provider);
     options.maxResponseBytes = 16 * 1024 * 1024;
 
     struct Reply {

@@ -66,6 +66,7 @@ void countTokens(const HttpRequest &request, const std::shared_ptr<ResponseWrite
     options.connectTimeout = counter->provider->connectTimeout;
     options.totalTimeout = std::chrono::milliseconds(10'000);
     options.proxyUrl = config->domainOf(*counter->channel).egressProxy;
+    applyProviderTls(options, *counter->provider);
     options.maxResponseBytes = 64 * 1024;
     struct Reply {
         int status = 0;

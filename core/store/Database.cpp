@@ -169,6 +169,11 @@ const std::vector<Migration> &Database::migrations()
         {9, QStringLiteral("API keys the provider refused"),
          {QStringLiteral("CREATE TABLE key_refusals (key_id INTEGER PRIMARY KEY, secret_ref TEXT NOT NULL, reason TEXT NOT NULL,"
                          " refused_ms INTEGER NOT NULL)")}},
+        // A provider's own CA bundle, and its explicit choice not to verify TLS (ProviderConfig);
+        // providers stored before them trust the system's CAs and verify.
+        {10, QStringLiteral("per-provider TLS trust: a CA bundle, or no verification"),
+         {QStringLiteral("ALTER TABLE providers ADD COLUMN ca_bundle TEXT NOT NULL DEFAULT ''"),
+          QStringLiteral("ALTER TABLE providers ADD COLUMN tls_skip_verify INTEGER NOT NULL DEFAULT 0")}},
     };
     return list;
 }

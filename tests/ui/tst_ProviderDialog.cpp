@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QSqlQuery>
 #include <QTableView>
+#include <QTemporaryDir>
 
 using namespace sb;
 using namespace std::chrono_literals;
@@ -125,6 +126,79 @@ private slots:
         selectDialect(&dialog, QStringLiteral("openai_compat"));
         QVERIFY(!check->isHidden());
         QVERIFY(dialog.provider().responsesApi);
+    }
+
+    // A provider trusts the system's CAs, a CA bundle of its own (checked inline: an absolute path to
+    // a readable file), or nothing at all: an explicit tick, warned about each time it shows.
+    void tlsTrustIsABundleOrAnExplicitWarnedChoiceNotToVerify()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 0);
+        dialog.show();
+        setText(&dialog, "nameEdit", QStringLiteral("corp-llm"));
+        setText(&dialog, "baseUrlEdit", QStringLiteral("https://llm.corp.example/v1"));
+        auto *bundle = child<QLineEdit>(&dialog, "caBundleEdit");
+        auto *skip = child<QCheckBox>(&dialog, "skipVerifyCheck");
+        auto *message = child<QLabel>(&dialog, "tlsError");
+        QVERIFY(bundle->text().isEmpty());
+        QVERIFY(!bundle->placeholderText().isEmpty()); // says that empty is the system's CAs
+        QVERIFY(!skip->isChecked());
+        QVERIFY(!skip->toolTip().isEmpty());
+        QVERIFY(!message->isVisible());
+        QVERIFY(saveButton(&dialog)->isEnabled());
+
+        setText(&dialog, "caBundleEdit", QStringLiteral("certs/corp-ca.pem"));
+        QVERIFY(message->isVisible());
+        QVERIFY2(message->text().contains(QStringLiteral("absolute path")), qPrintable(message->text()));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+        setText(&dialog, "caBundleEdit", QStringLiteral("/nonexistent/corp-ca.pem"));
+        QVERIFY2(message->text().contains(QStringLiteral("No readable file")), qPrintable(message->text()));
+        QVERIFY(!saveButton(&dialog)->isEnabled());
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("corp-ca.pem"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("-----BEGIN CERTIFICATE-----\n");
+        file.close();
+        setText(&dialog, "caBundleEdit", path);
+        QVERIFY(!message->isVisible());
+        QVERIFY(saveButton(&dialog)->isEnabled());
+        QCOMPARE(dialog.provider().caBundle, path);
+        QVERIFY(!dialog.provider().tlsSkipVerify);
+        QVERIFY(dialog.save());
+        const ProviderConfig *saved = byName(*t.reload(), QStringLiteral("corp-llm"));
+        QVERIFY(saved);
+        QCOMPARE(saved->caBundle, path);
+        QVERIFY(!saved->tlsSkipVerify);
+
+        // Skipping verification: the bundle field goes quiet and the warning stays in sight; it may be saved.
+        ProviderDialog edit(t.store, saved->id);
+        edit.show();
+        QCOMPARE(child<QLineEdit>(&edit, "caBundleEdit")->text(), path);
+        auto *editSkip = child<QCheckBox>(&edit, "skipVerifyCheck");
+        auto *editMessage = child<QLabel>(&edit, "tlsError");
+        editSkip->setChecked(true);
+        QVERIFY(!child<QLineEdit>(&edit, "caBundleEdit")->isEnabled());
+        QVERIFY(editMessage->isVisible());
+        QVERIFY2(editMessage->text().contains(QStringLiteral("not verified")), qPrintable(editMessage->text()));
+        QVERIFY(saveButton(&edit)->isEnabled());
+        QVERIFY(edit.provider().tlsSkipVerify);
+        QVERIFY(edit.provider().caBundle.isEmpty()); // a bundle and no verification never go together
+        QVERIFY(edit.save());
+        const ProviderConfig *skipping = byName(*t.reload(), QStringLiteral("corp-llm"));
+        QVERIFY(skipping->tlsSkipVerify);
+        QVERIFY(skipping->caBundle.isEmpty());
+
+        ProviderDialog again(t.store, saved->id);
+        again.show();
+        QVERIFY(child<QCheckBox>(&again, "skipVerifyCheck")->isChecked());
+        QVERIFY(child<QLabel>(&again, "tlsError")->isVisible()); // warned whenever it is looked at
+        QVERIFY(!child<QLineEdit>(&again, "caBundleEdit")->isEnabled());
+        child<QCheckBox>(&again, "skipVerifyCheck")->setChecked(false);
+        QVERIFY(child<QLineEdit>(&again, "caBundleEdit")->isEnabled());
+        QVERIFY(!child<QLabel>(&again, "tlsError")->isVisible());
+        QVERIFY(!again.provider().tlsSkipVerify);
     }
 
     void suggestedNameAvoidsTakenNames()

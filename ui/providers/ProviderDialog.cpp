@@ -12,6 +12,9 @@
 #include "providers/ernie/ErnieAdapter.h"
 #include "store/ConfigStore.h"
 
+#include <QCheckBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QPushButton>
 #include <QUrl>
@@ -56,11 +59,11 @@ ProviderDialog::ProviderDialog(ConfigStore &store, int providerId, QWidget *pare
     m_ui->setupUi(this);
     setWindowTitle(providerId ? tr("Edit provider") : tr("Add provider"));
     for (QLabel *label : {m_ui->nameError, m_ui->dialectError, m_ui->baseUrlError, m_ui->keysHint, m_ui->timeoutsError,
-                          m_ui->egressError, m_ui->saveError})
+                          m_ui->egressError, m_ui->tlsError, m_ui->saveError})
         InlineMessage::prepare(label);
     m_ui->testResult->setWordWrap(true);
     m_ui->dialectHint->setForegroundRole(QPalette::PlaceholderText);
-    for (QLabel *label : {m_ui->nameLabel, m_ui->baseUrlLabel, m_ui->timeoutsLabel, m_ui->domainLabel, m_ui->limitsLabel})
+    for (QLabel *label : {m_ui->nameLabel, m_ui->baseUrlLabel, m_ui->timeoutsLabel, m_ui->domainLabel, m_ui->limitsLabel, m_ui->tlsLabel})
         label->setMinimumWidth(label->sizeHint().width());
     // In the rows of several fields each name keeps its distance from the field before it, so it
     // reads as the next field's ("RPM 3,000   TPM …"), not glued to the previous one's arrows.
@@ -77,6 +80,13 @@ ProviderDialog::ProviderDialog(ConfigStore &store, int providerId, QWidget *pare
     m_ui->fallbackSpin->setToolTip(tr("Budget when it is the fallback (20 s by default: split budgets cut the wait in incidents)."));
     m_ui->connectSpin->setToolTip(tr("TCP and TLS handshake."));
     m_ui->egressEdit->setToolTip(tr("Optional HTTP(S) or SOCKS proxy this provider's traffic leaves through."));
+    m_ui->skipVerifyCheck->setContentsMargins(10, 0, 0, 0);
+    m_ui->tlsRow->setStretchFactor(m_ui->caBundleEdit, 1);
+    m_ui->caBundleEdit->setToolTip(tr("A PEM file of the certificate authorities to trust for this provider instead of the system's: "
+                                      "a local server with its own CA, or a TLS-inspecting corporate egress. Empty: the system's CAs."));
+    m_ui->skipVerifyCheck->setToolTip(tr("Do not check this provider's certificate or host name at all. Anyone on the path could then "
+                                         "read its keys and answers: for a lab server with a throwaway certificate only. A CA bundle "
+                                         "is the safe way to trust a certificate of your own."));
 
     for (const ProviderAdapter *a : ProviderRegistry::all())
         m_ui->dialectCombo->addItem(a->displayName(), a->dialect());
@@ -115,8 +125,20 @@ ProviderDialog::ProviderDialog(ConfigStore &store, int providerId, QWidget *pare
     connect(m_ui->dialectCombo, &QComboBox::currentIndexChanged, this, &ProviderDialog::onDialectChanged);
     connect(m_ui->dialectCombo, &QComboBox::currentIndexChanged, this, &ProviderDialog::validate); // whether it needs a key
     connect(m_ui->enabledCheck, &QCheckBox::toggled, this, &ProviderDialog::validate);
-    for (QLineEdit *edit : {m_ui->nameEdit, m_ui->baseUrlEdit, m_ui->egressEdit})
+    for (QLineEdit *edit : {m_ui->nameEdit, m_ui->baseUrlEdit, m_ui->egressEdit, m_ui->caBundleEdit})
         connect(edit, &QLineEdit::textChanged, this, &ProviderDialog::validate);
+    connect(m_ui->skipVerifyCheck, &QCheckBox::toggled, this, [this](bool skip) {
+        m_ui->caBundleEdit->setEnabled(!skip); // nothing is verified, so there is nothing to verify against
+        m_ui->caBundleBrowse->setEnabled(!skip);
+        validate();
+    });
+    connect(m_ui->caBundleBrowse, &QPushButton::clicked, this, [this] {
+        const QString start = m_ui->caBundleEdit->text().trimmed().isEmpty() ? QStringLiteral("/etc/ssl") : m_ui->caBundleEdit->text().trimmed();
+        const QString file = QFileDialog::getOpenFileName(this, tr("CA bundle for this provider"), start,
+                                                          tr("PEM certificates (*.pem *.crt *.cer);;All files (*)"));
+        if (!file.isEmpty())
+            m_ui->caBundleEdit->setText(file);
+    });
     for (QDoubleSpinBox *spin : {m_ui->primarySpin, m_ui->fallbackSpin, m_ui->connectSpin})
         connect(spin, &QDoubleSpinBox::valueChanged, this, &ProviderDialog::validate);
     connect(m_keys, &QAbstractItemModel::rowsInserted, this, &ProviderDialog::validate);
@@ -181,6 +203,10 @@ void ProviderDialog::load(const ProviderConfig &p)
     m_ui->accountEdit->setText(p.domain.account);
     m_ui->regionEdit->setText(p.domain.region);
     m_ui->egressEdit->setText(p.domain.egressProxy);
+    m_ui->caBundleEdit->setText(p.caBundle);
+    m_ui->skipVerifyCheck->setChecked(p.tlsSkipVerify);
+    m_ui->caBundleEdit->setEnabled(!p.tlsSkipVerify);
+    m_ui->caBundleBrowse->setEnabled(!p.tlsSkipVerify);
 }
 
 ProviderConfig ProviderDialog::provider() const
@@ -205,6 +231,8 @@ ProviderConfig ProviderDialog::provider() const
     p.domain.account = m_ui->accountEdit->text().trimmed();
     p.domain.region = m_ui->regionEdit->text().trimmed();
     p.domain.egressProxy = m_ui->egressEdit->text().trimmed();
+    p.tlsSkipVerify = m_ui->skipVerifyCheck->isChecked();
+    p.caBundle = p.tlsSkipVerify ? QString() : m_ui->caBundleEdit->text().trimmed(); // a disabled field says nothing
     return p;
 }
 
@@ -289,6 +317,27 @@ void ProviderDialog::validate()
             egressProblem = tr("The egress proxy must be a URL such as http://proxy.internal:3128 or socks5://host:1080, or empty.");
     }
     check(m_ui->egressError, egressProblem);
+
+    // The trust setting: a bundle must be a file this machine can read; skipping verification is
+    // allowed, and said plainly every time the dialog shows it.
+    if (m_ui->skipVerifyCheck->isChecked()) {
+        InlineMessage::show(m_ui->tlsError,
+                            tr("Certificates are not verified: anyone between Switchboard and this provider could read its keys "
+                               "and answers. Prefer a CA bundle with the server's certificate."),
+                            InlineMessage::Kind::Warning);
+    } else {
+        const QString bundle = m_ui->caBundleEdit->text().trimmed();
+        QString bundleProblem;
+        if (!bundle.isEmpty()) {
+            const QFileInfo info(bundle);
+            if (!info.isAbsolute())
+                bundleProblem = tr("The CA bundle must be an absolute path, e.g. /etc/ssl/private-ca.pem, or empty for the system's CAs.");
+            else if (!info.isFile() || !info.isReadable())
+                bundleProblem = tr("No readable file at \"%1\"; choose the PEM file of the CAs that signed this provider's certificate.")
+                                    .arg(bundle);
+        }
+        check(m_ui->tlsError, bundleProblem);
+    }
 
     // A dialect that needs a key cannot go without one; a disabled provider may wait for its keys,
     // and an OpenAI-compatible server or one on this machine may need none. The rest is advice.

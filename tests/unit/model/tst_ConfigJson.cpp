@@ -74,6 +74,33 @@ private slots:
         QCOMPARE(c.breaker.consecutiveFailures, 5);
     }
 
+    void tlsTrustIsWrittenOnlyWhenSetAndSkippingVerificationIsWarnedAbout()
+    {
+        const QByteArray json = "{\"providers\": [{\"name\": \"lab\", \"base_url\": \"https://10.0.0.7:8443/v1\", \"tls_skip_verify\": true},"
+                                " {\"name\": \"corp\", \"base_url\": \"https://llm.corp.example/v1\", \"ca_bundle\": \"/etc/hosts\"},"
+                                " {\"name\": \"public\", \"base_url\": \"https://api.openai.com/v1\"}]}";
+        const ConfigImport imported = importConfigJson(json);
+        QVERIFY2(imported.ok(), qPrintable(imported.errors.join('\n')));
+        QCOMPARE(imported.warnings.size(), 1);
+        QVERIFY2(imported.warnings.first().contains(QStringLiteral("\"lab\"")) &&
+                     imported.warnings.first().contains(QStringLiteral("tls_skip_verify is on")),
+                 qPrintable(imported.warnings.first()));
+        const auto &providers = imported.config.providers;
+        QVERIFY(providers[0].tlsSkipVerify);
+        QVERIFY(providers[0].caBundle.isEmpty());
+        QCOMPARE(providers[1].caBundle, QStringLiteral("/etc/hosts"));
+        QVERIFY(!providers[1].tlsSkipVerify);
+        QVERIFY(!providers[2].tlsSkipVerify && providers[2].caBundle.isEmpty());
+
+        const QJsonArray written = exportConfigJson(imported.config).json.value("providers").toArray();
+        QCOMPARE(written.at(0).toObject().value("tls_skip_verify"), QJsonValue(true));
+        QVERIFY(!written.at(0).toObject().contains("ca_bundle"));
+        QCOMPARE(written.at(1).toObject().value("ca_bundle").toString(), QStringLiteral("/etc/hosts"));
+        QVERIFY(!written.at(1).toObject().contains("tls_skip_verify"));
+        QVERIFY(!written.at(2).toObject().contains("ca_bundle"));
+        QVERIFY(!written.at(2).toObject().contains("tls_skip_verify"));
+    }
+
     void promptCachePricesAreOptionalAndUnsetMeansTheInputPrice()
     {
         const QByteArray json = "{\"prices\": [{\"model\": \"claude-sonnet-4\", \"input_usd_per_1m\": 3, \"output_usd_per_1m\": 15,"

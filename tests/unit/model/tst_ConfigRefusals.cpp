@@ -227,6 +227,16 @@ private slots:
         QTest::newRow("an egress proxy that is no URL")
             << QByteArray("{\"providers\": [{\"name\": \"p\", \"base_url\": \"https://api.openai.com\", \"egress_proxy\": \"proxy:3128\"}]}")
             << "Provider \"p\": egress proxy \"proxy:3128\" is not a proxy URL";
+        QTest::newRow("a relative CA bundle")
+            << QByteArray("{\"providers\": [{\"name\": \"p\", \"base_url\": \"https://llm.internal\", \"ca_bundle\": \"certs/ca.pem\"}]}")
+            << "Provider \"p\": CA bundle \"certs/ca.pem\" is not an absolute path";
+        QTest::newRow("a CA bundle that is not there")
+            << QByteArray("{\"providers\": [{\"name\": \"p\", \"base_url\": \"https://llm.internal\", \"ca_bundle\": \"/nonexistent/ca.pem\"}]}")
+            << "Provider \"p\": CA bundle \"/nonexistent/ca.pem\" does not exist or cannot be read";
+        QTest::newRow("a CA bundle and no verification")
+            << QByteArray("{\"providers\": [{\"name\": \"p\", \"base_url\": \"https://llm.internal\", \"ca_bundle\": \"/etc/hosts\","
+                          " \"tls_skip_verify\": true}]}")
+            << "a CA bundle and \"skip verification\" contradict each other";
         QTest::newRow("a port out of range") << QByteArray("{\"settings\": {\"proxy\": {\"listen_port\": 70000}}}")
                                              << "The listen port must be between 0 and 65535.";
         QTest::newRow("a negative port") << QByteArray("{\"settings\": {\"proxy\": {\"listen_port\": -1}}}")

@@ -1,5 +1,7 @@
 #include "model/EngineConfig.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace sb;
@@ -66,6 +68,28 @@ private slots:
         const QStringList problems = c.validate().filter(QStringLiteral("Responses API"));
         QCOMPARE(problems.size(), 1);
         QVERIFY2(problems.first().contains(QStringLiteral("anthropic")), qPrintable(problems.first()));
+    }
+
+    void aProvidersCaBundleMustBeAReadableAbsolutePath()
+    {
+        EngineConfig c = twoChannelConfig();
+        QTemporaryDir dir;
+        const QString bundle = dir.filePath(QStringLiteral("corp-ca.pem"));
+        QFile file(bundle);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("-----BEGIN CERTIFICATE-----\n");
+        file.close();
+        c.providers[0].caBundle = bundle;
+        QCOMPARE(c.validate(), QStringList()); // read as certificates only when a connection needs them
+        c.providers[0].caBundle = QStringLiteral("corp-ca.pem");
+        QCOMPARE(c.problems().providers.filter(QStringLiteral("not an absolute path")).size(), 1);
+        c.providers[0].caBundle = dir.filePath(QStringLiteral("gone.pem"));
+        QCOMPARE(c.problems().providers.filter(QStringLiteral("does not exist or cannot be read")).size(), 1);
+        c.providers[0].caBundle = bundle;
+        c.providers[0].tlsSkipVerify = true;
+        QCOMPARE(c.problems().providers.filter(QStringLiteral("contradict each other")).size(), 1);
+        c.providers[0].caBundle.clear();
+        QCOMPARE(c.validate(), QStringList()); // skipping verification is allowed: a provider's own choice
     }
 
     void channelDomainOverridesProviderLabels()

@@ -1,6 +1,7 @@
 #include "common/Logging.h"
 #include "net/CurlGlobal.h"
 #include "net/UpstreamClient.h"
+#include "TlsTestServer.h"
 
 #include <QElapsedTimer>
 #include <QPointer>
@@ -199,95 +200,6 @@ quint16 closedPort()
     return port;
 }
 
-
-// nginx (when installed) as a real HTTP/2-over-TLS server on loopback, with a throwaway
-// self-signed certificate: the only way to see libcurl negotiate h2 through ALPN end to end.
-class TlsH2Server {
-public:
-    bool start(QString *why)
-    {
-        const QString nginx = QStandardPaths::findExecutable(QStringLiteral("nginx"), {"/usr/sbin", "/usr/bin"});
-        const QString openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
-        if (nginx.isEmpty() || openssl.isEmpty()) {
-            *why = QStringLiteral("nginx or openssl is not installed");
-            return false;
-        }
-        if (!m_dir.isValid()) {
-            *why = QStringLiteral("no temporary directory");
-            return false;
-        }
-        const QString dir = m_dir.path();
-        QProcess keygen;
-        keygen.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                               "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem", "-days", "1", "-subj",
-                               "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"});
-        if (!keygen.waitForFinished(30000) || keygen.exitCode() != 0) {
-            *why = QStringLiteral("openssl could not make a certificate: ") + QString::fromLocal8Bit(keygen.readAllStandardError());
-            return false;
-        }
-        m_port = closedPort();
-        QFile config(dir + "/nginx.conf");
-        if (!config.open(QIODevice::WriteOnly))
-            return false;
-        config.write(QStringLiteral(R"(daemon off;
-master_process off;
-pid %1/nginx.pid;
-error_log %1/error.log;
-events { worker_connections 256; }
-http {
-    access_log %1/access.log;
-    client_body_temp_path %1;
-    proxy_temp_path %1;
-    fastcgi_temp_path %1;
-    uwsgi_temp_path %1;
-    scgi_temp_path %1;
-    server {
-        listen 127.0.0.1:%2 ssl http2;
-        ssl_certificate %1/cert.pem;
-        ssl_certificate_key %1/key.pem;
-        location / { default_type application/json; return 200 '{"ok":true}'; }
-    }
-}
-)").arg(dir).arg(m_port).toUtf8());
-        config.close();
-        m_process.start(nginx, {"-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"});
-        if (!m_process.waitForStarted(10000)) {
-            *why = QStringLiteral("nginx did not start");
-            return false;
-        }
-        for (int attempt = 0; attempt < 100; ++attempt) {
-            QTcpSocket probe;
-            probe.connectToHost(QHostAddress::LocalHost, m_port);
-            if (probe.waitForConnected(100))
-                return true;
-            if (m_process.state() != QProcess::Running)
-                break;
-            QTest::qWait(50);
-        }
-        QFile log(dir + "/error.log");
-        log.open(QIODevice::ReadOnly);
-        *why = QStringLiteral("nginx is not listening: ") + QString::fromLocal8Bit(log.readAll());
-        return false;
-    }
-
-    ~TlsH2Server()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.terminate();
-            if (!m_process.waitForFinished(5000))
-                m_process.kill();
-            m_process.waitForFinished(5000);
-        }
-    }
-
-    QUrl url(const QString &path) const { return QUrl(QStringLiteral("https://127.0.0.1:%1%2").arg(m_port).arg(path)); }
-    QString caFile() const { return m_dir.filePath(QStringLiteral("cert.pem")); }
-
-private:
-    QTemporaryDir m_dir;
-    QProcess m_process;
-    quint16 m_port = 0;
-};
 
 } // namespace
 
@@ -834,7 +746,7 @@ private slots:
         QFETCH(bool, allowHttp2);
         if (!sb::CurlGlobal::supportsHttp2())
             QSKIP("this libcurl has no HTTP/2");
-        TlsH2Server server;
+        sb::test::TlsTestServer server;
         QString why;
         if (!server.start(&why))
             QSKIP(qPrintable(why));
@@ -868,7 +780,7 @@ private slots:
     // A refused certificate is the configuration's (a CA bundle to set), not the provider being down.
     void untrustedCertificateIsTlsFailed()
     {
-        TlsH2Server server;
+        sb::test::TlsTestServer server;
         QString why;
         if (!server.start(&why))
             QSKIP(qPrintable(why));

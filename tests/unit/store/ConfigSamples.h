@@ -74,6 +74,7 @@ inline EngineConfig everyFieldSetConfig()
     a.baseUrl = QStringLiteral("https://api.openai.com/v1");
     a.enabled = false;
     a.responsesApi = true;
+    a.caBundle = QStringLiteral("/etc/ssl/certs/ca-certificates.crt"); // validate() wants a readable file (package ca-certificates)
     a.connectTimeout = 4001ms;
     a.primaryTimeout = 29001ms;
     a.fallbackTimeout = 19001ms;
@@ -159,6 +160,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
         cmp(p + "id", x.id, y.id); cmp(p + "name", x.name, y.name); cmp(p + "dialect", x.dialect, y.dialect);
         cmp(p + "baseUrl", x.baseUrl, y.baseUrl); cmp(p + "enabled", x.enabled, y.enabled);
         cmp(p + "responsesApi", x.responsesApi, y.responsesApi);
+        cmp(p + "caBundle", x.caBundle, y.caBundle); cmp(p + "tlsSkipVerify", x.tlsSkipVerify, y.tlsSkipVerify);
         cmp(p + "connectTimeout", x.connectTimeout, y.connectTimeout); cmp(p + "primaryTimeout", x.primaryTimeout, y.primaryTimeout);
         cmp(p + "fallbackTimeout", x.fallbackTimeout, y.fallbackTimeout); cmp(p + "rpm", x.requestsPerMinute, y.requestsPerMinute);
         cmp(p + "tpm", x.tokensPerMinute, y.tokensPerMinute); cmp(p + "burst", x.burst, y.burst);

@@ -150,6 +150,21 @@ private slots:
         QCOMPARE(q.value(0).toInt(), 1);
     }
 
+    void aProvidersChoiceNotToVerifyTlsIsStored()
+    {
+        // (The sample sets a CA bundle; the choice that excludes it is stored on its own.)
+        Fixture f;
+        EngineConfig config = test::everyFieldSetConfig();
+        config.providers[1].tlsSkipVerify = true;
+        const auto saved = f.repo.save(config, QStringLiteral("test"));
+        QVERIFY2(saved.ok(), qPrintable(saved.errors.join('\n')));
+        const EngineConfigPtr loaded = f.repo.load();
+        QVERIFY(loaded);
+        QVERIFY(loaded->providers[1].tlsSkipVerify);
+        QVERIFY(!loaded->providers[0].tlsSkipVerify);
+        QCOMPARE(loaded->providers[0].caBundle, config.providers[0].caBundle);
+    }
+
     void secretsAreNotInTheConfigTablesOnlyTheirMaskedPreviews()
     {
         Fixture f;

@@ -192,6 +192,35 @@ private slots:
         QVERIFY(db.integrityOk());
     }
 
+    void anOlderDatabaseGainsTlsTrustThatVerifiesAgainstTheSystemsCas()
+    {
+        // Providers stored before the setting existed keep what every provider did then: the
+        // system's CAs, verified.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v8.db"));
+        std::vector<Migration> upToV8;
+        for (const Migration &m : Database::migrations())
+            if (m.version <= 8)
+                upToV8.push_back(m);
+        {
+            Database db(path);
+            QString error;
+            QVERIFY2(db.open(upToV8, &error), qPrintable(error));
+            QCOMPARE(db.schemaVersion(), 8);
+            QVERIFY(db.exec(QStringLiteral("INSERT INTO providers (id, name, dialect, base_url, enabled, connect_timeout_ms,"
+                                           " primary_timeout_ms, fallback_timeout_ms, requests_per_minute, tokens_per_minute, burst,"
+                                           " account, region, egress_proxy, position) VALUES (1, 'openai', 'openai_compat',"
+                                           " 'https://api.openai.com/v1', 1, 5000, 30000, 20000, 0, 0, 0, '', '', '', 0)")));
+        }
+        Database db(path);
+        QString error;
+        QVERIFY2(db.open(&error), qPrintable(error));
+        QVERIFY(Database::currentVersion() >= 9);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT tls_skip_verify FROM providers WHERE id = 1")), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT length(ca_bundle) FROM providers WHERE id = 1")), 0);
+        QVERIFY(db.integrityOk());
+    }
+
     void aFileThatIsNotADatabaseIsRefusedUntouched()
     {
         QTemporaryDir dir;

@@ -1,0 +1,280 @@
+// HTTPS upstreams through libcurl against a real TLS server (nginx on loopback, a certificate made
+// for the test): what new connections cost, counted rather than timed.
+#include "TlsTestServer.h"
+#include "net/CurlGlobal.h"
+#include "net/TlsTrust.h"
+#include "net/UpstreamClient.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QtTest>
+
+#include <sys/stat.h>
+#include <utime.h>
+
+#include <memory>
+#include <vector>
+
+using namespace std::chrono_literals;
+using sb::HttpHeaders;
+using sb::TlsTrust;
+using sb::TransferCallbacks;
+using sb::TransferError;
+using sb::TransferOptions;
+using sb::UpstreamClient;
+using sb::UpstreamRequest;
+using sb::test::FileOpenCounter;
+using sb::test::HoldingRelay;
+using sb::test::TlsTestServer;
+
+namespace {
+
+struct Outcome {
+    int status = 0;
+    int completes = 0;
+    TransferError error = TransferError::None;
+    QString message;
+};
+
+UpstreamRequest get(const QUrl &url)
+{
+    UpstreamRequest request;
+    request.method = "GET";
+    request.url = url;
+    return request;
+}
+
+// Starts `count` transfers at once and waits for all of them.
+std::vector<std::shared_ptr<Outcome>> runConcurrently(UpstreamClient &client, const QUrl &url, const TransferOptions &options, int count)
+{
+    std::vector<std::shared_ptr<Outcome>> outcomes;
+    for (int i = 0; i < count; ++i) {
+        auto outcome = std::make_shared<Outcome>();
+        TransferCallbacks callbacks;
+        callbacks.onHeaders = [outcome](int status, const HttpHeaders &) { outcome->status = status; };
+        callbacks.onComplete = [outcome](TransferError error, const QString &message) {
+            ++outcome->completes;
+            outcome->error = error;
+            outcome->message = message;
+        };
+        client.start(get(url), options, callbacks);
+        outcomes.push_back(outcome);
+    }
+    return outcomes;
+}
+
+int succeeded(const std::vector<std::shared_ptr<Outcome>> &outcomes)
+{
+    int ok = 0;
+    for (const auto &o : outcomes)
+        ok += o->completes == 1 && o->error == TransferError::None && o->status == 200 ? 1 : 0;
+    return ok;
+}
+
+int completed(const std::vector<std::shared_ptr<Outcome>> &outcomes)
+{
+    int done = 0;
+    for (const auto &o : outcomes)
+        done += o->completes;
+    return done;
+}
+
+} // namespace
+
+class tst_UpstreamTls : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        for (const char *name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"})
+            qunsetenv(name);
+        if (!TlsTrust::sharedStoresApply())
+            QSKIP("this libcurl does not use the OpenSSL Switchboard links; it loads CA bundles itself");
+    }
+
+    // The cause of a ~1 s p99 at 50 clients: every new TLS connection parsed the whole CA bundle
+    // (~145 certificates, ~30 ms with OpenSSL 3) on the worker's thread, so 25 connections opened
+    // at once per worker held the first requests behind one another for ~1 s. Now a bundle is read
+    // once per process however many connections need it, and again only when the file changes.
+    void aBurstOfNewTlsConnectionsReadsTheCaBundleOnce()
+    {
+        TlsTestServer server(/*http2=*/false); // HTTP/1.1: every concurrent request needs a connection of its own
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        const QString bundle = server.directory() + QStringLiteral("/system-and-test-ca.pem");
+        QVERIFY2(server.writeSystemSizedBundle(bundle, &why), qPrintable(why));
+        FileOpenCounter opens(bundle);
+        QVERIFY(opens.isValid());
+        const std::uint64_t parsedBefore = TlsTrust::bundlesParsed();
+
+        TransferOptions options;
+        options.caBundlePath = bundle;
+        options.connectTimeout = 20s;
+        options.totalTimeout = 60s;
+        // HTTP/1.1 asked for: no transfer waits to see whether a connection multiplexes, so each of
+        // the burst opens its own at once (aBurstToAKnownHttp1Origin… covers the h2-allowed case).
+        options.allowHttp2 = false;
+        constexpr int kCount = 50;
+        {
+            UpstreamClient client;
+            const auto outcomes = runConcurrently(client, server.url(QStringLiteral("/v1/models")), options, kCount);
+            QTRY_COMPARE_WITH_TIMEOUT(completed(outcomes), kCount, 60000);
+            QCOMPARE(succeeded(outcomes), kCount);
+            // Fifty handshakes, and the bundle was read for the first of them only.
+            QCOMPARE(opens.take(), 1);
+            QCOMPARE(TlsTrust::bundlesParsed() - parsedBefore, 1u);
+            QCOMPARE(client.stats().connectionsOpened, quint64(kCount));
+        }
+
+        // A second client (another worker, or the same one after its idle connections were closed):
+        // new connections again, the same store, nothing read.
+        {
+            UpstreamClient client;
+            const auto outcomes = runConcurrently(client, server.url(QStringLiteral("/v1/models")), options, kCount);
+            QTRY_COMPARE_WITH_TIMEOUT(completed(outcomes), kCount, 60000);
+            QCOMPARE(succeeded(outcomes), kCount);
+            QCOMPARE(opens.take(), 0);
+            QCOMPARE(TlsTrust::bundlesParsed() - parsedBefore, 1u);
+            QCOMPARE(client.stats().connectionsOpened, quint64(kCount));
+        }
+
+        // The file changed (an operator added a CA): the next new connection reads it again, once.
+        struct utimbuf later {};
+        later.actime = later.modtime = QFileInfo(bundle).lastModified().toSecsSinceEpoch() + 10;
+        QCOMPARE(::utime(QFile::encodeName(bundle).constData(), &later), 0);
+        {
+            UpstreamClient client;
+            const auto outcomes = runConcurrently(client, server.url(QStringLiteral("/v1/models")), options, 10);
+            QTRY_COMPARE_WITH_TIMEOUT(completed(outcomes), 10, 60000);
+            QCOMPARE(succeeded(outcomes), 10);
+            QCOMPARE(opens.take(), 1);
+            QCOMPARE(TlsTrust::bundlesParsed() - parsedBefore, 2u);
+        }
+    }
+
+    // The second half of the burst: a transfer that may multiplex (h2 allowed, PIPEWAIT) waits for
+    // a connection still in its handshake, and libcurl lets such waiters go one at a time, so the
+    // connections of a burst to an HTTP/1.1 origin were set up one after another. An origin that
+    // has answered in HTTP/1.1 gets no waiting: held at the first byte of their handshakes, all of
+    // the burst's connections are open at once.
+    void aBurstToAKnownHttp1OriginOpensItsConnectionsAtOnce()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        HoldingRelay relay(server.port());
+        const QUrl url(QStringLiteral("https://127.0.0.1:%1/v1/models").arg(relay.port()));
+        TransferOptions options;
+        options.caBundlePath = server.caFile();
+        options.connectTimeout = 20s;
+        options.totalTimeout = 60s;
+
+        UpstreamClient client;
+        client.setIdleConnectionLifetime(50ms);
+        {
+            const auto first = runConcurrently(client, url, options, 1); // learns that the origin speaks HTTP/1.1
+            QTRY_COMPARE_WITH_TIMEOUT(completed(first), 1, 20000);
+            QCOMPARE(succeeded(first), 1);
+        }
+        QCOMPARE(client.stats().http2Transfers, 0u);
+        // The idle sweep closes the connection and starts a new multi handle, which knows nothing
+        // of the origin: only the client remembers.
+        QTRY_VERIFY_WITH_TIMEOUT(client.stats().idleSweeps >= 1, 10000);
+        const int acceptsBefore = relay.accepts();
+
+        relay.hold();
+        constexpr int kCount = 8;
+        const auto burst = runConcurrently(client, url, options, kCount);
+        QTRY_COMPARE_WITH_TIMEOUT(relay.accepts() - acceptsBefore, kCount, 10000);
+        QCOMPARE(client.stats().http1OriginTransfers, quint64(kCount));
+        relay.release();
+        QTRY_COMPARE_WITH_TIMEOUT(completed(burst), kCount, 20000);
+        QCOMPARE(succeeded(burst), kCount);
+    }
+
+    // What an h2 origin keeps: the burst waits for the one connection and multiplexes on it.
+    void anHttp2OriginStillSharesOneConnection()
+    {
+        if (!sb::CurlGlobal::supportsHttp2())
+            QSKIP("this libcurl has no HTTP/2");
+        TlsTestServer server(/*http2=*/true);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        TransferOptions options;
+        options.caBundlePath = server.caFile();
+        UpstreamClient client;
+        for (int round = 0; round < 2; ++round) { // unknown origin, then a known h2 one
+            const auto outcomes = runConcurrently(client, server.url(QStringLiteral("/v1/models")), options, 10);
+            QTRY_COMPARE_WITH_TIMEOUT(completed(outcomes), 10, 20000);
+            QCOMPARE(succeeded(outcomes), 10);
+        }
+        QCOMPARE(client.stats().http2Transfers, 20u);
+        QCOMPARE(client.stats().connectionsOpened, 1u);
+        QCOMPARE(client.stats().http1OriginTransfers, 0u);
+    }
+
+    // A connection verified against one provider's bundle never carries a request whose provider
+    // trusts other CAs (here: the system's, which do not know the test's certificate).
+    void aConnectionVerifiedAgainstOneBundleIsNotReusedUnderAnother()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        UpstreamClient client;
+        TransferOptions trusting;
+        trusting.caBundlePath = server.caFile();
+        const auto first = runConcurrently(client, server.url(QStringLiteral("/v1/models")), trusting, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(first), 1, 20000);
+        QCOMPARE(succeeded(first), 1);
+
+        const auto system = runConcurrently(client, server.url(QStringLiteral("/v1/models")), TransferOptions{}, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(system), 1, 20000);
+        QCOMPARE(system.front()->error, TransferError::TlsFailed);
+
+        const auto again = runConcurrently(client, server.url(QStringLiteral("/v1/models")), trusting, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(again), 1, 20000);
+        QCOMPARE(succeeded(again), 1);
+        QCOMPARE(client.stats().connectionsOpened, 2u); // the first connection served the third request
+    }
+
+    void aMissingBundleIsTlsFailedAndSaysWhich()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        UpstreamClient client;
+        TransferOptions options;
+        options.caBundlePath = server.directory() + QStringLiteral("/no-such-bundle.pem");
+        const auto outcomes = runConcurrently(client, server.url(QStringLiteral("/v1/models")), options, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(outcomes), 1, 20000);
+        QCOMPARE(outcomes.front()->error, TransferError::TlsFailed);
+        QVERIFY2(outcomes.front()->message.contains(QStringLiteral("no-such-bundle.pem")), qPrintable(outcomes.front()->message));
+    }
+
+    void skippingVerificationTrustsAnyCertificate()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        UpstreamClient client;
+        TransferOptions verifying; // the system's CAs do not know the test's certificate
+        const auto refused = runConcurrently(client, server.url(QStringLiteral("/v1/models")), verifying, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(refused), 1, 20000);
+        QCOMPARE(refused.front()->error, TransferError::TlsFailed);
+
+        TransferOptions skipping;
+        skipping.verifyTls = false;
+        const auto accepted = runConcurrently(client, server.url(QStringLiteral("/v1/models")), skipping, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(accepted), 1, 20000);
+        QCOMPARE(succeeded(accepted), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_UpstreamTls)
+#include "tst_UpstreamTls.moc"
