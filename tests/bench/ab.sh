@@ -50,9 +50,11 @@ for conf in upstream-nginx proxy-nginx; do
   sed "s|@WORK@|$work|g" "$peers/$conf.conf" > "$work/$conf.conf"
   nginx -c "$work/$conf.conf" -p "$work" -g 'daemon on;' 2>"$work/$conf.start.log" || { cat "$work/$conf.start.log"; exit 1; }
 done
+"$peers/make-cert.sh" "$work" # the bench configuration's TLS providers name it as their CA bundle
+sed "s|@WORK@|$work|g" "$peers/switchboard-bench.json" > "$work/switchboard-bench.json"
 start() { # name build port
   HOME="$work/home-$1" XDG_DATA_HOME="$work/data-$1" "$2/bin/switchboard" --headless --db "$work/$1.db" \
-    --config "$peers/switchboard-bench.json" --listen "127.0.0.1:$3" --log-level warn >"$work/$1.log" 2>&1 &
+    --config "$work/switchboard-bench.json" --listen "127.0.0.1:$3" --log-level warn >"$work/$1.log" 2>&1 &
   pids+=($!)
   wait_for "http://127.0.0.1:$3/healthz"
 }

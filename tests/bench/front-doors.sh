@@ -52,8 +52,10 @@ wait_for() { for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sl
 if [ -z "${SB_DOORS_REUSE:-}" ]; then
   sed "s|@WORK@|$work|g" "$peers/upstream-nginx.conf" > "$work/upstream-nginx.conf"
   nginx -c "$work/upstream-nginx.conf" -p "$work" -g 'daemon on;' 2>"$work/nginx.log" || { cat "$work/nginx.log"; exit 1; }
+  "$peers/make-cert.sh" "$work" # the bench configuration's TLS providers name it as their CA bundle
+  sed "s|@WORK@|$work|g" "$peers/switchboard-bench.json" > "$work/switchboard-bench.json"
   HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/bin/switchboard" --headless --db "$work/switchboard.db" \
-    --config "$peers/switchboard-bench.json" --log-level warn >"$work/switchboard.log" 2>&1 &
+    --config "$work/switchboard-bench.json" --log-level warn >"$work/switchboard.log" 2>&1 &
   pids+=($!)
 fi
 wait_for http://127.0.0.1:19001/

@@ -4,7 +4,12 @@
 #   direct (the limit) · nginx as a plain reverse proxy (C baseline) · Portkey's open-source gateway ·
 #   Switchboard
 # and prints one table: non-streaming overhead at one connection, at 50 connections (max req/s), at
-# fixed 500 and 2,000 req/s; streaming TTFT added; 1,000 concurrent streams through Switchboard (success,
+# fixed 500 and 2,000 req/s; streaming TTFT added; then the upstream kinds a hosted provider is
+# reached by, in the same run: an HTTPS upstream (nginx with a certificate tests/bench/peers/make-cert.sh
+# makes, which Switchboard trusts as the provider's CA bundle) directly, through nginx and through
+# Switchboard; an HTTP/2 upstream through Switchboard (wrk speaks no h2, so it has no direct row); an
+# Anthropic-dialect upstream through Switchboard (an OpenAI request translated each way), with
+# the HTTPS path's targets checked side by side; 1,000 concurrent streams through Switchboard (success,
 # peak RSS, CPU); what each front door (chat completions, Responses, Anthropic Messages) adds, side by
 # side (tests/bench/front-doors.sh); optionally the full-length launch-day drill.
 #
@@ -52,12 +57,14 @@ work=$(mktemp -d /tmp/sb-bench.XXXXXX)
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for conf in upstream-nginx proxy-nginx; do
+  for conf in upstream-nginx tls-upstream-nginx proxy-nginx; do
     [ -f "$work/$conf.pid" ] && kill "$(cat "$work/$conf.pid")" 2>/dev/null || true
   done
   sleep 0.3; rm -rf "$work"
 }
 trap cleanup EXIT
+"$peers/make-cert.sh" "$work"
+sed "s|@WORK@|$work|g" "$peers/switchboard-bench.json" > "$work/switchboard-bench.json"
 
 wait_for() { # URL [extra curl args]
   local url=$1; shift
@@ -65,7 +72,7 @@ wait_for() { # URL [extra curl args]
   echo "nothing answers at $url"; return 1
 }
 
-for conf in upstream-nginx proxy-nginx; do
+for conf in upstream-nginx tls-upstream-nginx proxy-nginx; do
   sed "s|@WORK@|$work|g" "$peers/$conf.conf" > "$work/$conf.conf"
   nginx -c "$work/$conf.conf" -p "$work" -g 'daemon on;' 2>"$work/$conf.start.log" \
     || { cat "$work/$conf.start.log"; exit 1; }
@@ -75,7 +82,7 @@ pids+=($!)
 
 start_switchboard() {
   HOME="$work/home" XDG_DATA_HOME="$work/data" "$bench_dir/bin/switchboard" --headless \
-    --db "$work/switchboard-$1.db" --config "$peers/switchboard-bench.json" --log-level warn \
+    --db "$work/switchboard-$1.db" --config "$work/switchboard-bench.json" --log-level warn \
     >"$work/switchboard-$1.log" 2>&1 &
   switchboard_pid=$!
   pids+=($switchboard_pid)
@@ -92,6 +99,9 @@ fi
 wait_for http://127.0.0.1:19001/
 wait_for http://127.0.0.1:19002/
 wait_for http://127.0.0.1:19005/v1/models
+wait_for https://127.0.0.1:19021/ --cacert "$work/bench-cert.pem"
+wait_for https://127.0.0.1:19023/ --cacert "$work/bench-cert.pem"
+wait_for http://127.0.0.1:19022/
 [ $portkey = 1 ] && { wait_for http://127.0.0.1:19004/ || portkey=0; }
 
 # 3. Targets: name, URL, the model field, extra headers ("|"-separated).
@@ -104,7 +114,9 @@ url_of() { case $1 in
   direct) echo http://127.0.0.1:19001/v1/chat/completions ;;
   nginx) echo http://127.0.0.1:19002/v1/chat/completions ;;
   portkey) echo http://127.0.0.1:19004/v1/chat/completions ;;
-  switchboard) echo http://127.0.0.1:19003/v1/chat/completions ;;
+  switchboard|sb-https|sb-h2|sb-anthropic) echo http://127.0.0.1:19003/v1/chat/completions ;;
+  direct-https) echo https://127.0.0.1:19021/v1/chat/completions ;;
+  nginx-https) echo http://127.0.0.1:19022/v1/chat/completions ;;
 esac; }
 stream_url_of() { case $1 in
   direct) echo http://127.0.0.1:19005/v1/chat/completions ;;
@@ -112,7 +124,13 @@ stream_url_of() { case $1 in
   portkey) echo http://127.0.0.1:19004/v1/chat/completions ;;
   switchboard) echo http://127.0.0.1:19003/v1/chat/completions ;;
 esac; }
-model_of() { [ "$1" = switchboard ] && echo "${2:-bench}" || echo bench-model; }
+model_of() { case $1 in
+  switchboard) echo "${2:-bench}" ;;
+  sb-https) echo bench-tls ;;
+  sb-h2) echo bench-h2 ;;
+  sb-anthropic) echo bench-anthropic ;;
+  *) echo bench-model ;;
+esac; }
 headers_of() { [ "$1" = portkey ] && echo "${2:-$portkey_canned}" || true; }
 
 # wrk's latency lines ("50%  123.00us") to milliseconds.
@@ -154,6 +172,7 @@ field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
 settle() { # until the machine is at least 90 % idle over half a second, for at most ~10 s
   local _
   for _ in $(seq 1 20); do [ "$(idle_percent)" -ge 90 ] && return 0; done
+  return 0 # a machine that stays busy (another build) is measured as it is, not a reason to stop
 }
 idle_percent() { # over the next 0.5 s, from /proc/stat
   local a b
@@ -182,6 +201,15 @@ for t in "${targets[@]}"; do
   echo "  $t done" >&2
 done
 
+# The upstream kinds, on the same Switchboard: one connection, then 50 (its HTTPS connections are
+# opened by the 50-connection cell itself, as a burst of new clients opens them).
+kinds=(direct-https nginx-https sb-https sb-h2 sb-anthropic)
+for t in "${kinds[@]}"; do
+  settle; read -r R[$t.c1p50] R[$t.c1p99] R[$t.c1rps] R[$t.c1err] <<< "$(run_wrk "$t" 1)"
+  settle; read -r R[$t.c50p50] R[$t.c50p99] R[$t.c50rps] R[$t.c50err] <<< "$(run_wrk "$t" 50)"
+  echo "  $t done" >&2
+done
+
 # 4. 1,000 concurrent streams through a freshly started Switchboard: success, peak RSS, CPU.
 kill "$switchboard_pid"; wait "$switchboard_pid" 2>/dev/null || true
 start_switchboard streams
@@ -202,8 +230,10 @@ fds=$(ls "/proc/$switchboard_pid/fd" | wc -l)
 # 5. The table.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 added() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.3f", a - b }'; }
-printf '\nPeer comparison on %s (%s cores, load average %s), %s s per cell\n' "$(uname -n)" "$(nproc)" \
-  "$(cut -d' ' -f1 /proc/loadavg)" "$seconds"
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$root" diff --quiet HEAD -- core app 2>/dev/null || commit="$commit+changes"
+printf '\nPeer comparison on %s (%s cores, load average %s), %s s per cell, Switchboard at commit %s\n' "$(uname -n)" "$(nproc)" \
+  "$(cut -d' ' -f1 /proc/loadavg)" "$seconds" "$commit"
 printf '\nNon-streaming small completion (ms; "added" is the difference to direct; x = ratio to direct)\n'
 printf '%-12s | %-24s | %-24s | %-22s | %-20s | %-20s\n' target "1 conn p50 (added)" "1 conn p99 (added)" \
   "50 conns req/s (x)" "500/s p99 (added)" "2000/s p99 (added)"
@@ -215,6 +245,34 @@ for t in "${targets[@]}"; do
     "${R[$t.r500p99]}" "$(added "${R[$t.r500p99]}" "${R[direct.r500p99]}")" \
     "${R[$t.r2000p99]}" "$(added "${R[$t.r2000p99]}" "${R[direct.r2000p99]}")"
 done
+printf '\nUpstream kinds (ms): HTTPS (HTTP/1.1, verified against the bench certificate), HTTP/2 over TLS, and an\n'
+printf 'Anthropic-dialect upstream (plain HTTP; the OpenAI request and its answer translated). "added" is over direct\n'
+printf 'HTTPS (the Anthropic row: over direct plain HTTP); x = ratio to nginx → HTTPS (the Anthropic row: to Switchboard → plain)\n'
+printf '%-13s | %-22s | %-9s | %-26s | %-18s\n' target "1 conn p50 (added)" "1 conn p99" "50 conns req/s (x) err" "50 conns p99 (x)"
+for t in "${kinds[@]}"; do
+  base_p50=${R[direct-https.c1p50]} base_rps=${R[nginx-https.c50rps]} base_p99=${R[nginx-https.c50p99]}
+  if [ "$t" = sb-anthropic ]; then base_p50=${R[direct.c1p50]} base_rps=${R[switchboard.c50rps]} base_p99=${R[switchboard.c50p99]}; fi
+  printf '%-13s | %8s (%9s)  | %9s | %9s (%5s) err %-5s | %8s (%5s)\n' "$t" \
+    "${R[$t.c1p50]}" "$(added "${R[$t.c1p50]}" "$base_p50")" "${R[$t.c1p99]}" \
+    "${R[$t.c50rps]}" "$(ratio "${R[$t.c50rps]}" "$base_rps")" "$(( ${R[$t.c1err]:-0} + ${R[$t.c50err]:-0} ))" \
+    "${R[$t.c50p99]}" "$(ratio "${R[$t.c50p99]}" "$base_p99")"
+done
+verdict() { awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN { ok = (op == "<=") ? (a <= b) : (a >= b); printf "%s", ok ? "met" : "MISSED" }'; }
+scaled() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%.3f", a * f }'; }
+sb_added=$(added "${R[sb-https.c1p50]}" "${R[direct-https.c1p50]}")
+printf '\nTargets of the HTTPS path, this run:\n'
+printf '  HTTPS 50 conns p99 %s ms <= 2x nginx %s ms: %s\n' "${R[sb-https.c50p99]}" "${R[nginx-https.c50p99]}" \
+  "$(verdict "${R[sb-https.c50p99]}" "<=" "$(scaled "${R[nginx-https.c50p99]}" 2)")"
+printf '  HTTPS 50 conns req/s %s >= 1.0x nginx %s: %s\n' "${R[sb-https.c50rps]}" "${R[nginx-https.c50rps]}" \
+  "$(verdict "${R[sb-https.c50rps]}" ">=" "${R[nginx-https.c50rps]}")"
+printf '  HTTPS 1 conn p50 added %s ms <= 0.060 ms: %s\n' "$sb_added" "$(verdict "$sb_added" "<=" 0.060)"
+printf '  plain 50 conns req/s %s >= 1.0x nginx %s: %s\n' "${R[switchboard.c50rps]}" "${R[nginx.c50rps]}" \
+  "$(verdict "${R[switchboard.c50rps]}" ">=" "${R[nginx.c50rps]}")"
+printf '  plain 50 conns p99 %s ms <= 1.5x nginx %s ms: %s\n' "${R[switchboard.c50p99]}" "${R[nginx.c50p99]}" \
+  "$(verdict "${R[switchboard.c50p99]}" "<=" "$(scaled "${R[nginx.c50p99]}" 1.5)")"
+printf '  Anthropic upstream req/s %s >= 0.8x pass-through %s: %s\n' "${R[sb-anthropic.c50rps]}" "${R[switchboard.c50rps]}" \
+  "$(verdict "${R[sb-anthropic.c50rps]}" ">=" "$(scaled "${R[switchboard.c50rps]}" 0.8)")"
+
 printf '\nStreaming, one connection (fake upstream TTFT 20 ms): TTFT in ms\n'
 printf '%-12s | %-22s | %-10s | %s\n' target "TTFT p50 (added)" "TTFT p99" "streams ok / errors"
 for t in "${targets[@]}"; do

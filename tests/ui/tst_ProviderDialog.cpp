@@ -154,6 +154,8 @@ private slots:
         setText(&dialog, "caBundleEdit", QStringLiteral("/nonexistent/corp-ca.pem"));
         QVERIFY2(message->text().contains(QStringLiteral("No readable file")), qPrintable(message->text()));
         QVERIFY(!saveButton(&dialog)->isEnabled());
+        QCoreApplication::processEvents(); // the layout makes room for the message first
+        QVERIFY(dialog.grab().save(test::artifactPath(QStringLiteral("providers/provider-dialog-ca-bundle-missing.png"))));
 
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("corp-ca.pem"));
@@ -183,6 +185,8 @@ private slots:
         QVERIFY(editMessage->isVisible());
         QVERIFY2(editMessage->text().contains(QStringLiteral("not verified")), qPrintable(editMessage->text()));
         QVERIFY(saveButton(&edit)->isEnabled());
+        QCoreApplication::processEvents();
+        QVERIFY(edit.grab().save(test::artifactPath(QStringLiteral("providers/provider-dialog-skip-verification.png"))));
         QVERIFY(edit.provider().tlsSkipVerify);
         QVERIFY(edit.provider().caBundle.isEmpty()); // a bundle and no verification never go together
         QVERIFY(edit.save());
