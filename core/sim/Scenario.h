@@ -9,6 +9,7 @@
 
 #include <limits>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace sb::sim {
@@ -87,6 +88,13 @@ struct FaultSpec {
 };
 
 struct KeySpec {
+    KeySpec() = default;
+    // So that {secret, rpm} reads as before the client secret, with no member left to warn about.
+    KeySpec(QByteArray secret, int rpm = 0, QByteArray clientSecret = {})
+        : secret(std::move(secret)), rpm(rpm), clientSecret(std::move(clientSecret))
+    {
+    }
+
     QByteArray secret;
     int rpm = 0; // requests per (scenario) minute for this key; 0 = unlimited
     // ERNIE only: with a client secret, `secret` is an API key that is exchanged for access tokens
