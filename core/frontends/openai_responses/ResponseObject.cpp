@@ -28,6 +28,18 @@ bool ownedByTheResponse(const QString &key)
 
 } // namespace
 
+ResponseEnding ResponseEnding::finished(const QString &incompleteReason)
+{
+    ResponseEnding ending;
+    ending.status = incompleteReason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete");
+    if (!incompleteReason.isEmpty()) {
+        ending.incompleteDetails = "{\"reason\":";
+        appendJsonString(&ending.incompleteDetails, incompleteReason);
+        ending.incompleteDetails += '}';
+    }
+    return ending;
+}
+
 QString ResponseObject::itemId(const ResponseFrame &frame, QLatin1String prefix, int outputIndex)
 {
     const QStringView base = frame.id.startsWith(QLatin1String("resp_")) ? QStringView(frame.id).mid(5) : QStringView(frame.id);

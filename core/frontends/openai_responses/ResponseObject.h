@@ -22,6 +22,10 @@ struct ResponseEnding {
     QByteArray incompleteDetails = "null"; // {"reason":…} when incomplete
     QByteArray output = "[]";
     QByteArray usage = "null";
+
+    // A response that finished: completed, or incomplete with incomplete_details {"reason": …} when
+    // `incompleteReason` (ResponseObject::incompleteReason) is not empty.
+    static ResponseEnding finished(const QString &incompleteReason);
 };
 
 // The JSON objects of OpenAI's Responses API that both the whole answer (ResponsesAnswer) and the

@@ -125,13 +125,7 @@ QByteArray ResponsesAnswer::write(const QJsonObject &completion, const ResponseF
         output.replace(output.size() - 1, last);
     }
 
-    ResponseEnding ending;
-    ending.status = reason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete");
-    if (!reason.isEmpty()) {
-        ending.incompleteDetails = "{\"reason\":";
-        appendJsonString(&ending.incompleteDetails, reason);
-        ending.incompleteDetails += '}';
-    }
+    ResponseEnding ending = ResponseEnding::finished(reason);
     ending.output = QJsonDocument(output).toJson(QJsonDocument::Compact);
     const QJsonObject chatUsage = completion.value(QLatin1String("usage")).toObject();
     if (!chatUsage.isEmpty())

@@ -173,13 +173,7 @@ std::optional<QByteArray> quickWriteResponse(QByteArrayView completion, const Re
         return std::nullopt;
 
     const QString reason = ResponseObject::incompleteReason(QString::fromLatin1(choice.finishReason));
-    ResponseEnding ending;
-    ending.status = reason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete");
-    if (!reason.isEmpty()) {
-        ending.incompleteDetails = "{\"reason\":";
-        appendJsonString(&ending.incompleteDetails, reason);
-        ending.incompleteDetails += '}';
-    }
+    ResponseEnding ending = ResponseEnding::finished(reason);
     // An empty answer has no message item; an answer cut short was cut in it, which says so.
     if (choice.text.size() > 2) {
         ending.output.clear();
