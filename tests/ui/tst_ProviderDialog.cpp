@@ -169,7 +169,8 @@ private slots:
         QCOMPARE(dialog.provider().caBundle, path);
         QVERIFY(!dialog.provider().tlsSkipVerify);
         QVERIFY(dialog.save());
-        const ProviderConfig *saved = byName(*t.reload(), QStringLiteral("corp-llm"));
+        const auto afterSave = t.reload(); // kept: `saved` points into it
+        const ProviderConfig *saved = byName(*afterSave, QStringLiteral("corp-llm"));
         QVERIFY(saved);
         QCOMPARE(saved->caBundle, path);
         QVERIFY(!saved->tlsSkipVerify);
@@ -190,7 +191,8 @@ private slots:
         QVERIFY(edit.provider().tlsSkipVerify);
         QVERIFY(edit.provider().caBundle.isEmpty()); // a bundle and no verification never go together
         QVERIFY(edit.save());
-        const ProviderConfig *skipping = byName(*t.reload(), QStringLiteral("corp-llm"));
+        const auto afterSkip = t.reload();
+        const ProviderConfig *skipping = byName(*afterSkip, QStringLiteral("corp-llm"));
         QVERIFY(skipping->tlsSkipVerify);
         QVERIFY(skipping->caBundle.isEmpty());
 

@@ -173,6 +173,22 @@ HoldingRelay::HoldingRelay(quint16 target) : m_target(target)
     });
 }
 
+// The sockets go first, with their signals cut: deleted later as children, each one's
+// `disconnected` would reach a lambda that touches its half-destroyed partner.
+HoldingRelay::~HoldingRelay()
+{
+    for (Pair *pair : std::as_const(m_pairs)) {
+        for (QTcpSocket *socket : {pair->client.data(), pair->upstream.data()}) {
+            if (!socket)
+                continue;
+            socket->disconnect(this);
+            socket->abort();
+            delete socket;
+        }
+        delete pair;
+    }
+}
+
 void HoldingRelay::release()
 {
     m_held = false;

@@ -47,6 +47,7 @@ private:
 class HoldingRelay : public QObject {
 public:
     explicit HoldingRelay(quint16 target);
+    ~HoldingRelay() override;
     quint16 port() const { return m_server.serverPort(); }
     int accepts() const { return m_accepts; }
     void hold() { m_held = true; }
