@@ -11,6 +11,8 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libqt6sql6-sqlite
   libgl-dev libvulkan-dev qt6-svg-dev libqt6svg6 qt6-qpa-plugins
   qtkeychain-qt6-dev
+  # a private Secret Service on its own D-Bus for the keyring tests
+  gnome-keyring dbus-x11
   # engine libraries
   node-llhttp libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev libsqlite3-dev libjemalloc-dev
   # tests, fuzzing, benchmarks

@@ -402,7 +402,13 @@ void MainWindow::attachHost(sb::EngineHost *host)
     setHistoryDatabase(host->databasePath());
     m_providers->setConfigStore(host->configStore());
     m_settings->setHost(host);
-    m_secretBanner->setWarning(host->secretStorageWarning(), host->databasePath());
+    showSecretStorage(host);
+    connect(host, &sb::EngineHost::secretStorageChanged, m_secretBanner, [this, host] { showSecretStorage(host); });
+}
+
+void MainWindow::showSecretStorage(sb::EngineHost *host)
+{
+    m_secretBanner->setWarning(host->secretStorageWarning(), host->databasePath(), host->secretsReadable());
 }
 
 void MainWindow::detachHost()

@@ -97,6 +97,8 @@ public slots:
     void setProxyAddress(const QString &baseUrl);
 
 private:
+    // The banner over the pages: where the keys are, when that needs saying.
+    void showSecretStorage(sb::EngineHost *host);
     void addPage(const QString &name, QWidget *page);
     void buildStatusBar();
     void buildInstanceMenu();

@@ -66,7 +66,7 @@ int runConfigCommand(const AppOptions &options)
     sb::ConfigTransfer transfer(sb::SystemClock::instance());
     QString error;
     // The keys go where the same run would keep them: a service's in the database file.
-    if (!transfer.open(options.dbPath, !options.headless, &error)) {
+    if (!transfer.open(options.dbPath, options.headless ? sb::SecretStoreFactory::Preference::FileForNewDatabase : sb::SecretStoreFactory::Preference::Auto, &error)) {
         std::fprintf(stderr, "switchboard: %s\n", qPrintable(error));
         return 1;
     }

@@ -46,7 +46,9 @@ sb::EngineHost::Options hostOptions(const AppOptions &options)
     host.dbPath = options.dbPath;
     host.configPath = options.configPath;
     host.listen = options.listen;
-    host.keyringAllowed = !options.headless; // a service has no desktop keyring prompt to answer
+    // A database that has keys keeps them where they are, in either mode; a new one a service starts
+    // puts them in the file, since a service has no keyring login to unlock one.
+    host.secrets = options.headless ? sb::SecretStoreFactory::Preference::FileForNewDatabase : sb::SecretStoreFactory::Preference::Auto;
     return host;
 }
 

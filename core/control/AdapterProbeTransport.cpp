@@ -41,6 +41,12 @@ void AdapterProbeTransport::startProbe(int channelId, Clock::Duration timeout, D
     }
     QString secret;
     if (auto keys = m_engine.router().keyRing(provider->id)) {
+        // Keys whose secrets cannot be read leave nothing to probe with; a keyless probe would only
+        // earn a 401 that reads like the provider's doing.
+        if (const QString unreadable = keys->unreadableSecretReason(); !unreadable.isEmpty()) {
+            done(false, Clock::Duration::zero(), QStringLiteral("no API key can be read: %1").arg(unreadable));
+            return;
+        }
         if (auto lease = keys->next())
             secret = lease->secret;
     }

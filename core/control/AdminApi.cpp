@@ -136,6 +136,11 @@ void AdminApi::handle(const HttpRequest &request, std::shared_ptr<ResponseWriter
 
 bool AdminApi::authorized(const HttpRequest &request, ApiError *error) const
 {
+    if (const QString unreadable = m_engine.config()->proxy.localTokenUnreadable; !unreadable.isEmpty()) {
+        *error = ApiError{503, QStringLiteral("Switchboard cannot read its local token (%1), so the admin API refuses every request until it can.").arg(unreadable),
+                          QStringLiteral("service_unavailable"), {}, QStringLiteral("local_token_unreadable")};
+        return false;
+    }
     const QString token = m_engine.config()->proxy.localToken;
     if (token.isEmpty()) {
         if (request.peer.isLoopback())

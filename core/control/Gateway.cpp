@@ -138,7 +138,8 @@ bool listenAddressAllowed(const ProxyConfig &proxy, QString *error)
         *error = QStringLiteral("The listen address \"%1\" is not an IP address; use e.g. 127.0.0.1.").arg(proxy.listenHost);
         return false;
     }
-    if (!address.isLoopback() && proxy.localToken.isEmpty()) {
+    // A token that is set but unreadable refuses every request, so the address is safe to keep.
+    if (!address.isLoopback() && proxy.localToken.isEmpty() && proxy.localTokenUnreadable.isEmpty()) {
         *error = QStringLiteral("Refusing to listen on %1 without a local token: anyone on the network could spend your API keys. "
                                 "Set a local token in Settings (or --config), or listen on 127.0.0.1.")
                      .arg(proxy.listenHost);

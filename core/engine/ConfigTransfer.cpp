@@ -12,18 +12,17 @@ ConfigTransfer::ConfigTransfer(Clock &clock) : m_clock(clock) {}
 
 ConfigTransfer::~ConfigTransfer() = default;
 
-bool ConfigTransfer::open(const QString &dbPath, bool keyringAllowed, QString *error)
+bool ConfigTransfer::open(const QString &dbPath, SecretStoreFactory::Preference secrets, QString *error)
 {
     m_dbPath = dbPath.isEmpty() ? Database::defaultPath(error) : dbPath;
     if (m_dbPath.isEmpty())
         return false;
-    SecretStoreChoice secrets = SecretStoreFactory::create(
-        m_dbPath, keyringAllowed ? SecretStoreFactory::Preference::Auto : SecretStoreFactory::Preference::DatabaseOnly);
-    if (!secrets.store) {
-        *error = secrets.error.isEmpty() ? QStringLiteral("Cannot open %1 for API keys.").arg(m_dbPath) : secrets.error;
+    SecretStoreChoice choice = SecretStoreFactory::create(m_dbPath, secrets);
+    if (!choice.store) {
+        *error = choice.error.isEmpty() ? QStringLiteral("Cannot open %1 for API keys.").arg(m_dbPath) : choice.error;
         return false;
     }
-    m_secrets = std::move(secrets.store);
+    m_secrets = std::move(choice.store);
     m_repository = std::make_unique<ConfigRepository>(m_dbPath, *m_secrets, m_clock);
     return m_repository->open(error);
 }
@@ -45,6 +44,11 @@ bool ConfigTransfer::exportTo(const QString &path, bool includeSecrets, QStringL
     options.includeSecrets = includeSecrets;
     const ConfigExport exported = exportConfigJson(*config, options);
     *warnings = exported.warnings;
+    if (includeSecrets)
+        for (const ProviderConfig &p : config->providers)
+            for (const ApiKeyConfig &k : p.keys)
+                if (k.secretUnreadable())
+                    *warnings << QStringLiteral("Provider \"%1\" key \"%2\" is exported without its secret: %3").arg(p.name, k.label, k.unreadableReason);
     return writeConfigExport(exported, path, includeSecrets, error);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/ConfigImportPlan.h"
+#include "store/SecretStoreFactory.h"
 
 #include <QString>
 #include <QStringList>
@@ -15,8 +16,8 @@ class SecretStore;
 
 // `switchboard --export FILE` and `--import FILE`: the stored configuration of a database written
 // to a file, or a file's configuration checked, previewed and saved into the database in one
-// transaction, without starting the engine. The secrets go where the engine run the same way would
-// keep them (`keyringAllowed` as in EngineHost::Options). A Switchboard running on that database
+// transaction, without starting the engine. The secrets are where the database keeps them; a new
+// database puts them where `secrets` says (as in EngineHost::Options). A Switchboard running on that database
 // applies an import on its next reload (SIGHUP, POST /admin/reload).
 class ConfigTransfer {
 public:
@@ -24,7 +25,7 @@ public:
     ~ConfigTransfer();
 
     // Opens the database (empty dbPath: the default one) and its secrets. False with a sentence.
-    bool open(const QString &dbPath, bool keyringAllowed, QString *error);
+    bool open(const QString &dbPath, SecretStoreFactory::Preference secrets, QString *error);
     QString databasePath() const { return m_dbPath; }
 
     // The stored configuration; an empty database holds the demo configuration, as at a first start.

@@ -9,6 +9,9 @@
 #include "store/Database.h"
 #include "store/HistoryReader.h"
 #include "store/HistoryWriter.h"
+#include "store/SecretBackendRecord.h"
+#include "store/SecretMove.h"
+#include "store/SecretStore.h"
 #include "store/SecretStoreFactory.h"
 
 #include <QDir>
@@ -128,8 +131,7 @@ bool EngineHost::startParts(const Options &options, QString *error)
     if (!lockDatabase(error))
         return false;
 
-    SecretStoreChoice secrets = SecretStoreFactory::create(
-        m_dbPath, options.keyringAllowed ? SecretStoreFactory::Preference::Auto : SecretStoreFactory::Preference::DatabaseOnly);
+    SecretStoreChoice secrets = SecretStoreFactory::create(m_dbPath, options.secrets);
     if (!secrets.store) {
         *error = secrets.error.isEmpty() ? QStringLiteral("Cannot open %1 for API keys.").arg(m_dbPath) : secrets.error;
         return false;
@@ -231,6 +233,46 @@ EngineConfigPtr EngineHost::withOverrides(const EngineConfigPtr &config) const
     edited->proxy.listenHost = address->host.toString();
     edited->proxy.listenPort = address->port;
     return edited;
+}
+
+SecretBackend EngineHost::secretBackend() const
+{
+    return m_secrets ? m_secrets->backend() : SecretBackend::Database;
+}
+
+bool EngineHost::secretsReadable() const
+{
+    return m_secrets && m_secrets->readable();
+}
+
+bool EngineHost::moveSecretsTo(SecretBackend target, QString *error, QString *note)
+{
+    if (!m_secrets || !m_repository) {
+        *error = QStringLiteral("No database is open.");
+        return false;
+    }
+    if (!m_secrets->readable()) {
+        *error = QStringLiteral("The keys cannot be moved: %1.").arg(m_secretWarning);
+        return false;
+    }
+    std::unique_ptr<SecretStore> to = SecretStoreFactory::open(m_dbPath, target, error);
+    if (!to)
+        return false;
+    const SecretMove::Result moved = SecretMove::run(m_repository->database(), *m_secrets, *to, m_clock.wallMillis());
+    if (!moved.ok) {
+        *error = moved.error;
+        return false;
+    }
+    m_repository->useSecretStore(*to);
+    m_secrets = std::move(to);
+    m_secretWarning = target == SecretBackend::Database ? SecretStoreFactory::databaseFileWarning() : QString();
+    if (note)
+        *note = moved.leftOver;
+    if (!moved.leftOver.isEmpty())
+        spdlog::warn("secrets: {}", moved.leftOver.toStdString());
+    spdlog::info("secrets: {} secrets moved to the {}", moved.moved, SecretBackendRecord::name(target).toStdString());
+    emit secretStorageChanged();
+    return true;
 }
 
 bool EngineHost::reload(QString *message)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "control/Gateway.h"
+#include "store/SecretStoreFactory.h"
 
 #include <QObject>
 #include <QString>
@@ -29,7 +30,9 @@ public:
         QString configPath; // a JSON configuration that replaces the stored one for this run
         QString listen;     // HOST:PORT overriding the configured address
         bool seedDemo = true; // an empty database gets the demo configuration
-        bool keyringAllowed = true;
+        // Where a database that has no keys yet puts them; one that has keys keeps them where they
+        // are (SecretStoreFactory). Tests say DatabaseOnly: never the user's keyring.
+        SecretStoreFactory::Preference secrets = SecretStoreFactory::Preference::Auto;
         // The console's answer to a proxy port in use at start: listen here instead, and keep it in
         // the stored configuration so the next start uses it too. 0: the configured port. Ignored
         // when the address is pinned (--listen, or a --config file the database does not hold).
@@ -55,8 +58,15 @@ public:
     ConfigStore *configStore() const { return m_configStore.get(); }
     HistoryWriter *historyWriter() const { return m_history.get(); }
     QString databasePath() const { return m_dbPath; }
-    // Where API keys are kept, and a warning when that is the database file rather than a keyring.
+    // Where API keys are kept, and a warning when that is the database file rather than a keyring,
+    // or a keyring that cannot be reached.
     QString secretStorageWarning() const { return m_secretWarning; }
+    SecretBackend secretBackend() const;
+    bool secretsReadable() const;
+    // The console's explicit "move keys": every stored secret to the other store, all or nothing
+    // (SecretMove); the running configuration is unchanged. False with a sentence; *note (if given)
+    // gets what is worth telling after a move that worked (an old copy left behind).
+    bool moveSecretsTo(SecretBackend target, QString *error, QString *note = nullptr);
     bool configFromFile() const { return m_configFromFile; }
 
     // POST /admin/reload and SIGHUP (systemctl reload): the configuration read again from where this
@@ -73,6 +83,9 @@ public:
     bool listenPinned() const { return !m_options.listen.isEmpty() || !m_options.configPath.isEmpty(); }
     // The lock file that keeps one Switchboard per database ("<database>.lock").
     static QString lockPathFor(const QString &dbPath);
+
+signals:
+    void secretStorageChanged();
 
 private:
     void restoreSpend(const EngineConfig &config);

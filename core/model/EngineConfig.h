@@ -95,6 +95,9 @@ struct ProxyConfig {
     QString listenHost = QStringLiteral("127.0.0.1");
     int listenPort = 8400;
     QString localToken;                      // empty = no auth (allowed on loopback only)
+    // Set on load, never saved: a local token is configured but its store could not give it. Every
+    // request is then refused (fail closed) rather than let in without the token.
+    QString localTokenUnreadable;
     qint64 maxBodyBytes = 32LL * 1024 * 1024;
     qint64 maxHeaderBytes = 64LL * 1024;
     std::chrono::seconds idleTimeout = 60s;

@@ -32,6 +32,11 @@ struct ApiKeyConfig {
     QString refusedReason{}; // (braced so the {id, label, secret, enabled, reason} initialisers stay warning-free)
     qint64 refusedAtMs = 0; // wall-clock ms of the refusal; 0 = not refused
     bool refused() const { return refusedAtMs > 0; }
+    // Set when the configuration is loaded, never saved: the store that holds this key's secret
+    // could not give it (a keyring that does not answer). The key is then out of rotation and the
+    // provider gets no request that would go out without it.
+    QString unreadableReason{};
+    bool secretUnreadable() const { return !unreadableReason.isEmpty(); }
 };
 
 struct ProviderConfig {

@@ -16,8 +16,10 @@ KeyRing::KeyRing(const Clock &clock, const std::vector<ApiKeyConfig> &keys, Cloc
     for (const auto &config : keys) {
         Key key;
         key.config = config;
-        key.disabled = !config.enabled || config.refused();
-        key.disabledReason = config.enabled ? config.refusedReason : config.disabledReason;
+        key.disabled = !config.enabled || config.refused() || config.secretUnreadable();
+        key.disabledReason = !config.enabled      ? config.disabledReason
+            : config.secretUnreadable()           ? QStringLiteral("secret cannot be read: %1").arg(config.unreadableReason)
+                                                  : config.refusedReason;
         m_keys.push_back(std::move(key));
     }
 }
@@ -241,6 +243,20 @@ std::optional<Clock::Duration> KeyRing::soonestAvailableIn() const
         }
     }
     return soonest;
+}
+
+QString KeyRing::unreadableSecretReason() const
+{
+    std::lock_guard lock(m_mutex);
+    if (m_keys.empty())
+        return {};
+    for (const Key &key : m_keys)
+        if (key.config.enabled && !key.config.secretUnreadable())
+            return {};
+    for (const Key &key : m_keys)
+        if (key.config.secretUnreadable())
+            return key.config.unreadableReason;
+    return {};
 }
 
 int KeyRing::healthyCount() const

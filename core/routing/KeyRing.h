@@ -44,7 +44,7 @@ public:
     };
 
     // Keys with enabled == false start Disabled with their configured reason; refused ones (refusedAtMs)
-    // with the provider's.
+    // with the provider's; those whose secret could not be read (secretUnreadable) with why.
     KeyRing(const Clock &clock, const std::vector<ApiKeyConfig> &keys,
             Clock::Duration defaultCoolDown = std::chrono::seconds(1));
 
@@ -80,6 +80,9 @@ public:
     // Zero when a key is usable now; the time until the first cooling key comes back; nullopt when every
     // key is disabled (no wait helps). For a 429's Retry-After to the client.
     std::optional<Clock::Duration> soonestAvailableIn() const;
+    // Why no key of this provider can ever be leased when that is because their secrets could not be
+    // read (every key that is not switched off is unreadable); empty otherwise.
+    QString unreadableSecretReason() const;
     int healthyCount() const; // configured keys Active now (0 without keys)
     int totalCount() const;   // configured keys
     std::vector<KeyStatus> status() const;

@@ -353,7 +353,9 @@ RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &
                 reason = QStringLiteral("circuit open");
             } else if (provider.keys->allCoolingOrDisabled()) {
                 const auto wait = provider.keys->soonestAvailableIn();
-                if (!wait)
+                if (const QString unreadable = provider.keys->unreadableSecretReason(); !wait && !unreadable.isEmpty())
+                    reason = QStringLiteral("no API key of its can be read (%1); nothing is sent without one").arg(unreadable);
+                else if (!wait)
                     reason = QStringLiteral("every API key is disabled; edit the provider's keys");
                 else if (provider.keys->totalCount() == 0)
                     reason = QStringLiteral("the provider answered 429, cooling down (next in %1 s)").arg(seconds(*wait));

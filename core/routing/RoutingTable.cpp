@@ -14,7 +14,7 @@ bool sameKeys(const ProviderConfig &a, const ProviderConfig &b)
         return false;
     for (std::size_t i = 0; i < a.keys.size(); ++i) {
         const auto &x = a.keys[i], &y = b.keys[i];
-        if (x.id != y.id || x.secret != y.secret || x.enabled != y.enabled)
+        if (x.id != y.id || x.secret != y.secret || x.enabled != y.enabled || x.secretUnreadable() != y.secretUnreadable())
             return false;
     }
     return true;

@@ -108,7 +108,7 @@ bool run(QSqlQuery &q, const QVariantList &values, QString *error)
 
 ConfigRepository::ConfigRepository(QString dbPath, SecretStore &secrets, Clock &clock)
     : m_db(std::move(dbPath), QStringLiteral("config"))
-    , m_secrets(secrets)
+    , m_secrets(&secrets)
     , m_clock(clock)
 {
 }
@@ -322,17 +322,31 @@ EngineConfigPtr ConfigRepository::load(QString *error)
             const QString ref = refById.value(k.id);
             if (ref.isEmpty())
                 continue;
-            const auto secret = m_secrets.load(ref, &secretError);
-            if (secret)
+            const auto secret = m_secrets->load(ref, &secretError);
+            if (secret) {
                 k.secret = *secret;
-            else if (!secretError.isEmpty())
-                spdlog::warn("config: {}", secretError.toStdString());
+                continue;
+            }
+            // A key the configuration has and the store cannot give is out of rotation, said by
+            // name: sending the provider requests without it would only earn 401s.
+            k.unreadableReason = secretError.isEmpty() ? QStringLiteral("its secret is missing from the %1").arg(m_secrets->backendName())
+                                                       : secretError;
+            spdlog::warn("config: provider \"{}\" key \"{}\" cannot be used: {}", p.name.toStdString(), k.label.toStdString(),
+                         k.unreadableReason.toStdString());
         }
     }
     const QString tokenRef = meta(QStringLiteral("proxy.local_token_ref"));
-    if (!tokenRef.isEmpty())
-        if (const auto token = m_secrets.load(tokenRef))
+    if (!tokenRef.isEmpty()) {
+        QString tokenError;
+        if (const auto token = m_secrets->load(tokenRef, &tokenError)) {
             config->proxy.localToken = *token;
+        } else {
+            config->proxy.localTokenUnreadable = tokenError.isEmpty()
+                ? QStringLiteral("it is missing from the %1").arg(m_secrets->backendName()) : tokenError;
+            spdlog::warn("config: the local token cannot be read, so every request is refused until it can: {}",
+                         config->proxy.localTokenUnreadable.toStdString());
+        }
+    }
     return config;
 }
 
@@ -402,7 +416,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
     QStringList written;
     auto storeVersioned = [&](const QString &base, const QString &previousRef, const QString &secret, QString *ref) -> bool {
         if (!previousRef.isEmpty()) {
-            const auto current = m_secrets.load(previousRef);
+            const auto current = m_secrets->load(previousRef);
             if (current && *current == secret) { // unchanged: keep it where it is
                 *ref = previousRef;
                 return true;
@@ -410,7 +424,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         }
         *ref = QStringLiteral("%1/r%2").arg(base).arg(revision);
         QString error;
-        if (!m_secrets.store(*ref, secret, &error)) {
+        if (!m_secrets->store(*ref, secret, &error)) {
             result.errors << error;
             return false;
         }
@@ -419,7 +433,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
     };
     auto forgetWritten = [&] {
         for (const QString &ref : written)
-            m_secrets.remove(ref);
+            m_secrets->remove(ref);
     };
     for (const auto &p : config.providers) {
         for (const auto &k : p.keys) {
@@ -431,7 +445,8 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
             newRef.insert(k.id, ref);
         }
     }
-    QString tokenRef;
+    // A token that could not be read stays where it is: the save did not mean to remove it.
+    QString tokenRef = config.proxy.localToken.isEmpty() && !config.proxy.localTokenUnreadable.isEmpty() ? oldTokenRef : QString();
     if (!config.proxy.localToken.isEmpty() && !storeVersioned(QStringLiteral("proxy/local-token"), oldTokenRef, config.proxy.localToken, &tokenRef)) {
         forgetWritten();
         return result;
@@ -571,7 +586,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         if (ref.isEmpty() || inUse.contains(ref))
             continue;
         QString removeError;
-        if (!m_secrets.remove(ref, &removeError))
+        if (!m_secrets->remove(ref, &removeError))
             spdlog::warn("config: {}", removeError.toStdString());
     }
 

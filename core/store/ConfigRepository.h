@@ -38,6 +38,9 @@ public:
 
     bool open(QString *error = nullptr);
     Database &database() { return m_db; }
+    // Where secrets are read and written from now on (after SecretMove put them in another store).
+    void useSecretStore(SecretStore &secrets) { m_secrets = &secrets; }
+    SecretStore &secretStore() const { return *m_secrets; }
 
     // True until a configuration has ever been saved or seeded in this database.
     bool isEmpty() const;
@@ -78,7 +81,7 @@ private:
     QString meta(const QString &key, const QString &fallback = QString()) const;
 
     Database m_db;
-    SecretStore &m_secrets;
+    SecretStore *m_secrets;
     Clock &m_clock;
 };
 

@@ -23,6 +23,7 @@ public:
     bool store(const QString &keyId, const QString &secret, QString *error = nullptr) override;
     std::optional<QString> load(const QString &keyId, QString *error = nullptr) override;
     bool remove(const QString &keyId, QString *error = nullptr) override;
+    SecretBackend backend() const override { return SecretBackend::Keyring; }
     QString backendName() const override { return QStringLiteral("keyring"); }
 
     static QString serviceName();

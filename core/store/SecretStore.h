@@ -6,6 +6,8 @@
 
 namespace sb {
 
+enum class SecretBackend { Keyring, Database };
+
 // Where API keys live. A seam with two implementations: the desktop keyring
 // (KeychainSecretStore) when one answers, else the database file at mode 0600
 // (DatabaseSecretStore). Key ids are opaque strings such as "api-key/7". Implementations never log
@@ -20,8 +22,12 @@ public:
     // Removing a key that does not exist succeeds.
     virtual bool remove(const QString &keyId, QString *error = nullptr) = 0;
 
+    virtual SecretBackend backend() const = 0;
     // "keyring" or "database", for the console's status line.
     virtual QString backendName() const = 0;
+    // False when the store this database's keys were put in cannot be reached from here (a keyring
+    // with no Secret Service on this bus): every load then fails with a sentence saying why.
+    virtual bool readable() const { return true; }
 };
 
 } // namespace sb

@@ -5,6 +5,7 @@
 // old one still serving.
 #include "FakeProviderSpecs.h"
 #include "HeadlessHost.h"
+#include "HeadlessProcess.h"
 #include "ProxyConfigs.h"
 #include "ProxyUnderTest.h"
 
@@ -18,75 +19,16 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <csignal>
 
 using namespace sb;
+using namespace sb::test;
 using namespace std::chrono_literals;
 
 namespace {
-
-class Service {
-public:
-    explicit Service(const QTemporaryDir &dir) : m_dir(dir)
-    {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("HOME"), dir.path());
-        env.insert(QStringLiteral("XDG_DATA_HOME"), dir.filePath(QStringLiteral("data")));
-        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        m_process.setProcessEnvironment(env);
-        m_process.setProcessChannelMode(QProcess::MergedChannels);
-        QObject::connect(&m_process, &QProcess::readyRead, [this] { m_log += QString::fromUtf8(m_process.readAll()); });
-    }
-    ~Service()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-
-    bool start(const QStringList &extra)
-    {
-        m_process.start(QStringLiteral(SB_SWITCHBOARD_BINARY),
-                        QStringList{QStringLiteral("--headless"), QStringLiteral("--db"), m_dir.filePath(QStringLiteral("switchboard.db")),
-                                    QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}
-                            + extra);
-        static const QRegularExpression listening(QStringLiteral("proxy listening on http://127.0.0.1:(\\d+)/v1"));
-        for (int i = 0; i < 300 && m_port == 0; ++i) {
-            QTest::qWait(50);
-            if (const auto match = listening.match(m_log); match.hasMatch())
-                m_port = static_cast<quint16>(match.captured(1).toUInt());
-            if (m_process.state() == QProcess::NotRunning)
-                return false;
-        }
-        return m_port != 0;
-    }
-
-    void signal(int number) const { ::kill(static_cast<pid_t>(m_process.processId()), number); }
-    bool waitForLog(const QString &text, int timeoutMs = 10000)
-    {
-        for (int waited = 0; waited < timeoutMs; waited += 50) {
-            if (m_log.contains(text))
-                return true;
-            QTest::qWait(50);
-        }
-        return m_log.contains(text);
-    }
-    int logCount(const QString &text) const { return int(m_log.count(text)); }
-    QString log() const { return m_log; }
-    quint16 port() const { return m_port; }
-    QProcess &process() { return m_process; }
-
-private:
-    const QTemporaryDir &m_dir;
-    QProcess m_process;
-    QString m_log;
-    quint16 m_port = 0;
-};
 
 struct Answer {
     int status = 0;
@@ -157,7 +99,7 @@ private slots:
         const auto before = test::oneChannelConfig(QStringLiteral("upstream"), upstream.primary->baseUrl());
         QVERIFY(test::writeConfigFile(file, *before));
 
-        Service service(dir);
+        HeadlessProcess service(QStringLiteral(SB_SWITCHBOARD_BINARY), dir.path());
         QVERIFY2(service.start({QStringLiteral("--config"), file}), qPrintable(service.log()));
         QNetworkAccessManager network;
         QCOMPARE(chatNow(network, service.port(), QStringLiteral("gpt-4o-next")), 404); // not yet
@@ -225,7 +167,7 @@ private slots:
         };
         QCOMPARE(runImport(first), 0);
 
-        Service service(dir);
+        HeadlessProcess service(QStringLiteral(SB_SWITCHBOARD_BINARY), dir.path());
         QVERIFY2(service.start({}), qPrintable(service.log()));
         QNetworkAccessManager network;
         QCOMPARE(chatNow(network, service.port(), QStringLiteral("gpt-4o")), 200);

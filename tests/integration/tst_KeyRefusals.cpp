@@ -35,7 +35,7 @@ EngineHost::Options hostOptions(const QString &dbPath)
     EngineHost::Options options;
     options.dbPath = dbPath;
     options.seedDemo = true; // as the console and `--headless` start: the stored configuration (seeded only when empty)
-    options.keyringAllowed = false; // never the user's keyring: secrets go to the test's database file
+    options.secrets = sb::SecretStoreFactory::Preference::DatabaseOnly; // never the user's keyring: secrets go to the test's database file
     return options;
 }
 

@@ -54,7 +54,7 @@ EngineHost::Options consoleOptions(const QString &dbPath)
 {
     EngineHost::Options options;
     options.dbPath = dbPath;
-    options.keyringAllowed = false;
+    options.secrets = sb::SecretStoreFactory::Preference::DatabaseOnly;
     return options;
 }
 

@@ -8,6 +8,7 @@
 
 #include <QtTest>
 #include <QCheckBox>
+#include <QColor>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -205,6 +206,52 @@ private slots:
         QVERIFY(child<QLineEdit>(&again, "caBundleEdit")->isEnabled());
         QVERIFY(!child<QLabel>(&again, "tlsError")->isVisible());
         QVERIFY(!again.provider().tlsSkipVerify);
+    }
+
+    void anErnieRawTokenIsToldItsHeartbeatCostsTokensAndTheKeyPairIsNot()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 0);
+        dialog.resize(760, 640);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        selectDialect(&dialog, QStringLiteral("ernie"));
+        addKeyThroughDialog(dialog, QStringLiteral("24.raw-access-token-of-thirty-days-0001"), QStringLiteral("token"));
+        auto *hint = child<QLabel>(&dialog, "keysHint");
+        QVERIFY2(hint->text().contains(QStringLiteral("no free probe")) && hint->text().contains(QStringLiteral("once a minute")),
+                 qPrintable(hint->text()));
+        QCoreApplication::processEvents();
+        QVERIFY(dialog.grab().save(test::artifactPath(QStringLiteral("providers/ernie-raw-token.png"))));
+
+        child<QTableView>(&dialog, "keysView")->selectRow(0);
+        child<QPushButton>(&dialog, "removeKeyButton")->click();
+        addKeyThroughDialog(dialog, QStringLiteral("baidu-api-key-0001:baidu-secret-key-0001"), QStringLiteral("team"));
+        addKeyThroughDialog(dialog, QStringLiteral("baidu-api-key-0002:baidu-secret-key-0002"), QStringLiteral("backup"));
+        QVERIFY2(hint->text().contains(QStringLiteral("exchanges it for an access token")) && hint->text().contains(QStringLiteral("costs no tokens")),
+                 qPrintable(hint->text()));
+        QVERIFY(!hint->text().contains(QStringLiteral("no free probe")));
+        QVERIFY(!test::visibleText(&dialog).contains(QStringLiteral("baidu-secret-key-0001")));
+        QCoreApplication::processEvents();
+        QVERIFY(dialog.grab().save(test::artifactPath(QStringLiteral("providers/ernie-key-pair.png"))));
+    }
+
+    void aKeyWhoseSecretCannotBeReadSaysSoInRed()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 1);
+        std::vector<ApiKeyConfig> keys = dialog.keyModel()->keys();
+        keys[1].secret.clear();
+        keys[1].unreadableReason = QStringLiteral("it is kept in the keyring, which cannot be reached (Could not connect: No such file or directory)");
+        dialog.keyModel()->setKeys(keys);
+        const QModelIndex status = dialog.keyModel()->index(1, KeyTableModel::Status);
+        QVERIFY2(status.data().toString().startsWith(QStringLiteral("secret cannot be read")), qPrintable(status.data().toString()));
+        QCOMPARE(dialog.keyModel()->index(1, KeyTableModel::Key).data().toString(), QStringLiteral("(unreadable)"));
+        QCOMPARE(status.data(Qt::ForegroundRole).value<QColor>(), QColor(0xc6, 0x28, 0x28));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        child<QTableView>(&dialog, "keysView")->resizeColumnsToContents();
+        QCoreApplication::processEvents();
+        QVERIFY(dialog.grab().save(test::artifactPath(QStringLiteral("providers/key-unreadable.png"))));
     }
 
     void suggestedNameAvoidsTakenNames()

@@ -282,7 +282,7 @@ private slots:
         EngineHost::Options options;
         options.dbPath = dir.filePath(QStringLiteral("live.db"));
         options.listen = QStringLiteral("127.0.0.1:0");
-        options.keyringAllowed = false;
+        options.secrets = sb::SecretStoreFactory::Preference::DatabaseOnly;
         QString error;
         QVERIFY2(host.start(options, &error), qPrintable(error));
         ProvidersPage page;

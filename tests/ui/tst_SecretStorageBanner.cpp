@@ -1,5 +1,7 @@
 #include "TestPaths.h"
 #include "ThemeManager.h"
+#include "store/Database.h"
+#include "store/SecretBackendRecord.h"
 #include "store/SecretStoreFactory.h"
 #include "widgets/SecretStorageBanner.h"
 
@@ -57,6 +59,38 @@ private slots:
 
         banner->setWarning(QString());
         QVERIFY(!banner->isVisibleTo(&window));
+    }
+
+    void keysInAKeyringOutOfReachSayWhatToDoInstead()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("switchboard.db"));
+        {
+            Database db(path, QStringLiteral("seed"));
+            QVERIFY(db.open());
+            QVERIFY(SecretBackendRecord::write(db, SecretBackend::Keyring));
+        }
+        // DatabaseOnly asks no keyring: the recorded one is out of reach, as on a machine without one.
+        SecretStoreChoice choice = SecretStoreFactory::create(path, SecretStoreFactory::Preference::DatabaseOnly);
+        QVERIFY2(choice.store, qPrintable(choice.error));
+        QVERIFY(!choice.store->readable());
+
+        QWidget window;
+        window.resize(1100, 140);
+        auto *layout = new QVBoxLayout(&window);
+        auto *banner = new SecretStorageBanner(&window);
+        layout->addWidget(banner);
+        layout->addStretch(1);
+        banner->setWarning(choice.warning, path, false);
+        QVERIFY(banner->isVisibleTo(&window));
+        const QString text = banner->text();
+        QVERIFY(text.contains(QStringLiteral("cannot be reached")));
+        QVERIFY(text.contains(QStringLiteral("unlock the keyring")));
+        QVERIFY(!text.contains(QStringLiteral("0600"))); // the file holds no key: nothing to keep out of backups
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCoreApplication::processEvents();
+        QVERIFY(window.grab().save(test::artifactPath(QStringLiteral("settings/secret-banner-keyring-unreachable.png"))));
     }
 
     void screenshotsLightAndDark()

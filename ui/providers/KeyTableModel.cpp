@@ -70,11 +70,13 @@ QVariant KeyTableModel::data(const QModelIndex &index, int role) const
     const ApiKeyConfig &k = m_keys[std::size_t(index.row())];
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case Key: return k.secret.isEmpty() ? tr("(stored)") : maskSecret(k.secret);
+        case Key: return k.secretUnreadable() ? tr("(unreadable)") : k.secret.isEmpty() ? tr("(stored)") : maskSecret(k.secret);
         case Label: return k.label.isEmpty() ? QStringLiteral("—") : k.label;
         case Status:
             if (!k.enabled)
                 return k.disabledReason.isEmpty() ? tr("disabled") : tr("disabled: %1").arg(k.disabledReason);
+            if (k.secretUnreadable())
+                return tr("secret cannot be read: %1").arg(k.unreadableReason);
             if (k.refused())
                 return tr("refused by the provider (%1): %2")
                     .arg(QLocale().toString(QDateTime::fromMSecsSinceEpoch(k.refusedAtMs), QStringLiteral("d MMM HH:mm")), k.refusedReason);
@@ -83,10 +85,13 @@ QVariant KeyTableModel::data(const QModelIndex &index, int role) const
         default: return {};
         }
     }
-    if (role == Qt::ForegroundRole && index.column() == Status && k.refused() && k.enabled)
+    if (role == Qt::ForegroundRole && index.column() == Status && k.enabled && (k.refused() || k.secretUnreadable()))
         return QColor(0xc6, 0x28, 0x28); // the open-circuit red: the provider says no, the user must act
     if (role == Qt::ForegroundRole && index.column() == Status && !k.enabled)
         return QColor(0x75, 0x75, 0x75); // the ejected grey: out of rotation
+    if (role == Qt::ToolTipRole && index.column() == Status && k.enabled && k.secretUnreadable())
+        return tr("Out of rotation: Switchboard sends nothing to this provider without a key. Make the keyring reachable "
+                  "and start Switchboard again. %1").arg(k.unreadableReason);
     if (role == Qt::ToolTipRole && index.column() == Status && k.enabled && k.refused())
         return tr("Out of rotation until you paste a new key (Edit…) or choose Re-enable. The provider said: %1").arg(k.refusedReason);
     if (role == Qt::ToolTipRole && index.column() == Status && !k.enabled)

@@ -343,7 +343,7 @@ void ProviderDialog::validate()
     // and an OpenAI-compatible server or one on this machine may need none. The rest is advice.
     int enabled = 0;
     for (const auto &k : m_keys->keys())
-        enabled += k.enabled && !k.refused() ? 1 : 0;
+        enabled += k.enabled && !k.refused() && !k.secretUnreadable() ? 1 : 0;
     if (lacksNeededKey(dialect, url, m_ui->enabledCheck->isChecked(), m_keys->rowCount())) {
         const DialectRule *rule = findDialectRule(dialect);
         check(m_ui->keysHint, tr("No keys yet: %1 refuses every request without one. Add a key, or untick Enabled to save "

@@ -7,6 +7,7 @@
 #include "engine/EngineHost.h"
 #include "control/Gateway.h"
 #include "settings/ConfigFileBox.h"
+#include "settings/KeyStorageBox.h"
 #include "settings/SettingRow.h"
 #include "settings/TokenEditor.h"
 #include "store/ConfigRepository.h"
@@ -130,6 +131,9 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_fileBox = new ConfigFileBox(content);
     groups->addWidget(m_fileBox);
     m_engineGroups << m_fileBox; // the embedded engine's configuration, like the groups below
+    m_keyStorage = new KeyStorageBox(content);
+    groups->addWidget(m_keyStorage);
+    m_engineGroups << m_keyStorage;
     for (SettingsGroup g : {SettingsGroup::Proxy, SettingsGroup::HealthScore, SettingsGroup::CircuitBreaker,
                             SettingsGroup::PoolEjection, SettingsGroup::HeartbeatProbe, SettingsGroup::RetryBudget,
                             SettingsGroup::History, SettingsGroup::Appearance}) {
@@ -334,6 +338,7 @@ void SettingsPage::setHost(EngineHost *host)
 {
     setHistoryWriter(host ? host->historyWriter() : nullptr);
     setConfigStore(host ? host->configStore() : nullptr);
+    m_keyStorage->setHost(host);
 }
 
 void SettingsPage::setConfigStore(ConfigStore *store)

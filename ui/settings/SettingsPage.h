@@ -20,6 +20,7 @@ class QSpinBox;
 namespace sb {
 
 class ConfigFileBox;
+class KeyStorageBox;
 class ConfigStore;
 class EngineHost;
 class HistoryWriter;
@@ -78,6 +79,7 @@ public:
     QComboBox *themeBox() const { return m_theme; }
     QCheckBox *muteBox() const { return m_mute; }
     ConfigFileBox *configFileBox() const { return m_fileBox; }
+    KeyStorageBox *keyStorageBox() const { return m_keyStorage; }
     QPushButton *saveButton() const { return m_save; }
     QPushButton *revertButton() const { return m_revert; }
     QPushButton *groupResetButton(SettingsGroup group) const { return m_groupResets.value(static_cast<int>(group)); }
@@ -134,6 +136,7 @@ private:
     QList<QLabel *> m_rowLabels;
     UnavailableNotice *m_engineNotice = nullptr;
     ConfigFileBox *m_fileBox = nullptr;
+    KeyStorageBox *m_keyStorage = nullptr;
     QString m_attachedTo;
     QLineEdit *m_listenHost = nullptr;
     TokenEditor *m_token = nullptr;

@@ -29,7 +29,7 @@ SecretStorageBanner::SecretStorageBanner(QWidget *parent) : QFrame(parent)
     hide();
 }
 
-void SecretStorageBanner::setWarning(const QString &warning, const QString &databasePath)
+void SecretStorageBanner::setWarning(const QString &warning, const QString &databasePath, bool keysInFile)
 {
     if (warning.isEmpty()) {
         m_text->clear();
@@ -37,11 +37,20 @@ void SecretStorageBanner::setWarning(const QString &warning, const QString &data
         return;
     }
     QString html = QStringLiteral("<b>%1</b>").arg(warning.toHtmlEscaped());
+    if (!keysInFile) {
+        html += QStringLiteral("<br>")
+            + tr("Start or unlock the keyring (GNOME Keyring or KWallet) on this login and start Switchboard again; "
+                 "the keys are read from there only, never silently from elsewhere.")
+                  .toHtmlEscaped();
+        m_text->setText(html);
+        show();
+        return;
+    }
     if (!databasePath.isEmpty())
         html += QStringLiteral("<br>") + tr("File: %1 (mode 0600).").arg(databasePath.toHtmlEscaped());
     html += QStringLiteral("<br>")
         + tr("To keep API keys in a keyring instead, install and unlock one that speaks the Secret Service "
-             "protocol (GNOME Keyring or KWallet) and start Switchboard again. Until then keep this file out of "
+             "protocol (GNOME Keyring or KWallet), then move them in Settings → API keys. Until then keep this file out of "
              "backups and shared folders: whoever can read it can use the keys.")
               .toHtmlEscaped();
     m_text->setText(html);

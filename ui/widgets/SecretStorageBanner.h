@@ -16,7 +16,9 @@ public:
     explicit SecretStorageBanner(QWidget *parent = nullptr);
 
     // EngineHost::secretStorageWarning() and EngineHost::databasePath(); an empty warning hides it.
-    void setWarning(const QString &warning, const QString &databasePath = QString());
+    // keysInFile: the keys are in that file (else in a keyring that cannot be reached), which
+    // changes what to do about it.
+    void setWarning(const QString &warning, const QString &databasePath = QString(), bool keysInFile = true);
     QString text() const;
 
 private:

@@ -13,7 +13,7 @@ EngineHost::Options headlessOptions(const QString &dir)
     options.dbPath = QDir(dir).filePath(QStringLiteral("switchboard.db"));
     options.configPath = QDir(dir).filePath(QStringLiteral("switchboard.json"));
     options.seedDemo = false;
-    options.keyringAllowed = false;
+    options.secrets = sb::SecretStoreFactory::Preference::DatabaseOnly;
     return options;
 }
 

@@ -59,7 +59,7 @@ private slots:
         {
             ConfigTransfer transfer(clock);
             QString error;
-            QVERIFY2(transfer.open(db, false, &error), qPrintable(error));
+            QVERIFY2(transfer.open(db, SecretStoreFactory::Preference::DatabaseOnly, &error), qPrintable(error));
             const ConfigImportPlan plan = transfer.plan(file);
             QVERIFY2(plan.ok(), qPrintable(plan.errors.join('\n')));
             QCOMPARE(plan.diff.providers.added, (QStringList{QStringLiteral("openai-main"), QStringLiteral("claude")}));
@@ -88,7 +88,7 @@ private slots:
 
         ConfigTransfer transfer(clock);
         QString error;
-        QVERIFY2(transfer.open(db, false, &error), qPrintable(error));
+        QVERIFY2(transfer.open(db, SecretStoreFactory::Preference::DatabaseOnly, &error), qPrintable(error));
         QStringList errors;
         QVERIFY(transfer.apply(transfer.plan(before), QStringLiteral("first"), &errors));
 
@@ -125,7 +125,7 @@ private slots:
         QVERIFY(writeFile(source, exportConfigJson(test::everyFieldSetConfig(), ConfigExportOptions{true}).toBytes()));
         ConfigTransfer transfer(clock);
         QString error;
-        QVERIFY2(transfer.open(db, false, &error), qPrintable(error));
+        QVERIFY2(transfer.open(db, SecretStoreFactory::Preference::DatabaseOnly, &error), qPrintable(error));
         QStringList errors;
         QVERIFY(transfer.apply(transfer.plan(source), QStringLiteral("set up"), &errors));
 
@@ -152,7 +152,7 @@ private slots:
         test::FakeClock clock;
         ConfigTransfer transfer(clock);
         QString error;
-        QVERIFY2(transfer.open(dir.filePath(QStringLiteral("new.db")), false, &error), qPrintable(error));
+        QVERIFY2(transfer.open(dir.filePath(QStringLiteral("new.db")), SecretStoreFactory::Preference::DatabaseOnly, &error), qPrintable(error));
         QStringList warnings;
         const QString file = dir.filePath(QStringLiteral("demo.json"));
         QVERIFY2(transfer.exportTo(file, false, &warnings, &error), qPrintable(error));

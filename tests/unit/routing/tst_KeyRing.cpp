@@ -56,6 +56,30 @@ private slots:
         QCOMPARE(ring.healthyCount(), 3);
     }
 
+    void aKeyWhoseSecretCannotBeReadIsNeverLeased()
+    {
+        FakeClock clock;
+        std::vector<ApiKeyConfig> configured = keys(2);
+        configured[0].secret.clear();
+        configured[0].unreadableReason = QStringLiteral("it is kept in the keyring, which cannot be reached (no bus)");
+        KeyRing ring(clock, configured);
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(leaseId(ring), 2);
+        QCOMPARE(ring.status()[0].state, KeyRing::KeyState::Disabled);
+        QVERIFY(ring.status()[0].disabledReason.contains(QStringLiteral("cannot be read")));
+        QVERIFY(ring.unreadableSecretReason().isEmpty()); // key 2 still serves
+
+        // With every key unreadable nothing is leased (never a keyless Lease{0, ""}), and the ring says why.
+        configured[1].secret.clear();
+        configured[1].unreadableReason = configured[0].unreadableReason;
+        KeyRing none(clock, configured);
+        QVERIFY(!none.next());
+        QVERIFY(!none.soonestAvailableIn()); // no wait helps
+        QCOMPARE(none.unreadableSecretReason(), configured[0].unreadableReason);
+        KeyRing keyless(clock, {});
+        QVERIFY(keyless.unreadableSecretReason().isEmpty());
+    }
+
     void rateLimitRotatesToNextKeyAndRetryAfterKeepsItOut()
     {
         FakeClock clock;
