@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake ninja-build pkg-config git ca-certificates ccache
+  build-essential cmake ninja-build pkg-config git ca-certificates ccache mold
   # Qt 6 (Widgets, Network, Sql, Charts, Test); qt6-charts-dev needs libqt6opengl6-dev
   # named explicitly under --no-install-recommends.
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev libqt6sql6-sqlite
