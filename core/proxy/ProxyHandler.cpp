@@ -81,10 +81,11 @@ void ProxyHandler::handle(const HttpRequest &request, std::shared_ptr<ResponseWr
                                      QStringLiteral("invalid_request_error"), {}, QStringLiteral("unknown_url")});
         return;
     }
-    if (const QString unreadable = m_engine.config()->proxy.localTokenUnreadable; !unreadable.isEmpty()) {
+    if (!m_engine.config()->proxy.localTokenUnreadable.isEmpty()) {
         // A token is set but cannot be read: letting requests in without it would open the door it guards.
         const QString message = QStringLiteral("Switchboard cannot read its local token (%1), so it refuses every request until it can. "
-                                               "Make the keyring reachable, or set the token again in Settings.").arg(unreadable);
+                                               "Make the keyring reachable, or set the token again in Settings.")
+                                    .arg(m_engine.config()->proxy.localTokenUnreadable);
         if (anthropic)
             sendAnthropicError(response, AnthropicError{503, QStringLiteral("api_error"), message});
         else

@@ -31,14 +31,25 @@ std::optional<SecretBackend> SecretBackendRecord::parse(const QString &name)
     return std::nullopt;
 }
 
-std::optional<SecretBackend> SecretBackendRecord::read(const Database &db)
+namespace {
+std::optional<SecretBackend> recordedValue(const Database &db)
 {
     QSqlQuery q(db.connection());
     q.prepare(QStringLiteral("SELECT value FROM meta WHERE key = ?"));
     q.addBindValue(QString::fromLatin1(kMetaKey));
-    if (q.exec() && q.next())
-        if (const auto recorded = parse(q.value(0).toString()))
-            return recorded;
+    return q.exec() && q.next() ? SecretBackendRecord::parse(q.value(0).toString()) : std::nullopt;
+}
+} // namespace
+
+bool SecretBackendRecord::stored(const Database &db)
+{
+    return recordedValue(db).has_value();
+}
+
+std::optional<SecretBackend> SecretBackendRecord::read(const Database &db)
+{
+    if (const auto recorded = recordedValue(db))
+        return recorded;
     if (any(db, QStringLiteral("SELECT 1 FROM secrets LIMIT 1")))
         return SecretBackend::Database;
     if (any(db, QStringLiteral("SELECT 1 FROM api_keys WHERE secret_ref != '' LIMIT 1"))

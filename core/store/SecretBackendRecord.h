@@ -20,6 +20,8 @@ public:
     // the `secrets` table: the file; secret refs but an empty table: the keyring); nullopt for a
     // database that holds no secret yet, whose first store is free to choose.
     static std::optional<SecretBackend> read(const Database &db);
+    // Whether the record itself is in the database (read() may have inferred it).
+    static bool stored(const Database &db);
     static bool write(const Database &db, SecretBackend backend, QString *error = nullptr);
 
     static QString name(SecretBackend backend); // "keyring" / "database"

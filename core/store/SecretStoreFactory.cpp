@@ -66,12 +66,15 @@ SecretStoreChoice SecretStoreFactory::create(const QString &dbPath, Preference p
     if (!db.open(&choice.error))
         return choice;
     const std::optional<SecretBackend> recorded = SecretBackendRecord::read(db);
+    // The record is written once, when this open decides (or first reads an older database).
+    const bool stored = SecretBackendRecord::stored(db);
+    auto record = [&](SecretBackend backend) { return stored || SecretBackendRecord::write(db, backend, &choice.error); };
 
     if (recorded == SecretBackend::Keyring || (!recorded && preference != Preference::DatabaseOnly
                                                && preference != Preference::FileForNewDatabase)) {
         QString why = QStringLiteral("this process does not use a keyring");
         if (preference != Preference::DatabaseOnly && KeychainSecretStore::probe(probeTimeout, &why)) {
-            if (!SecretBackendRecord::write(db, SecretBackend::Keyring, &choice.error))
+            if (!record(SecretBackend::Keyring))
                 return choice;
             return chosen(std::make_unique<KeychainSecretStore>(scopeFor(dbPath)));
         }
@@ -87,13 +90,13 @@ SecretStoreChoice SecretStoreFactory::create(const QString &dbPath, Preference p
             return choice;
         }
         auto file = openFile(dbPath, &choice.error);
-        if (!file || !SecretBackendRecord::write(db, SecretBackend::Database, &choice.error))
+        if (!file || !record(SecretBackend::Database))
             return SecretStoreChoice{nullptr, SecretBackend::Database, {}, choice.error};
         return chosen(std::move(file), databaseFileWarning(why));
     }
 
     auto file = openFile(dbPath, &choice.error);
-    if (!file || !SecretBackendRecord::write(db, SecretBackend::Database, &choice.error))
+    if (!file || !record(SecretBackend::Database))
         return SecretStoreChoice{nullptr, SecretBackend::Database, {}, choice.error};
     return chosen(std::move(file), databaseFileWarning());
 }
