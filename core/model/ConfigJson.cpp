@@ -175,6 +175,7 @@ const std::vector<Setting> &settingsTable()
         SB_SETTING("retry.budget_minimum", retry.budgetMinimum),
         SB_SETTING("retry.overall_deadline_ms", retry.overallDeadline),
         SB_SETTING("retry.stream_idle_timeout_ms", retry.streamIdleTimeout),
+        SB_SETTING("retry.continue_streams", retry.continueStreams),
         SB_SETTING("retry.key_cool_down_ms", retry.keyCoolDown),
         SB_SETTING("retry.max_client_wait_ms", retry.maxClientWait),
 
@@ -446,6 +447,7 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         o.insert(QStringLiteral("embeddings_channel"), channelNames.value(r.cache.embeddingsChannelId));
         o.insert(QStringLiteral("embeddings_model"), r.cache.embeddingsModel);
         o.insert(QStringLiteral("retry_client_errors_elsewhere"), r.retryClientErrorsElsewhere);
+        o.insert(QStringLiteral("continue_streams"), r.continueStreams);
         routes.append(o);
     }
     root.insert(QStringLiteral("routes"), routes);
@@ -708,6 +710,7 @@ ConfigImport importConfigJson(const QJsonObject &root)
         }
         r.read("embeddings_model", &route.cache.embeddingsModel);
         r.read("retry_client_errors_elsewhere", &route.retryClientErrorsElsewhere);
+        r.read("continue_streams", &route.continueStreams);
         r.warnUnknown();
         config.routes.push_back(route);
     }

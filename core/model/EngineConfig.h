@@ -80,6 +80,10 @@ struct RetryConfig {
     int budgetMinimum = 3;                       // … but at least 3, so a quiet engine can still retry
     std::chrono::milliseconds overallDeadline = 60s;
     std::chrono::milliseconds streamIdleTimeout = 30s; // inter-token idle timeout
+    // A stream that breaks after text reached the client is continued on another channel, the
+    // continuation spliced into the client's stream (StreamContinuation); off, it ends with the
+    // API's error event. A route can turn it off for itself.
+    bool continueStreams = true;
     // How long a key (or a keyless provider) rests after a 429 that came with no hint of the provider's
     // own; doubled for each further 429 in a row after a rest, at most 32× (KeyRing). Short, because a
     // burst over a per-second limit is over in a second (ARCHITECTURE.md, "Defaults and why"). A setting

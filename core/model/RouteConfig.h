@@ -49,6 +49,9 @@ struct RouteConfig {
     // another provider before the client gets it: a 400 for a parameter or limit of the first
     // provider's own is often answered by the next (ARCHITECTURE.md, "Errors and outcomes").
     bool retryClientErrorsElsewhere = true;
+    // A stream that breaks after text reached the client is continued on another channel
+    // (RetryConfig::continueStreams, which turns it off everywhere; StreamContinuation).
+    bool continueStreams = true;
 };
 
 } // namespace sb

@@ -125,6 +125,11 @@ public:
     // A light request for heartbeats and "Test connection" (e.g. list models).
     virtual UpstreamRequest probeRequest(const AdapterContext &context) const = 0;
 
+    // Whether a chat request whose last message is the assistant's own goes on from that text (an
+    // assistant prefill), as Anthropic's Messages API does; otherwise a broken stream's continuation
+    // asks for the rest in words (StreamContinuation::kInstruction).
+    virtual bool takesAssistantPrefill() const { return false; }
+
     // Whether probeRequest() is billed: a dialect with no free endpoint to ask probes with the
     // smallest chat there is, and HeartbeatProber then probes its idle channels less often.
     virtual bool probeIsBilled(const AdapterContext &context) const

@@ -131,6 +131,7 @@ struct ProxyCall::Attempt {
     QString token;        // what went out as the key: the key itself, or the access token it was exchanged for
     bool exchanged = false; // `token` came from an exchange (AccessTokens)
     QString refusedToken; // the exchanged token the provider refused; set once the attempt was sent again
+    int continuesAfter = -1; // a continuation: the characters of the answer the client had when it began
 
     // The running transfer's id, which is then no longer the attempt's (0 when none runs).
     quint64 takeTransfer() { return std::exchange(transferId, 0); }
@@ -196,6 +197,9 @@ void ProxyCall::start()
                    std::chrono::milliseconds(refusal->retryAfterMs));
         return;
     }
+    const RouteConfig *route = config->route(m_input.model);
+    m_tracksText = m_input.kind == Kind::Chat && m_input.stream && m_policy->config().continueStreams
+        && (!route || route->continueStreams);
     if (m_stage != Stage::Finished)
         nextAttempt();
 }
@@ -204,7 +208,8 @@ void ProxyCall::nextAttempt()
 {
     if (m_stage == Stage::Finished)
         return;
-    m_stage = Stage::Routing;
+    if (m_stage != Stage::Streaming) // a continuation keeps the client's stream open meanwhile
+        m_stage = Stage::Routing;
     if (m_retry.attempts() > 0
         && m_retry.nextAttemptSpendsBudget(m_engine.router().hasUntriedChannel(m_input.model, m_retry))) {
         if (!m_engine.retryBudget().tryStartRetry()) {
@@ -265,7 +270,8 @@ void ProxyCall::launch(RouteChoice choice)
     ++m_attemptSequence;
     m_engine.counters().attempts.fetch_add(1, std::memory_order_relaxed);
     m_attempt = std::move(attempt);
-    m_stage = Stage::Attempting;
+    if (m_stage != Stage::Streaming)
+        m_stage = Stage::Attempting;
 
     if (!m_attempt->provider || !channel || !m_attempt->adapter) {
         // The config changed under us between choose() and here, or names an unknown dialect.
@@ -365,7 +371,15 @@ void ProxyCall::startTransfer(const QString &key)
     m_attempt->token = key;
     AdapterContext context{m_attempt->provider, channel, key, m_input.body.clientBytes()};
     std::optional<UpstreamRequest> request;
-    if (m_input.kind == Kind::Chat) {
+    if (m_input.kind == Kind::Chat && m_continuation.splicing()) {
+        // A continuation is asked in the engine's own form whatever API the client speaks: the
+        // client API's writer words its chunks, going on from what it wrote already.
+        m_attempt->continuesAfter = int(m_continuation.text().toUcs4().size());
+        const AdapterContext continuing{context.provider, context.channel, context.apiKey, {}}; // not the client's bytes
+        request = m_attempt->adapter->chatRequestFor(
+            m_continuation.request(m_input.body.object(), m_attempt->adapter->takesAssistantPrefill()), continuing);
+        m_attempt->passThrough = false;
+    } else if (m_input.kind == Kind::Chat) {
         if (!m_input.nativeBody.isEmpty())
             request = m_attempt->adapter->nativeRequest(m_input.clientApi, m_input.nativeBody, m_input.nativeHeaders, context);
         m_attempt->passThrough = request.has_value();
@@ -494,6 +508,17 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
         }
         return;
     }
+    if (m_continuation.splicing() && (!step.chunks.empty() || step.finished))
+        step.chunks = m_continuation.splice(step.chunks, step.finished);
+    if (m_tracksText) {
+        // A tool call waits whole: before any text reached the client, a failure in it still
+        // fails over unseen; after, the continuation asks for it again.
+        step.chunks = m_continuation.holdToolCalls(std::move(step.chunks), step.finished);
+        if (m_continuation.holdingToolCall())
+            m_attemptTimer.stop(); // the call has begun: the idle timeout bounds the rest
+        if (step.chunks.empty() && !step.finished)
+            return;
+    }
     if (!m_attempt->preamble.empty() && (!step.chunks.empty() || step.finished)) {
         // The first content: what waited goes out before it, in the order it came.
         step.chunks.insert(step.chunks.begin(), std::make_move_iterator(m_attempt->preamble.begin()),
@@ -501,13 +526,17 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
         m_attempt->preamble.clear();
     }
     if (!step.chunks.empty()) {
-        if (!m_attempt->ttft)
+        if (!m_attempt->ttft) {
             m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
+            m_attemptTimer.stop(); // a continuation's first content: its budget is met
+        }
         // Empty while none of it is content the client should see: the response waits for some.
         if (const QByteArray out = m_api.streamChunks(step.chunks); !out.isEmpty()) {
             if (m_stage != Stage::Streaming)
                 startClientStream();
             m_response->write(out);
+            if (m_tracksText)
+                m_continuation.sent(step.chunks);
             if (m_input.cacheTee) // the cache's branch of the tee gets the events after the client
                 m_input.cacheTee->append(step.chunks);
             pauseIfClientIsSlow();
@@ -706,7 +735,8 @@ void ProxyCall::completeBufferedResponse()
 
 void ProxyCall::onAttemptTimeout()
 {
-    if (!m_attempt || m_stage == Stage::Streaming)
+    // Once the client's stream is under way only a continuation still waits for its first content.
+    if (!m_attempt || (m_stage == Stage::Streaming && (!m_continuation.splicing() || m_attempt->ttft)))
         return;
     cancelTransfer();
     attemptFailed(Outcome::local(OutcomeKind::Timeout, QStringLiteral("no answer within the attempt's time budget")));
@@ -763,14 +793,17 @@ void ProxyCall::attemptFailed(Outcome outcome)
     const bool deadlineReached = outcome.kind == OutcomeKind::Timeout && m_attempt && m_attempt->budgetIsDeadline;
     const int failedChannel = m_attempt ? m_attempt->choice.channelId : 0;
     const int failedProvider = m_attempt ? m_attempt->choice.providerId : 0;
+    const bool passedThrough = m_attempt && m_attempt->passThrough;
     endAttempt();
     m_lastOutcome = outcome;
     m_lastFailedChannel = failedChannel;
     m_lastFailedProvider = failedProvider;
 
     if (m_stage == Stage::Streaming) {
-        writeStreamError(outcome);
-        finish(RequestStatus::MidStream, 200, outcome.message);
+        if (const QString refusal = continuationRefusal(outcome, passedThrough); refusal.isEmpty())
+            continueStream();
+        else
+            endBrokenStream(outcome, refusal);
         return;
     }
     if (m_clientError) {
@@ -872,6 +905,10 @@ void ProxyCall::recordAttempt(const Outcome &outcome)
     row.latencyMs = millisOf(latency);
     row.ttftMs = m_attempt->ttft ? millisOf(*m_attempt->ttft) : -1;
     row.message = outcome.message;
+    if (m_attempt->continuesAfter >= 0) // the splice point, in the history
+        row.message = QStringLiteral("continued the answer after %1 characters had reached the client%2")
+                          .arg(m_attempt->continuesAfter)
+                          .arg(row.message.isEmpty() ? QString() : QStringLiteral("; ") + row.message);
     m_record.attempts.push_back(std::move(row));
 }
 
@@ -921,6 +958,44 @@ void ProxyCall::writeStreamError(const Outcome &outcome)
     }
 }
 
+QString ProxyCall::continuationRefusal(const Outcome &outcome, bool passedThrough) const
+{
+    if (passedThrough)
+        return QStringLiteral("the stream went out in the upstream's own events, which are passed through, not spliced");
+    if (!m_tracksText)
+        return m_policy->config().continueStreams ? QStringLiteral("continuation is turned off for this route")
+                                                  : QStringLiteral("continuation is turned off in Settings");
+    if (const QString why = m_continuation.refusal(); !why.isEmpty())
+        return why;
+    if (m_retry.shouldContinue(outcome))
+        return QString();
+    if (!outcome.isRetryable())
+        return QStringLiteral("the provider's error is not one another channel would answer differently");
+    if (m_retry.attempts() >= m_policy->maxAttempts())
+        return QStringLiteral("the route's attempts were used up");
+    return QStringLiteral("the request's deadline had passed");
+}
+
+void ProxyCall::continueStream()
+{
+    m_continuation.beginSplice(m_usage, m_input.estimatedTokens);
+    m_usage = TokenUsage(); // the continuation's own, summed with the earlier ones at the end
+    spdlog::info("{}: the stream broke after {} characters reached the client ({}); continuing it on another channel",
+                 m_input.requestId.toStdString(), m_continuation.text().toUcs4().size(),
+                 m_lastOutcome ? m_lastOutcome->message.toStdString() : std::string());
+    nextAttempt();
+}
+
+void ProxyCall::endBrokenStream(const Outcome &outcome, const QString &notContinued)
+{
+    // A continuation's opening held back in case it repeated the answer goes out before the end.
+    if (m_continuation.splicing() && m_response->isOpen())
+        if (const std::vector<QByteArray> held = m_continuation.splice({}, true); !held.empty())
+            m_response->write(m_api.streamChunks(held));
+    writeStreamError(outcome);
+    finish(RequestStatus::MidStream, 200, QStringLiteral("%1 (not continued: %2)").arg(outcome.message, notContinued));
+}
+
 void ProxyCall::replyFromLastOutcome(const QString &why, bool deadlineReached)
 {
     if (!m_lastOutcome) {
@@ -949,6 +1024,10 @@ void ProxyCall::replyFromLastOutcome(const QString &why, bool deadlineReached)
 
 void ProxyCall::replyError(const ApiError &error, std::optional<Clock::Duration> retryAfter)
 {
+    if (m_stage == Stage::Streaming) { // a continuation found no channel: the stream was under way
+        endBrokenStream(m_lastOutcome ? *m_lastOutcome : Outcome::local(OutcomeKind::ProviderDown, error.message), error.message);
+        return;
+    }
     HttpHeaders headers = routingHeaders();
     headers.set("Content-Type", "application/json");
     if (retryAfter)
@@ -1012,6 +1091,8 @@ void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &erro
     if (m_stage == Stage::Finished)
         return;
     m_stage = Stage::Finished;
+    if (m_continuation.splices() > 0)
+        m_usage = m_continuation.summedUsage(m_usage);
     m_backoffTimer.stop();
     m_attemptTimer.stop();
     m_slowTimer.stop();

@@ -4,6 +4,7 @@
 #include "net/DeadlineTimer.h"
 #include "net/UpstreamTransfer.h"
 #include "providers/ProviderAdapter.h"
+#include "proxy/StreamContinuation.h"
 #include "routing/RetryState.h"
 #include "routing/Router.h"
 #include "stream/SseParser.h"
@@ -132,6 +133,12 @@ private:
     void startClientStream();
     void pauseIfClientIsSlow();
     void writeStreamError(const Outcome &outcome);
+    // The stream broke after some of it reached the client: why another channel cannot continue
+    // it (empty when it can), given what broke it and whether that attempt was passed through.
+    QString continuationRefusal(const Outcome &outcome, bool passedThrough) const;
+    void continueStream();
+    // The stream cannot go on: its error event, and the history says why no rescue was tried.
+    void endBrokenStream(const Outcome &outcome, const QString &notContinued);
     void recordCost(RequestStatus status);
     void finish(RequestStatus status, int httpStatus, const QString &error = QString());
     bool isCallersUnknownModel(RequestStatus status, int httpStatus) const;
@@ -164,7 +171,11 @@ private:
     int m_firstChannelId = 0;
     Clock::TimePoint m_startedAt;
     std::optional<Clock::Duration> m_clientTtft; // set once the client's first byte went out
-    TokenUsage m_usage;
+    TokenUsage m_usage; // the current attempt's; every attempt's once finished
+    // What of a stream reached the client, for a continuation if it breaks; used only while
+    // m_tracksText (a chat stream whose route continues streams).
+    StreamContinuation m_continuation;
+    bool m_tracksText = false;
     // Most calls are a buffered answer on the first attempt and start neither; a DeadlineTimer makes
     // its clock timer only when started (two timers made and connected a request were ~3,000 instructions).
     DeadlineTimer m_attemptTimer; // stream attempts: time to the first event

@@ -35,6 +35,13 @@ bool RetryState::shouldRetry(const Outcome &outcome) const
     return m_clock.now() < m_deadline;
 }
 
+bool RetryState::shouldContinue(const Outcome &outcome) const
+{
+    if (outcome.isSuccess() || !outcome.isRetryable() || attempts() >= m_policy.maxAttempts())
+        return false;
+    return m_clock.now() < m_deadline;
+}
+
 int RetryState::distinctChannelsTried() const
 {
     std::vector<int> ids = m_tried;

@@ -26,6 +26,9 @@ public:
     // After a failed attempt: may we try again? false for success, non-retryable outcomes, failures after
     // bytes reached the client (MidStream), attempts exhausted, or the deadline passed.
     bool shouldRetry(const Outcome &outcome) const;
+    // After a stream broke with `outcome` once some of it reached the client: may another attempt
+    // continue it? As shouldRetry, bytes sent or not.
+    bool shouldContinue(const Outcome &outcome) const;
     // Call both after the failed attempt and before the next attemptStarted(). `untriedChannelLeft`
     // (Router::hasUntriedChannel) says whether the next attempt can go to a channel this request has
     // not tried yet: that is a failover, not a retry.

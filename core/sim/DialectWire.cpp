@@ -1,5 +1,6 @@
 #include "sim/DialectWire.h"
 
+#include "sim/ContinuationRequest.h"
 #include "sim/ResponsesApiWire.h"
 
 #include <QDateTime>
@@ -209,6 +210,8 @@ SimRequest DialectWire::parse(const QByteArray &method, const QByteArray &path, 
         break;
     }
     }
+    if (r.kind == SimRequest::Kind::Chat && !r.responses)
+        r.partial = partialAnswerOf(json);
     return r;
 }
 

@@ -26,6 +26,7 @@ struct SimRequest {
     bool textResultFormat = false; // DashScope result_format "text"
     bool responses = false;        // OpenAI-compatible only: POST …/responses, OpenAI's Responses API (ResponsesApiWire)
     QStringList inputs;            // Embeddings: the texts to embed, in order
+    QByteArray partial;            // Chat: the partial answer it asks to be continued (partialAnswerOf)
 };
 
 // A complete HTTP answer.

@@ -28,13 +28,20 @@ public:
     {
         const ProviderSpec &spec = m_shared->spec;
         m_tokens = SimText::tokens(spec.language, spec.completionTokens, id);
+        if (!m_request.partial.isEmpty()) // asked to go on with an answer of its passage: the rest of it
+            if (std::vector<QByteArray> rest = SimText::continuation(spec.language, spec.completionTokens, m_request.partial,
+                                                                     spec.continuationOverlap);
+                !rest.empty())
+                m_tokens = std::move(rest);
         const double ttft = spec.ttftMs.sample(m_shared->random) + fault.extraTtftMs;
         const double tps = std::max(0.01, spec.tokensPerSecond.sample(m_shared->random) * fault.tokenRateFactor);
         m_ttftRealMs = m_shared->clock.toRealMs(ttft);
         m_intervalRealMs = m_shared->clock.toRealMs(1000.0 / tps);
         m_stopAt = static_cast<int>(m_tokens.size());
-        if (fault.error == SimError::MidStreamError || fault.error == SimError::StreamCut)
-            m_stopAt = std::max(1, m_stopAt / 2);
+        if (fault.error == SimError::MidStreamError || fault.error == SimError::StreamCut || fault.error == SimError::StreamStall)
+            m_stopAt = fault.afterChars >= 0 ? tokensCovering(fault.afterChars) : std::max(1, m_stopAt / 2);
+        if (fault.error == SimError::ErrorAfterStart)
+            m_stopAt = 0;
         QPointer<Exchange> self(this);
         m_writer->onClosed([self] {
             if (self)
@@ -51,6 +58,30 @@ public:
     }
 
 private:
+    // How many of the answer's tokens it takes to send at least `chars` characters.
+    int tokensCovering(int chars) const
+    {
+        int count = 0, sent = 0;
+        for (const QByteArray &token : m_tokens) {
+            if (sent >= chars)
+                break;
+            for (char byte : token)
+                sent += (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
+            ++count;
+        }
+        return count;
+    }
+
+    void record(bool complete)
+    {
+        if (!m_request.stream && !complete)
+            return;
+        QByteArray text;
+        for (int i = 0; i < (complete ? static_cast<int>(m_tokens.size()) : m_next); ++i)
+            text += m_tokens.at(static_cast<std::size_t>(i));
+        m_shared->recordAnswer(FakeProvider::SentAnswer{m_request.partial, text, complete});
+    }
+
     template <class F>
     void after(double realMs, F f)
     {
@@ -108,6 +139,7 @@ private:
             return cut();
         }
         m_writer->send(200, headers(reply.headers), reply.body);
+        record(true);
         done(true);
     }
 
@@ -116,8 +148,11 @@ private:
         if (!m_writer->isOpen())
             return done(false);
         m_writer->startStream(200, headers(m_shared->wire.streamHeaders()));
-        emitBytes(m_shared->wire.streamHead(m_request, m_id) + m_shared->wire.streamDelta(m_request, m_id, m_tokens.at(0), 0));
-        m_next = 1;
+        QByteArray first = m_shared->wire.streamHead(m_request, m_id);
+        if (m_stopAt > 0)
+            first += m_shared->wire.streamDelta(m_request, m_id, m_tokens.at(0), 0);
+        emitBytes(first);
+        m_next = m_stopAt > 0 ? 1 : 0;
         m_tick = std::max(kMinTickMs, m_intervalRealMs);
         m_perTick = std::max(1, static_cast<int>(std::lround(m_tick / std::max(m_intervalRealMs, 1e-3))));
         next();
@@ -142,11 +177,25 @@ private:
     {
         switch (m_fault.error) {
         case SimError::MidStreamError:
+        case SimError::ErrorAfterStart:
+            record(false);
             emitBytes(m_shared->wire.midStreamError(m_request, m_id, m_next));
             return done(false);
         case SimError::StreamCut:
+            record(false);
+            if (m_fault.afterChars >= 0 && m_next < static_cast<int>(m_tokens.size())) {
+                // Cut inside the next event (inside a character, where it is multi-byte): none of it counts.
+                const QByteArray event = m_shared->wire.streamDelta(m_request, m_id, m_tokens.at(static_cast<std::size_t>(m_next)), m_next);
+                emitBytes(event.left(event.size() / 2));
+            }
             return cut();
+        case SimError::StreamStall:
+            record(false);
+            if (const QByteArray rest = m_splitter.flush(); !rest.isEmpty())
+                m_writer->write(rest);
+            return; // and nothing more, until the client gives up (onClosed) or the provider stops
         default:
+            record(true);
             emitBytes(m_shared->wire.streamTail(m_request, m_id, static_cast<int>(m_tokens.size()), SimText::join(m_tokens)));
             return done(true);
         }
@@ -407,6 +456,14 @@ private:
 
 } // namespace
 
+void FakeProvider::Shared::recordAnswer(SentAnswer answer)
+{
+    std::lock_guard lock(answersMutex);
+    answers.push_back(std::move(answer));
+    if (answers.size() > kSentAnswersKept)
+        answers.pop_front();
+}
+
 FakeProvider::Shared::Shared(ProviderSpec s, const ScenarioClock &c, Random &r)
     : spec(std::move(s)), wire(dialectFromString(spec.dialect).value_or(Dialect::OpenAiCompat), c.clock()), timeline(spec.faults),
       keys(spec.keys), tokens(spec.keys, spec.tokenLifetimeSeconds), clock(c), random(r)
@@ -492,6 +549,10 @@ FakeProvider::Stats FakeProvider::stats() const
     s.tokensRefused = m_shared->tokensRefused;
     for (std::size_t i = 0; i < s.injected.size(); ++i)
         s.injected[i] = m_shared->injected[i];
+    {
+        std::lock_guard lock(m_shared->answersMutex);
+        s.answers.assign(m_shared->answers.begin(), m_shared->answers.end());
+    }
     return s;
 }
 

@@ -10,6 +10,8 @@
 #include <QString>
 
 #include <array>
+#include <deque>
+#include <mutex>
 #include <atomic>
 #include <memory>
 
@@ -25,6 +27,15 @@ namespace sb::sim {
 class FakeProvider : public QObject {
     Q_OBJECT
 public:
+    // What one chat exchange put on the wire: the partial answer it was asked to continue (empty
+    // for a fresh answer) and the answer's text in the events it sent whole.
+    struct SentAnswer {
+        QByteArray partial;
+        QByteArray text;
+        bool complete = false; // it ended the answer the dialect's way
+    };
+    static constexpr std::size_t kSentAnswersKept = 256;
+
     struct Stats {
         quint64 requests = 0;    // every HTTP request
         quint64 chat = 0;        // chat requests
@@ -38,6 +49,7 @@ public:
         quint64 tokensGranted = 0;
         quint64 tokensRefused = 0;    // ERNIE: chat or embeddings calls with an expired or revoked token
         std::array<quint64, SimErrorCount> injected{}; // by SimError
+        std::vector<SentAnswer> answers; // the last kSentAnswersKept chat exchanges, oldest first
     };
 
     // `random` must be thread-safe (sb::SplitMixRandom is); workers draw from it concurrently.
@@ -78,6 +90,9 @@ public:
         std::atomic<quint64> keyRejected{0};
         std::atomic<quint64> tokensRefused{0};
         std::array<std::atomic<quint64>, SimErrorCount> injected{};
+        std::mutex answersMutex;
+        std::deque<SentAnswer> answers;
+        void recordAnswer(SentAnswer answer);
     };
 
 private:

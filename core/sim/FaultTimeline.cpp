@@ -49,6 +49,7 @@ FaultDecision FaultTimeline::decide(double t, Random &random) const
         if (d.error == SimError::None) {
             d.error = e;
             d.retryAfterSeconds = f.retryAfterSeconds;
+            d.afterChars = f.afterChars;
         }
     };
     for (const FaultSpec &f : m_faults) {

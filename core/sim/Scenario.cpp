@@ -19,7 +19,7 @@ constexpr const char *kErrorNames[SimErrorCount] = {
     "connect_refused", "hang",              "slow_tokens",
     "malformed_answer", "empty_object",     "not_json",         "truncated_answer", "sse_answer",
     "empty_stream",    "disagreeing_error", "body_invalid_request", "http_429_hint", "wrong_path",
-    "unknown_model",   "provider_param_error",
+    "unknown_model",   "provider_param_error", "stream_stall", "error_after_start",
 };
 
 const char *const kDialects[] = {"openai_compat", "anthropic", "gemini", "dashscope", "ernie"};
@@ -173,6 +173,7 @@ public:
         f.extraMs = distribution(o.value(QLatin1String("extra_ms")), Distribution::constant(1000), where + QStringLiteral(" extra_ms"));
         f.factor = number(o, "factor", 10.0, where, 1.0);
         f.retryAfterSeconds = static_cast<int>(number(o, "retry_after", 2.0, where, 0.0));
+        f.afterChars = static_cast<int>(number(o, "after_chars", -1.0, where, -1.0));
         return f;
     }
 
@@ -213,6 +214,7 @@ public:
         p.tokensPerSecond = distribution(o.value(QLatin1String("tokens_per_second")), p.tokensPerSecond,
                                          where + QStringLiteral(" tokens_per_second"));
         p.completionTokens = static_cast<int>(number(o, "completion_tokens", p.completionTokens, where, 1.0));
+        p.continuationOverlap = static_cast<int>(number(o, "continuation_overlap", 0.0, where, 0.0));
         const QString lang = o.value(QLatin1String("language")).toString(QStringLiteral("en"));
         if (lang == QLatin1String("en"))
             p.language = Language::English;

@@ -60,8 +60,11 @@ enum class SimError {
     // A 400 for a parameter or limit of this provider's own (an unsupported parameter, its
     // max_tokens, a DashScope `parameters.*`, an ERNIE field), which another provider may accept.
     ProviderParamError,
+    // Streams that break once part of the answer is out (the fault's after_chars says where).
+    StreamStall,     // the answer stops, the connection stays open: only a stall deadline ends it
+    ErrorAfterStart, // the stream's start (role chunk, message_start…), then an error event before any text
 };
-inline constexpr int SimErrorCount = 25;
+inline constexpr int SimErrorCount = 27;
 
 const char *toString(SimError error);
 std::optional<SimError> simErrorFromString(QStringView text);
@@ -83,6 +86,9 @@ struct FaultSpec {
     Distribution extraMs;           // latency_spike: added to TTFT
     double factor = 10.0;           // slow_tokens: tokens/s divided by this
     int retryAfterSeconds = 2;      // http_429_retry_after and http_429_hint (scenario seconds)
+    // mid_stream_error, stream_cut, stream_stall: the answer's characters sent before the break;
+    // -1: half the answer. A cut with it set also sends the first half of the next event's bytes.
+    int afterChars = -1;
 
     bool activeAt(double t) const { return t >= from && t < to; }
 };
@@ -123,6 +129,10 @@ struct ProviderSpec {
     Distribution ttftMs = Distribution::constant(200);
     Distribution tokensPerSecond = Distribution::constant(50);
     int completionTokens = 24; // tokens per answer
+    // Asked to continue an answer of its own passage (an assistant prefill, or the engine's
+    // continuation instruction after it), the provider first repeats this many of its last
+    // characters, as models told to continue often do.
+    int continuationOverlap = 0;
     Language language = Language::English;
     ChunkingSpec chunking;
     std::vector<FaultSpec> faults;

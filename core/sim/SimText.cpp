@@ -86,6 +86,36 @@ std::vector<QByteArray> SimText::tokens(Language language, int count, quint64 se
     return out;
 }
 
+std::vector<QByteArray> SimText::continuation(Language language, int count, const QByteArray &partial, int overlap)
+{
+    // Every answer starts somewhere in the passage (its seed); the one that starts with `partial`
+    // is the answer being continued. Seeds repeat within a few passage lengths.
+    for (quint64 seed = 0; seed < 4096; ++seed) {
+        const std::vector<QByteArray> answer = tokens(language, count, seed);
+        const QByteArray whole = join(answer);
+        if (whole.size() <= partial.size() || !whole.startsWith(partial))
+            continue;
+        std::vector<QByteArray> rest;
+        qsizetype at = 0;
+        for (const QByteArray &token : answer) {
+            const qsizetype end = at + token.size();
+            if (end > partial.size())
+                rest.push_back(at >= partial.size() ? token : token.mid(partial.size() - at));
+            at = end;
+        }
+        // The repeat, back to a character boundary: UTF-8 continuation bytes are 10xxxxxx.
+        qsizetype from = partial.size();
+        for (int chars = 0; chars < overlap && from > 0; ++chars) {
+            --from;
+            while (from > 0 && (static_cast<unsigned char>(partial.at(from)) & 0xC0) == 0x80)
+                --from;
+        }
+        rest.front().prepend(partial.mid(from));
+        return rest;
+    }
+    return {};
+}
+
 QByteArray SimText::join(const std::vector<QByteArray> &tokens)
 {
     QByteArray out;

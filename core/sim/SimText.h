@@ -15,6 +15,10 @@ public:
     // `count` tokens, starting at a position derived from `seed` so answers differ between requests.
     static std::vector<QByteArray> tokens(Language language, int count, quint64 seed = 0);
     static QByteArray join(const std::vector<QByteArray> &tokens);
+    // The rest of an answer of `count` tokens that begins with `partial`, as tokens (the first one
+    // may be the end of a token `partial` stops inside), preceded by the last `overlap`
+    // characters of `partial`; empty when no answer of this passage begins with it.
+    static std::vector<QByteArray> continuation(Language language, int count, const QByteArray &partial, int overlap);
 };
 
 } // namespace sb::sim

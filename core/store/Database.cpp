@@ -174,6 +174,10 @@ const std::vector<Migration> &Database::migrations()
         {10, QStringLiteral("per-provider TLS trust: a CA bundle, or no verification"),
          {QStringLiteral("ALTER TABLE providers ADD COLUMN ca_bundle TEXT NOT NULL DEFAULT ''"),
           QStringLiteral("ALTER TABLE providers ADD COLUMN tls_skip_verify INTEGER NOT NULL DEFAULT 0")}},
+        // Whether a stream broken after text reached the client is continued on another channel
+        // (RouteConfig); routes stored before it get the default, on.
+        {11, QStringLiteral("routes that continue a broken stream"),
+         {QStringLiteral("ALTER TABLE routes ADD COLUMN continue_streams INTEGER NOT NULL DEFAULT 1")}},
     };
     return list;
 }

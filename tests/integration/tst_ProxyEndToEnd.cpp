@@ -197,17 +197,18 @@ private slots:
         QTest::addRow("stream cut mid-way") << int(SimError::StreamCut);
     }
 
+    // With continuation off; with it on, tst_StreamRescue.
     void aBrokenStreamEndsWithAnErrorEventNeverSilently()
     {
         QFETCH(int, error);
-        startAll({always(static_cast<SimError>(error))});
+        startAll({always(static_cast<SimError>(error))}, {}, [](EngineConfig &c) { c.retry.continueStreams = false; });
         const Reply reply = chat(true);
         QCOMPARE(reply.status, 200); // the status line went out with the first chunk
         const StreamText text = parseStream(reply.body);
         QVERIFY2(!text.content.isEmpty(), reply.body.constData()); // part of the answer reached the client …
         QVERIFY(!text.done);                                        // … it was not passed off as complete …
         QVERIFY2(!text.error.isEmpty(), reply.body.constData());    // … and the client was told.
-        QCOMPARE(m_proxy.fallback->stats().chat, 0u); // bytes had gone out: no failover
+        QCOMPARE(m_proxy.fallback->stats().chat, 0u); // bytes had gone out, and no continuation
         QTRY_COMPARE(m_proxy.gateway->snapshot().midStream, 1u);
     }
 

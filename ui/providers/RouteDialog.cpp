@@ -73,6 +73,7 @@ RouteDialog::RouteDialog(ConfigStore &store, int routeId, QWidget *parent)
     m_ui->strategyCombo->setCurrentIndex(std::max(0, m_ui->strategyCombo->findData(int(initial.strategy))));
     m_ui->cacheCheck->setChecked(initial.cacheEnabled);
     m_ui->clientErrorsElsewhereCheck->setChecked(initial.retryClientErrorsElsewhere);
+    m_ui->continueStreamsCheck->setChecked(initial.continueStreams);
     if (const BudgetConfig *b = config ? findBudget(config->budgets, initial.logicalModel) : nullptr; b && routeId) {
         m_ui->budgetPeriodCombo->setCurrentIndex(std::max(0, m_ui->budgetPeriodCombo->findData(int(b->period))));
         m_ui->budgetSoftEdit->setText(UsdAmount::editText(b->softLimitUsd));
@@ -197,6 +198,7 @@ RouteConfig RouteDialog::route() const
     r.strategy = RoutingStrategy(m_ui->strategyCombo->currentData().toInt());
     r.cacheEnabled = m_ui->cacheCheck->isChecked();
     r.retryClientErrorsElsewhere = m_ui->clientErrorsElsewhereCheck->isChecked();
+    r.continueStreams = m_ui->continueStreamsCheck->isChecked();
     r.channelIds.clear();
     for (const auto &item : m_channels->items())
         r.channelIds.push_back(item.id);

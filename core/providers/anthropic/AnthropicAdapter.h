@@ -21,6 +21,7 @@ public:
     QString defaultBaseUrl() const override;
 
     UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const override;
+    bool takesAssistantPrefill() const override { return true; }
     // Anthropic's Messages API in: the client's body goes as it came, its thinking signatures,
     // cache_control and beta fields untouched; anthropic-version and anthropic-beta are the client's.
     std::optional<UpstreamRequest> nativeRequest(QStringView clientApi, const QByteArray &clientBytes, const HttpHeaders &clientHeaders,

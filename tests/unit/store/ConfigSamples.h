@@ -52,6 +52,7 @@ inline EngineConfig everyFieldSetConfig()
     c.retry.budgetMinimum = 4;
     c.retry.overallDeadline = 61s;
     c.retry.streamIdleTimeout = 29s;
+    c.retry.continueStreams = false;
     c.retry.keyCoolDown = 31s;
     c.retry.maxClientWait = 4500ms;
 
@@ -110,6 +111,7 @@ inline EngineConfig everyFieldSetConfig()
     r1.cache.embeddingsChannelId = 12;
     r1.cache.embeddingsModel = QStringLiteral("text-embedding-3-small");
     r1.retryClientErrorsElsewhere = false; // r2 keeps the default, on: both values round-trip
+    r1.continueStreams = false;
     RouteConfig r2;
     r2.id = 22;
     r2.logicalModel = QStringLiteral("gpt-4o-mini");
@@ -143,7 +145,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
     SB_CMP(breaker.halfOpenMode); SB_CMP(breaker.halfOpenMaxTrials); SB_CMP(breaker.halfOpenTrafficShare); SB_CMP(breaker.successesToClose);
     SB_CMP(probe.interval); SB_CMP(probe.timeout); SB_CMP(probe.successesToReadmit); SB_CMP(pool.panicMode);
     SB_CMP(retry.baseDelay); SB_CMP(retry.maxDelay); SB_CMP(retry.jitter); SB_CMP(retry.maxAttempts); SB_CMP(retry.budgetRatio);
-    SB_CMP(retry.budgetMinimum); SB_CMP(retry.overallDeadline); SB_CMP(retry.streamIdleTimeout);
+    SB_CMP(retry.budgetMinimum); SB_CMP(retry.overallDeadline); SB_CMP(retry.streamIdleTimeout); SB_CMP(retry.continueStreams);
     SB_CMP(retry.keyCoolDown); SB_CMP(retry.maxClientWait);
     SB_CMP(proxy.listenHost); SB_CMP(proxy.listenPort); SB_CMP(proxy.maxBodyBytes); SB_CMP(proxy.maxHeaderBytes);
     SB_CMP(proxy.idleTimeout); SB_CMP(proxy.drainTimeout); SB_CMP(demo);
@@ -202,6 +204,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
         cmp(p + "cache.embeddingsChannelId", x.cache.embeddingsChannelId, y.cache.embeddingsChannelId);
         cmp(p + "cache.embeddingsModel", x.cache.embeddingsModel, y.cache.embeddingsModel);
         cmp(p + "retryClientErrorsElsewhere", x.retryClientErrorsElsewhere, y.retryClientErrorsElsewhere);
+        cmp(p + "continueStreams", x.continueStreams, y.continueStreams);
     }
     if (a.prices.size() != b.prices.size())
         d << QStringLiteral("prices.size");

@@ -1,0 +1,257 @@
+// Streams that survive: the primary breaks a stream after part of the answer reached the client
+// (cut, error event, stall; in English and inside Chinese characters; with a fallback that takes
+// a prefill and one that is asked in words), and the client still gets one well-formed stream
+// with the whole answer — checked against the simulator's own record of what each attempt sent.
+#include "FakeProviderSpecs.h"
+#include "ProxyClient.h"
+#include "ProxyUnderTest.h"
+#include "RequestRecords.h"
+#include "StreamText.h"
+
+#include "sim/SimText.h"
+
+#include <QtTest>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+using namespace sb;
+using namespace sb::sim;
+using namespace sb::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+FaultSpec breakAfter(SimError error, int chars)
+{
+    FaultSpec fault = always(error);
+    fault.afterChars = chars;
+    return fault;
+}
+
+QByteArray streamBody(bool withUsage)
+{
+    QJsonObject body{{"model", "gpt-4o"},
+                     {"stream", true},
+                     {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "Tell me about the router."}}}}};
+    if (withUsage)
+        body.insert("stream_options", QJsonObject{{"include_usage", true}});
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+
+} // namespace
+
+class tst_StreamRescue : public QObject {
+    Q_OBJECT
+
+private:
+    SystemClock &m_clock = SystemClock::instance();
+    SplitMixRandom m_random{4321};
+    ProxyUnderTest m_proxy{m_clock, m_random};
+    ProxyClient m_client;
+    RequestRecords m_records;
+
+    void start(const QString &dialect, FaultSpec primaryFault, ProviderSpec fallback, Language language = Language::English,
+               std::function<void(EngineConfig &)> tweak = {})
+    {
+        ProviderSpec primary = fakeProviderSpec("primary", {primaryFault});
+        primary.language = language;
+        primary.completionTokens = 24;
+        fallback.language = language;
+        fallback.completionTokens = 24;
+        QString error;
+        QVERIFY2(m_proxy.startInDialect(dialect, std::move(primary), std::move(fallback), tweak, &error), qPrintable(error));
+        m_records.attach(*m_proxy.gateway);
+    }
+
+    Reply stream(bool withUsage = false)
+    {
+        return m_client.request(m_proxy.gateway->port(), "POST", "/v1/chat/completions", streamBody(withUsage));
+    }
+
+    // What the primary sent before it broke, and the whole answer that begins with it.
+    static std::pair<QString, QString> partAndWhole(const FakeProvider &primary, Language language)
+    {
+        const auto answers = primary.stats().answers;
+        if (answers.empty())
+            return {};
+        const QByteArray part = answers.back().text;
+        const QByteArray rest = SimText::join(SimText::continuation(language, 24, part, 0));
+        return {QString::fromUtf8(part), QString::fromUtf8(part + rest)};
+    }
+
+private slots:
+    void cleanup()
+    {
+        m_proxy.stop();
+        m_records.clear();
+    }
+
+    void aBrokenStreamIsContinuedOnTheFallback_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        QTest::addColumn<int>("error");
+        QTest::addColumn<int>("afterChars");
+        QTest::addColumn<int>("language");
+        QTest::addColumn<int>("overlap");
+        for (const char *dialect : {"openai_compat", "anthropic"}) {
+            QTest::addRow("%s: cut after 20 characters", dialect) << dialect << int(SimError::StreamCut) << 20 << int(Language::English) << 0;
+            QTest::addRow("%s: error event after 20", dialect) << dialect << int(SimError::MidStreamError) << 20 << int(Language::English) << 0;
+            QTest::addRow("%s: cut after the first token", dialect) << dialect << int(SimError::StreamCut) << 1 << int(Language::English) << 0;
+            QTest::addRow("%s: cut inside a Chinese character", dialect) << dialect << int(SimError::StreamCut) << 7 << int(Language::Chinese) << 0;
+            QTest::addRow("%s: the fallback repeats 12 characters", dialect) << dialect << int(SimError::StreamCut) << 30 << int(Language::English) << 12;
+            QTest::addRow("%s: mixed languages, repeat of 9", dialect) << dialect << int(SimError::MidStreamError) << 25 << int(Language::Mixed) << 9;
+        }
+    }
+
+    void aBrokenStreamIsContinuedOnTheFallback()
+    {
+        QFETCH(QString, dialect);
+        QFETCH(int, error);
+        QFETCH(int, afterChars);
+        QFETCH(int, language);
+        QFETCH(int, overlap);
+        ProviderSpec fallback = fakeProviderSpec("fallback");
+        fallback.continuationOverlap = overlap;
+        start(dialect, breakAfter(static_cast<SimError>(error), afterChars), fallback, static_cast<Language>(language));
+
+        const Reply reply = stream();
+        QCOMPARE(reply.status, 200);
+        const StreamText text = parseStream(reply.body);
+        QVERIFY2(text.error.isEmpty(), reply.body.constData());
+        QVERIFY2(text.done, reply.body.constData()); // one stream, one [DONE]
+        QCOMPARE(reply.body.count("data: [DONE]"), 1);
+
+        const auto [part, whole] = partAndWhole(*m_proxy.primary, static_cast<Language>(language));
+        QVERIFY(!part.isEmpty());
+        QCOMPARE(text.content, whole); // nothing twice, nothing missing
+
+        // The fallback was asked to go on from exactly what the client had.
+        const auto fallbackAnswers = m_proxy.fallback->stats().answers;
+        QCOMPARE(fallbackAnswers.size(), std::size_t(1));
+        const QByteArray asked = fallbackAnswers.front().partial;
+        if (dialect == QLatin1String("anthropic"))
+            QCOMPARE(QString::fromUtf8(asked), part.trimmed()); // a prefill, without its trailing space
+        else
+            QCOMPARE(QString::fromUtf8(asked), part);
+        QVERIFY(fallbackAnswers.front().complete);
+
+        // One chunk identity throughout, and no second role.
+        QSet<QString> ids;
+        int roles = 0;
+        for (const QByteArray &data : sseData(reply.body)) {
+            if (data == "[DONE]")
+                continue;
+            const QJsonObject chunk = QJsonDocument::fromJson(data).object();
+            ids.insert(chunk["id"].toString());
+            roles += chunk["choices"][0]["delta"].toObject().contains("role");
+        }
+        QCOMPARE(ids.size(), 1);
+        QVERIFY(roles <= 1);
+
+        // The history keeps both attempts, and where the answer was spliced.
+        const auto record = m_records.waitForOnly();
+        QVERIFY(record);
+        QCOMPARE(record->status, RequestStatus::Ok);
+        QCOMPARE(int(record->attempts.size()), 2);
+        QCOMPARE(record->attempts[0].phase, OutcomePhase::MidStream);
+        QVERIFY2(record->attempts[1].message.startsWith(QStringLiteral("continued the answer after %1 characters").arg(part.toUcs4().size())),
+                 qPrintable(record->attempts[1].message));
+        QVERIFY(record->failover);
+    }
+
+    void theUsageIsSummedOverBothAttempts()
+    {
+        start("openai_compat", breakAfter(SimError::StreamCut, 20), fakeProviderSpec("fallback"));
+        const Reply reply = stream(true);
+        const StreamText text = parseStream(reply.body);
+        QVERIFY2(text.done && text.error.isEmpty(), reply.body.constData());
+        const auto [part, whole] = partAndWhole(*m_proxy.primary, Language::English);
+        QCOMPARE(text.content, whole);
+        // The cut attempt reported nothing: its text is estimated at four characters a token.
+        const int restTokens = int(SimText::continuation(Language::English, 24, part.toUtf8(), 0).size());
+        const int estimated = int((part.size() + 3) / 4);
+        QCOMPARE(text.usage["completion_tokens"].toInt(), restTokens + estimated);
+        const auto record = m_records.waitForOnly();
+        QVERIFY(record);
+        QCOMPARE(record->outputTokens, restTokens + estimated);
+        QVERIFY(record->inputTokens > text.usage["prompt_tokens"].toInt() / 2); // both prompts counted
+    }
+
+    void aStallAfterContentIsContinued()
+    {
+        start("openai_compat", breakAfter(SimError::StreamStall, 20), fakeProviderSpec("fallback"), Language::English,
+              [](EngineConfig &c) { c.retry.streamIdleTimeout = 300ms; });
+        const Reply reply = stream();
+        const StreamText text = parseStream(reply.body);
+        QVERIFY2(text.done && text.error.isEmpty(), reply.body.constData());
+        QCOMPARE(text.content, partAndWhole(*m_proxy.primary, Language::English).second);
+    }
+
+    void anErrorRightAfterTheStartFailsOverUnseen()
+    {
+        start("openai_compat", always(SimError::ErrorAfterStart), fakeProviderSpec("fallback"));
+        const Reply reply = stream();
+        const StreamText text = parseStream(reply.body);
+        QVERIFY2(text.done && text.error.isEmpty(), reply.body.constData());
+        QCOMPARE(reply.headers.value("x-switchboard-channel"), QByteArray("gpt-4o/B")); // chosen before a byte went out
+        const auto record = m_records.waitForOnly();
+        QVERIFY(record);
+        QCOMPARE(record->attempts[0].phase, OutcomePhase::BeforeFirstByte);
+        QVERIFY(!record->attempts[1].message.startsWith(QStringLiteral("continued")));
+        QVERIFY(m_proxy.fallback->stats().answers.front().partial.isEmpty()); // a fresh answer
+    }
+
+    void continuationTurnedOffEndsWithTheErrorEvent_data()
+    {
+        QTest::addColumn<bool>("inSettings");
+        QTest::addRow("in Settings") << true;
+        QTest::addRow("for the route") << false;
+    }
+
+    void continuationTurnedOffEndsWithTheErrorEvent()
+    {
+        QFETCH(bool, inSettings);
+        start("openai_compat", breakAfter(SimError::StreamCut, 20), fakeProviderSpec("fallback"), Language::English,
+              [inSettings](EngineConfig &c) {
+                  if (inSettings)
+                      c.retry.continueStreams = false;
+                  else
+                      for (RouteConfig &r : c.routes)
+                          r.continueStreams = false;
+              });
+        const Reply reply = stream();
+        const StreamText text = parseStream(reply.body);
+        QVERIFY(!text.content.isEmpty());
+        QVERIFY(!text.done);
+        QVERIFY2(!text.error.isEmpty(), reply.body.constData());
+        QCOMPARE(m_proxy.fallback->stats().chat, 0u);
+        const auto record = m_records.waitForOnly();
+        QVERIFY(record);
+        QCOMPARE(record->status, RequestStatus::MidStream);
+        QVERIFY2(record->error.contains(inSettings ? QStringLiteral("not continued: continuation is turned off in Settings")
+                                                   : QStringLiteral("not continued: continuation is turned off for this route")),
+                 qPrintable(record->error));
+    }
+
+    void noChannelLeftSaysSo()
+    {
+        start("openai_compat", breakAfter(SimError::StreamCut, 20), fakeProviderSpec("fallback", {breakAfter(SimError::StreamCut, 5)}),
+              Language::English, [](EngineConfig &c) { c.retry.maxAttempts = 2; });
+        const Reply reply = stream();
+        const StreamText text = parseStream(reply.body);
+        QVERIFY2(!text.error.isEmpty(), reply.body.constData()); // the continuation broke too, and no attempt is left
+        QVERIFY(!text.done);
+        const auto record = m_records.waitForOnly();
+        QVERIFY(record);
+        QCOMPARE(record->status, RequestStatus::MidStream);
+        QCOMPARE(int(record->attempts.size()), 2);
+        QVERIFY2(record->error.contains(QStringLiteral("not continued: the route's attempts were used up")), qPrintable(record->error));
+        // What did reach the client is the passage's own text, spliced without a seam.
+        const auto [part, whole] = partAndWhole(*m_proxy.primary, Language::English);
+        QVERIFY2(whole.startsWith(text.content), qPrintable(text.content));
+        QVERIFY(text.content.size() > part.size());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_StreamRescue)
+#include "tst_StreamRescue.moc"
