@@ -187,6 +187,8 @@ QJsonObject DrillReport::toJson() const
                      {"requests_per_channel_per_second", series}};
     if (outageWindowJson)
         json.insert("outage_window", *outageWindowJson);
+    if (streamRescueJson)
+        json.insert("stream_rescue", *streamRescueJson);
     return json;
 }
 
@@ -216,6 +218,7 @@ QString DrillReport::toText() const
         out += QStringLiteral("  to recovery     %1 after the outage ended\n").arg(seconds(timeToRecovery));
         out += outageWindowText;
     }
+    out += streamRescueText;
     for (auto it = errors.begin(); it != errors.end(); ++it)
         out += QStringLiteral("  error %1: %2\n").arg(it.key()).arg(it.value());
     if (!channels.isEmpty()) {

@@ -27,6 +27,8 @@ struct RequestRecord {
     int attempts = 1;       // x-switchboard-attempts
     bool failover = false;  // x-switchboard-failover
     QString channel;        // x-switchboard-channel (direct runs: the provider's name)
+    QByteArray text;        // a stream's text, as the client got it
+    double maxGapMs = -1.0; // a stream's longest wait between two pieces of text (scenario ms)
 };
 
 struct Percentiles {
@@ -65,6 +67,9 @@ struct DrillReport {
     // The outage's cost beside the fallback's own TTFT and latency (OutageWindow; null: no outage).
     std::optional<QJsonObject> outageWindowJson;
     QString outageWindowText;
+    // Streams broken mid-answer and their rescue (StreamRescueScore; null: no provider broke one).
+    std::optional<QJsonObject> streamRescueJson;
+    QString streamRescueText;
 
     static DrillReport compute(const QString &scenario, double timeScale, double duration, std::vector<RequestRecord> records,
                                const ReportSpec &spec);

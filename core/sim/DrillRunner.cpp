@@ -1,5 +1,8 @@
 #include "sim/DrillRunner.h"
 
+#include "sim/SimText.h"
+#include "sim/StreamRescueScore.h"
+
 namespace sb::sim {
 
 DrillRunner::DrillRunner(Scenario scenario, const Clock &clock, QObject *parent)
@@ -114,8 +117,24 @@ void DrillRunner::stopLoad()
 
 DrillReport DrillRunner::report() const
 {
-    return DrillReport::compute(m_scenario.name, m_scenario.timeScale, m_scenario.load.duration,
-                                m_load ? m_load->records() : m_stoppedRecords, m_scenario.report);
+    const std::vector<RequestRecord> &records = m_load ? m_load->records() : m_stoppedRecords;
+    DrillReport report = DrillReport::compute(m_scenario.name, m_scenario.timeScale, m_scenario.load.duration, records, m_scenario.report);
+    // What the providers broke, from their own record, and every whole answer their passages give.
+    std::vector<QByteArray> broken;
+    QSet<QByteArray> whole;
+    for (std::size_t i = 0; i < m_providers.size(); ++i) {
+        for (const FakeProvider::SentAnswer &answer : m_providers[i]->stats().answers)
+            if (!answer.complete && answer.partial.isEmpty() && !answer.text.isEmpty())
+                broken.push_back(answer.text);
+        const ProviderSpec &spec = m_scenario.providers[i];
+        for (quint64 seed = 0; seed < SimText::kDistinctSeeds; ++seed)
+            whole.insert(SimText::join(SimText::tokens(spec.language, spec.completionTokens, seed)));
+    }
+    if (const std::optional<StreamRescueScore> score = StreamRescueScore::compute(records, broken, whole, m_scenario.report.primaryChannels)) {
+        report.streamRescueJson = score->toJson();
+        report.streamRescueText = score->toText();
+    }
+    return report;
 }
 
 } // namespace sb::sim

@@ -34,7 +34,7 @@ public:
         QByteArray text;
         bool complete = false; // it ended the answer the dialect's way
     };
-    static constexpr std::size_t kSentAnswersKept = 256;
+    static constexpr std::size_t kSentAnswersKept = 4096;
 
     struct Stats {
         quint64 requests = 0;    // every HTTP request

@@ -19,6 +19,7 @@ struct LoadDriver::InFlight {
     bool sawDone = false;
     bool sawFinish = false;
     bool sawError = false;
+    std::optional<Clock::TimePoint> lastText; // when the last piece of text came
 };
 
 namespace {
@@ -129,8 +130,16 @@ void LoadDriver::send(const PlannedRequest &planned)
                 continue;
             }
             const QJsonObject choice = o.value(QLatin1String("choices")).toArray().at(0).toObject();
-            if (r.ttftMs < 0 && !choice.value(QLatin1String("delta")).toObject().value(QLatin1String("content")).toString().isEmpty())
-                r.ttftMs = m_clock.toScenarioMs(toMillis(m_clock.clock().now() - st->sentAt));
+            const QString content = choice.value(QLatin1String("delta")).toObject().value(QLatin1String("content")).toString();
+            if (!content.isEmpty()) {
+                const Clock::TimePoint now = m_clock.clock().now();
+                if (r.ttftMs < 0)
+                    r.ttftMs = m_clock.toScenarioMs(toMillis(now - st->sentAt));
+                if (st->lastText)
+                    r.maxGapMs = std::max(r.maxGapMs, m_clock.toScenarioMs(toMillis(now - *st->lastText)));
+                st->lastText = now;
+                r.text += content.toUtf8();
+            }
             if (choice.value(QLatin1String("finish_reason")).isString())
                 st->sawFinish = true;
         }

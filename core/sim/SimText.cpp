@@ -65,6 +65,7 @@ std::vector<QByteArray> SimText::tokens(Language language, int count, quint64 se
 {
     std::vector<QByteArray> out;
     out.reserve(static_cast<std::size_t>(std::max(count, 0)));
+    seed %= kDistinctSeeds;
     const std::vector<QByteArray> *sources[3] = {&english(), &chinese(), &vietnamese()};
     for (int i = 0; i < count; ++i) {
         const std::vector<QByteArray> *source = sources[0];
@@ -90,7 +91,7 @@ std::vector<QByteArray> SimText::continuation(Language language, int count, cons
 {
     // Every answer starts somewhere in the passage (its seed); the one that starts with `partial`
     // is the answer being continued. Seeds repeat within a few passage lengths.
-    for (quint64 seed = 0; seed < 4096; ++seed) {
+    for (quint64 seed = 0; seed < kDistinctSeeds; ++seed) {
         const std::vector<QByteArray> answer = tokens(language, count, seed);
         const QByteArray whole = join(answer);
         if (whole.size() <= partial.size() || !whole.startsWith(partial))

@@ -12,6 +12,8 @@ namespace sb::sim {
 // "tokens" (a word, or one or two CJK characters), so multi-byte UTF-8 runs through every stream.
 class SimText {
 public:
+    // Seeds are taken modulo this: every answer there is comes from a seed below it.
+    static constexpr quint64 kDistinctSeeds = 4096;
     // `count` tokens, starting at a position derived from `seed` so answers differ between requests.
     static std::vector<QByteArray> tokens(Language language, int count, quint64 seed = 0);
     static QByteArray join(const std::vector<QByteArray> &tokens);

@@ -233,6 +233,65 @@ private slots:
                  qPrintable(record->error));
     }
 
+    // The other front doors word the continuation with the same writer as the beginning: one
+    // Anthropic message, one Responses response, their indexes and ids unbroken.
+    void anAnthropicClientGetsOneMessage()
+    {
+        start("openai_compat", breakAfter(SimError::StreamCut, 20), fakeProviderSpec("fallback"));
+        const QByteArray body = R"({"model":"gpt-4o","max_tokens":256,"stream":true,"messages":[{"role":"user","content":"Tell me."}]})";
+        const Reply reply = m_client.request(m_proxy.gateway->port(), "POST", "/v1/messages", body,
+                                             RawHeaders{{"anthropic-version", "2023-06-01"}});
+        QCOMPARE(reply.status, 200);
+        QString text;
+        int stops = 0, starts = 0, blockStarts = 0;
+        for (const QByteArray &data : sseData(reply.body)) {
+            const QJsonObject event = QJsonDocument::fromJson(data).object();
+            const QString type = event["type"].toString();
+            QVERIFY2(type != QLatin1String("error"), data.constData());
+            stops += type == QLatin1String("message_stop");
+            starts += type == QLatin1String("message_start");
+            blockStarts += type == QLatin1String("content_block_start");
+            if (type == QLatin1String("content_block_delta")) {
+                QCOMPARE(event["index"].toInt(), 0);
+                text += event["delta"]["text"].toString();
+            }
+        }
+        QCOMPARE(starts, 1);
+        QCOMPARE(blockStarts, 1);
+        QCOMPARE(stops, 1);
+        QCOMPARE(text, partAndWhole(*m_proxy.primary, Language::English).second);
+    }
+
+    void aResponsesClientGetsOneResponse()
+    {
+        start("openai_compat", breakAfter(SimError::MidStreamError, 20), fakeProviderSpec("fallback"));
+        const QByteArray body = R"({"model":"gpt-4o","stream":true,"store":false,"input":"Tell me."})";
+        const Reply reply = m_client.request(m_proxy.gateway->port(), "POST", "/v1/responses", body);
+        QCOMPARE(reply.status, 200);
+        QString text, done;
+        int completed = 0, lastSequence = -1;
+        QSet<QString> itemIds;
+        for (const QByteArray &data : sseData(reply.body)) {
+            const QJsonObject event = QJsonDocument::fromJson(data).object();
+            const QString type = event["type"].toString();
+            QVERIFY2(type != QLatin1String("error") && type != QLatin1String("response.failed"), data.constData());
+            QVERIFY(event["sequence_number"].toInt() > lastSequence);
+            lastSequence = event["sequence_number"].toInt();
+            completed += type == QLatin1String("response.completed");
+            if (type == QLatin1String("response.output_text.delta")) {
+                text += event["delta"].toString();
+                itemIds.insert(event["item_id"].toString());
+            }
+            if (type == QLatin1String("response.output_text.done"))
+                done = event["text"].toString();
+        }
+        QCOMPARE(completed, 1);
+        QCOMPARE(itemIds.size(), 1);
+        const QString whole = partAndWhole(*m_proxy.primary, Language::English).second;
+        QCOMPARE(text, whole);
+        QCOMPARE(done, whole);
+    }
+
     void noChannelLeftSaysSo()
     {
         start("openai_compat", breakAfter(SimError::StreamCut, 20), fakeProviderSpec("fallback", {breakAfter(SimError::StreamCut, 5)}),

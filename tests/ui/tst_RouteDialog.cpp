@@ -91,6 +91,26 @@ private slots:
         QVERIFY(!child<QCheckBox>(&again, "clientErrorsElsewhereCheck")->isChecked());
     }
 
+    void continuingBrokenStreamsCanBeTurnedOffForTheRoute()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 1);
+        auto *check = child<QCheckBox>(&dialog, "continueStreamsCheck");
+        QVERIFY(check->isChecked()); // the default, on
+        QVERIFY(check->toolTip().contains(QStringLiteral("tool call")));
+        check->click();
+        saveButton(&dialog)->click();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        const EngineConfigPtr reloaded = t.reload();
+        const RouteConfig *r = route(*reloaded, QStringLiteral("gpt-4o"));
+        QVERIFY(r);
+        QVERIFY(!r->continueStreams);
+        QVERIFY(r->retryClientErrorsElsewhere); // the other choice untouched
+
+        RouteDialog again(t.store, 1);
+        QVERIFY(!child<QCheckBox>(&again, "continueStreamsCheck")->isChecked());
+    }
+
     void moveRowsReordersLikeADrag()
     {
         test::TestStore t;

@@ -151,6 +151,7 @@ private slots:
         setNumber(page, "retry.overall_deadline_ms", 45.5);
         setNumber(page, "health.degraded_weight_factor", 40);
         page.panicModeBox()->setChecked(!before->pool.panicMode);
+        page.continueStreamsBox()->setChecked(!before->retry.continueStreams);
         page.retentionEditor()->setValue(14);
         QVERIFY(page.isDirty());
         QVERIFY2(page.problems().isEmpty(), qPrintable(page.problems().join(u' ')));
@@ -167,6 +168,7 @@ private slots:
         QCOMPARE(reloaded->retry.overallDeadline, 45500ms);
         QCOMPARE(reloaded->health.degradedWeightFactor, 0.40);
         QCOMPARE(reloaded->pool.panicMode, !before->pool.panicMode);
+        QCOMPARE(reloaded->retry.continueStreams, !before->retry.continueStreams);
         // The breaker no longer matches a preset, and says so.
         QCOMPARE(reloaded->breaker.preset, QStringLiteral("custom"));
         // Untouched fields and the rest of the configuration are as they were.

@@ -50,6 +50,7 @@ inline constexpr char LocalToken[] = "proxy.local_token";
 inline constexpr char BreakerPreset[] = "breaker.preset";
 inline constexpr char HalfOpenMode[] = "breaker.half_open_mode";
 inline constexpr char PanicMode[] = "pool.panic_mode";
+inline constexpr char ContinueStreams[] = "retry.continue_streams";
 inline constexpr char RetentionDays[] = "history.retention_days";
 inline constexpr char Theme[] = "appearance.theme";
 inline constexpr char MuteNotifications[] = "appearance.mute_notifications";

@@ -70,6 +70,7 @@ const QString kLocalToken = QString::fromLatin1(SettingsKey::LocalToken);
 const QString kPreset = QString::fromLatin1(SettingsKey::BreakerPreset);
 const QString kHalfOpenMode = QString::fromLatin1(SettingsKey::HalfOpenMode);
 const QString kPanicMode = QString::fromLatin1(SettingsKey::PanicMode);
+const QString kContinueStreams = QString::fromLatin1(SettingsKey::ContinueStreams);
 const QString kRetention = QString::fromLatin1(SettingsKey::RetentionDays);
 const QString kTheme = QString::fromLatin1(SettingsKey::Theme);
 const QString kMute = QString::fromLatin1(SettingsKey::MuteNotifications);
@@ -257,6 +258,17 @@ QWidget *SettingsPage::buildGroup(SettingsGroup group)
         addRow(form, group, kPanicMode, tr("Panic mode"), m_panicMode, QString(), defaults().pool.panicMode ? tr("on") : tr("off"),
                tr("When every channel of a route is ejected or open, still send to the best of them instead of failing."));
         break;
+    case SettingsGroup::RetryBudget:
+        numbersOf(all);
+        m_continueStreams = new QCheckBox(tr("Continue a stream that breaks mid-answer on another channel"));
+        m_continueStreams->setObjectName(QStringLiteral("continueStreams"));
+        connect(m_continueStreams, &QCheckBox::toggled, this, &SettingsPage::onEdited);
+        addRow(form, group, kContinueStreams, tr("Stream continuation"), m_continueStreams, QString(),
+               defaults().retry.continueStreams ? tr("on") : tr("off"),
+               tr("When a provider fails after part of a streamed answer reached the caller, the next channel is asked for "
+                  "the rest and it is spliced in: one answer, nothing repeated. A tool call is never spliced; a route can "
+                  "turn this off for itself. Off: the stream ends with an error event."));
+        break;
     case SettingsGroup::History:
         m_retention = new QSpinBox;
         m_retention->setObjectName(QStringLiteral("retentionDays"));
@@ -440,6 +452,7 @@ void SettingsPage::load(const EngineConfigPtr &config, int retentionDays)
     m_token->setToken(config->proxy.localToken);
     m_halfOpenMode->setCurrentIndex(m_halfOpenMode->findData(halfOpenModeName(config->breaker.halfOpenMode)));
     m_panicMode->setChecked(config->pool.panicMode);
+    m_continueStreams->setChecked(config->retry.continueStreams);
     m_retention->setValue(retentionDays);
     m_loading = false;
     syncPresetBox();
@@ -523,6 +536,8 @@ QStringList SettingsPage::changedKeys() const
         keys << kHalfOpenMode;
     if (m_panicMode->isChecked() != base.pool.panicMode)
         keys << kPanicMode;
+    if (m_continueStreams->isChecked() != base.retry.continueStreams)
+        keys << kContinueStreams;
     if (m_retention->value() != m_retentionBase)
         keys << kRetention;
     return keys;
@@ -552,6 +567,8 @@ void SettingsPage::applyDraftTo(EngineConfig *config) const
             breakerChanged = true;
         } else if (key == kPanicMode) {
             config->pool.panicMode = m_panicMode->isChecked();
+        } else if (key == kContinueStreams) {
+            config->retry.continueStreams = m_continueStreams->isChecked();
         }
     }
     if (breakerChanged)
@@ -630,6 +647,7 @@ void SettingsPage::updateResetButtons()
     m_rows.value(kPreset)->setDefaulted(m_preset->currentData().toString() == u"relay");
     m_rows.value(kHalfOpenMode)->setDefaulted(m_halfOpenMode->currentData().toString() == halfOpenModeName(d.breaker.halfOpenMode));
     m_rows.value(kPanicMode)->setDefaulted(m_panicMode->isChecked() == d.pool.panicMode);
+    m_rows.value(kContinueStreams)->setDefaulted(m_continueStreams->isChecked() == d.retry.continueStreams);
     m_rows.value(kRetention)->setDefaulted(m_retention->value() == ConfigRepository::DefaultRetentionDays);
     m_rows.value(kTheme)->setDefaulted(!m_theme->isEnabled() || m_theme->currentData().toString() == u"system");
     m_rows.value(kMute)->setDefaulted(!m_mute->isEnabled() || !m_mute->isChecked());
@@ -651,6 +669,8 @@ void SettingsPage::resetField(const QString &key)
         m_halfOpenMode->setCurrentIndex(m_halfOpenMode->findData(halfOpenModeName(d.breaker.halfOpenMode)));
     } else if (key == kPanicMode) {
         m_panicMode->setChecked(d.pool.panicMode);
+    } else if (key == kContinueStreams) {
+        m_continueStreams->setChecked(d.retry.continueStreams);
     } else if (key == kRetention) {
         m_retention->setValue(ConfigRepository::DefaultRetentionDays);
     } else if (key == kTheme) {

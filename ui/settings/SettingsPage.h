@@ -75,6 +75,7 @@ public:
     QComboBox *presetBox() const { return m_preset; }
     QComboBox *halfOpenModeBox() const { return m_halfOpenMode; }
     QCheckBox *panicModeBox() const { return m_panicMode; }
+    QCheckBox *continueStreamsBox() const { return m_continueStreams; }
     QSpinBox *retentionEditor() const { return m_retention; }
     QComboBox *themeBox() const { return m_theme; }
     QCheckBox *muteBox() const { return m_mute; }
@@ -143,6 +144,7 @@ private:
     QComboBox *m_preset = nullptr;
     QComboBox *m_halfOpenMode = nullptr;
     QCheckBox *m_panicMode = nullptr;
+    QCheckBox *m_continueStreams = nullptr;
     QSpinBox *m_retention = nullptr;
     QComboBox *m_theme = nullptr;
     QCheckBox *m_mute = nullptr;
