@@ -176,6 +176,7 @@ const std::vector<Setting> &settingsTable()
         SB_SETTING("retry.overall_deadline_ms", retry.overallDeadline),
         SB_SETTING("retry.stream_idle_timeout_ms", retry.streamIdleTimeout),
         SB_SETTING("retry.continue_streams", retry.continueStreams),
+        SB_SETTING("retry.first_content_timeout_ms", retry.firstContentTimeout),
         SB_SETTING("retry.key_cool_down_ms", retry.keyCoolDown),
         SB_SETTING("retry.max_client_wait_ms", retry.maxClientWait),
 

@@ -79,7 +79,14 @@ struct RetryConfig {
     double budgetRatio = 0.20;                   // retries in flight ≤ 20 % of requests in flight …
     int budgetMinimum = 3;                       // … but at least 3, so a quiet engine can still retry
     std::chrono::milliseconds overallDeadline = 60s;
-    std::chrono::milliseconds streamIdleTimeout = 30s; // inter-token idle timeout
+    // Once a stream's content has begun, the longest wait for more of it: a stall. Pings, keep-alive
+    // comments and empty deltas do not end the wait (ProxyCall's stall timer); the transport's idle
+    // timeout is the same figure, for an upstream that sends nothing at all.
+    std::chrono::milliseconds streamIdleTimeout = 30s;
+    // A stream attempt's wait for its first content (text, reasoning or a tool call; the role chunk,
+    // message_start and pings do not meet it), within the attempt's own budget: past it the attempt
+    // fails over, before the client has seen a byte.
+    std::chrono::milliseconds firstContentTimeout = 30s;
     // A stream that breaks after text reached the client is continued on another channel, the
     // continuation spliced into the client's stream (StreamContinuation); off, it ends with the
     // API's error event. A route can turn it off for itself.

@@ -155,6 +155,7 @@ ProxyCall::ProxyCall(EngineContext &engine, UpstreamTransport &upstream, Input i
       m_retry(*m_policy, engine.clock(), engine.clock().now()),
       m_startedAt(engine.clock().now()),
       m_attemptTimer(engine.clock(), [this] { onAttemptTimeout(); }),
+      m_stallTimer(engine.clock(), [this] { onStreamStalled(); }),
       m_backoffTimer(engine.clock(), [this] { nextAttempt(); }),
       m_slowTimer(engine.clock(), [this] { onAttemptSlow(); })
 {
@@ -402,11 +403,13 @@ void ProxyCall::startTransfer(const QString &key)
     options.proxyUrl = m_attempt->config->domainOf(*channel).egressProxy;
     applyProviderTls(options, *m_attempt->provider);
     if (request->stream) {
-        // A stream may run far longer than the attempt budget; the budget bounds the wait for the
-        // first event, the idle timeout the gaps between tokens.
+        // A stream may run far longer than the attempt budget; the budget (at most the first-content
+        // deadline) bounds the wait for its first content, the stall deadline the gaps after it.
         options.totalTimeout = std::chrono::milliseconds(0);
         options.idleTimeout = m_policy->config().streamIdleTimeout;
-        m_attemptTimer.start(std::chrono::milliseconds(std::max(1, millisOf(budget))));
+        const Clock::Duration firstContent = std::min(budget, Clock::Duration(m_policy->config().firstContentTimeout));
+        m_attempt->budgetIsDeadline = firstContent + std::chrono::milliseconds(1) >= remaining;
+        m_attemptTimer.start(std::chrono::milliseconds(std::max(1, millisOf(firstContent))));
     } else {
         options.totalTimeout = std::max(std::chrono::milliseconds(1),
                                         std::chrono::duration_cast<std::chrono::milliseconds>(budget));
@@ -499,9 +502,7 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
     if (m_stage != Stage::Streaming && step.preamble && !step.finished && m_attempt->preambleBytes <= 64 * 1024) {
         // Nothing of the answer yet (the role, an empty delta): held, so that a stream that fails
         // or ends empty before its first content still fails over unseen. A bounded wait, like a
-        // pass-through stream's. The first event has come, so the attempt's budget is met: from
-        // here the idle timeout bounds the gaps, as in any stream.
-        m_attemptTimer.stop();
+        // pass-through stream's; the first-content deadline runs on.
         for (QByteArray &chunk : step.chunks) {
             m_attempt->preambleBytes += chunk.size();
             m_attempt->preamble.push_back(std::move(chunk));
@@ -515,7 +516,7 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
         // fails over unseen; after, the continuation asks for it again.
         step.chunks = m_continuation.holdToolCalls(std::move(step.chunks), step.finished);
         if (m_continuation.holdingToolCall())
-            m_attemptTimer.stop(); // the call has begun: the idle timeout bounds the rest
+            contentArrived(); // the call has begun: the stall deadline bounds the rest
         if (step.chunks.empty() && !step.finished)
             return;
     }
@@ -526,10 +527,9 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
         m_attempt->preamble.clear();
     }
     if (!step.chunks.empty()) {
-        if (!m_attempt->ttft) {
+        if (!m_attempt->ttft)
             m_attempt->ttft = m_engine.clock().now() - m_attempt->startedAt;
-            m_attemptTimer.stop(); // a continuation's first content: its budget is met
-        }
+        contentArrived();
         // Empty while none of it is content the client should see: the response waits for some.
         if (const QByteArray out = m_api.streamChunks(step.chunks); !out.isEmpty()) {
             if (m_stage != Stage::Streaming)
@@ -601,6 +601,8 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         startClientStream();
         bytes.prepend(std::exchange(m_attempt->held, {}));
     }
+    if (worded ? !worded->isEmpty() : !step.chunks.empty() && !step.preamble)
+        contentArrived();
     m_response->write(bytes);
     if (m_input.cacheTee) { // the cache keeps the translator's OpenAI chunks, which every front door can word
         if (!m_attempt->heldChunks.empty())
@@ -739,7 +741,26 @@ void ProxyCall::onAttemptTimeout()
     if (!m_attempt || (m_stage == Stage::Streaming && (!m_continuation.splicing() || m_attempt->ttft)))
         return;
     cancelTransfer();
-    attemptFailed(Outcome::local(OutcomeKind::Timeout, QStringLiteral("no answer within the attempt's time budget")));
+    attemptFailed(Outcome::local(OutcomeKind::Timeout, m_attempt->streaming || m_input.stream
+                                                           ? QStringLiteral("no content within the attempt's first-content deadline")
+                                                           : QStringLiteral("no answer within the attempt's time budget")));
+}
+
+void ProxyCall::contentArrived()
+{
+    m_attemptTimer.stop();
+    m_stallTimer.start(std::chrono::milliseconds(std::max(1, millisOf(m_policy->config().streamIdleTimeout))));
+}
+
+void ProxyCall::onStreamStalled()
+{
+    if (!m_attempt || m_stage == Stage::Finished)
+        return;
+    cancelTransfer();
+    Outcome stalled = Outcome::local(OutcomeKind::Timeout, QStringLiteral("the stream stalled: no content for %1 s")
+                                                               .arg(toSeconds(m_policy->config().streamIdleTimeout), 0, 'g', 3));
+    stalled.phase = m_stage == Stage::Streaming ? OutcomePhase::MidStream : OutcomePhase::BeforeFirstByte;
+    attemptFailed(stalled);
 }
 
 bool ProxyCall::waitingForFirstByte() const
@@ -915,6 +936,7 @@ void ProxyCall::recordAttempt(const Outcome &outcome)
 void ProxyCall::endAttempt()
 {
     m_attemptTimer.stop();
+    m_stallTimer.stop();
     m_slowTimer.stop();
     m_retrySlot.reset();
     if (m_attempt) {
@@ -1095,6 +1117,7 @@ void ProxyCall::finish(RequestStatus status, int httpStatus, const QString &erro
         m_usage = m_continuation.summedUsage(m_usage);
     m_backoffTimer.stop();
     m_attemptTimer.stop();
+    m_stallTimer.stop();
     m_slowTimer.stop();
     m_retrySlot.reset();
     auto &counters = m_engine.counters();

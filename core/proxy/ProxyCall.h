@@ -101,6 +101,10 @@ private:
     void onUpstreamData(QByteArrayView chunk);
     void onUpstreamComplete(TransferError error, const QString &message);
     void onAttemptTimeout();
+    // No content for the stall deadline once the stream's content had begun.
+    void onStreamStalled();
+    // Content of the attempt's stream arrived (sent or held): the stall deadline starts again.
+    void contentArrived();
     // The attempt has waited its channel's slow-wait threshold: evidence, and perhaps the hedge.
     void onAttemptSlow();
     bool waitingForFirstByte() const;
@@ -178,7 +182,8 @@ private:
     bool m_tracksText = false;
     // Most calls are a buffered answer on the first attempt and start neither; a DeadlineTimer makes
     // its clock timer only when started (two timers made and connected a request were ~3,000 instructions).
-    DeadlineTimer m_attemptTimer; // stream attempts: time to the first event
+    DeadlineTimer m_attemptTimer; // stream attempts: time to the first content
+    DeadlineTimer m_stallTimer;   // stream attempts: time between pieces of content
     DeadlineTimer m_backoffTimer;
     DeadlineTimer m_slowTimer; // the channel's slow-wait threshold, then its re-checks
     RequestRecord m_record;

@@ -49,6 +49,7 @@ EngineConfig scaleEngineConfig(const EngineConfig &config, double factor, int *r
     s(c.retry.jitter);
     s(c.retry.overallDeadline);
     s(c.retry.streamIdleTimeout);
+    s(c.retry.firstContentTimeout);
     s(c.retry.keyCoolDown);
     s(c.retry.maxClientWait);
     for (ProviderConfig &p : c.providers) {

@@ -170,9 +170,14 @@ std::vector<SettingsField> buildFields()
         field("retry.overall_deadline_ms", G::RetryBudget, QStringLiteral("Overall deadline"), kSeconds,
               QStringLiteral("A request gives up after this long, whatever retries remain."), {1, 3600, 1, 0.001},
               SB_FIELD(retry.overallDeadline)),
-        field("retry.stream_idle_timeout_ms", G::RetryBudget, QStringLiteral("Stream idle timeout"), kSeconds,
-              QStringLiteral("A stream with no token for this long is ended with an error event."), {1, 3600, 1, 0.001},
-              SB_FIELD(retry.streamIdleTimeout)),
+        field("retry.first_content_timeout_ms", G::RetryBudget, QStringLiteral("First-content deadline"), kSeconds,
+              QStringLiteral("A stream attempt with no text, reasoning or tool call for this long (pings and the role "
+                             "do not count) fails over before the caller sees a byte; the attempt's own budget may be shorter."),
+              {1, 3600, 1, 0.001}, SB_FIELD(retry.firstContentTimeout)),
+        field("retry.stream_idle_timeout_ms", G::RetryBudget, QStringLiteral("Stall deadline"), kSeconds,
+              QStringLiteral("A stream whose content stops for this long (pings do not count) has stalled: it is continued "
+                             "on another channel, or ended with an error event."),
+              {1, 3600, 1, 0.001}, SB_FIELD(retry.streamIdleTimeout)),
         field("retry.key_cool_down_ms", G::RetryBudget, QStringLiteral("Key cool-down after a 429"), kSeconds,
               QStringLiteral("A rate-limited key (or a provider without keys) rests this long when the provider said "
                              "nothing of when to come back; each further 429 after a rest doubles it, at most 32×."),

@@ -291,21 +291,86 @@ private slots:
         QCOMPARE(rig.response->headers.value("x-switchboard-failover"), QByteArray("true"));
     }
 
-    void aStallAfterTheFirstTokenEndsTheStreamWithAnErrorEvent()
+    void aStallAfterTheFirstTokenEndsTheStreamWithAnErrorEventWhenNotContinued()
     {
-        Rig rig;
+        EngineConfig config = baseConfig();
+        config.retry.continueStreams = false;
+        Rig rig(config);
         rig.call(QStringLiteral("pair"), true);
         rig.upstream.streamHead(0);
         rig.upstream.data(0, kChunk);
         QVERIFY(rig.response->streamed);
-        // The transport's idle timeout (the option checked above) ends the transfer mid-answer.
+        // The stall deadline ends the attempt mid-answer.
         rig.clock.advance(rig.engine.config()->retry.streamIdleTimeout);
-        rig.upstream.fail(0, TransferError::Timeout, QStringLiteral("The upstream sent nothing for 30000 ms"));
-        QCOMPARE(rig.upstream.count(), std::size_t(1)); // bytes went out: no failover
+        QVERIFY(rig.upstream.at(0).cancelled);
+        QCOMPARE(rig.upstream.count(), std::size_t(1)); // bytes went out, and continuation is off
         QVERIFY(rig.response->finished);
         QVERIFY(rig.response->body.contains(R"("type":"upstream_error")"));
         QVERIFY(!rig.response->body.contains("[DONE]"));
         QCOMPARE(rig.records.at(0).status, RequestStatus::MidStream);
+        QVERIFY(rig.records.at(0).error.contains(QStringLiteral("not continued: continuation is turned off in Settings")));
+    }
+
+    void aRoleChunkAndPingsDoNotMeetTheFirstContentDeadline()
+    {
+        EngineConfig config = baseConfig();
+        config.retry.firstContentTimeout = 5s;
+        Rig rig(config);
+        rig.call(QStringLiteral("pair"), true);
+        rig.upstream.streamHead(0);
+        rig.upstream.data(0, R"(data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]})"
+                             "\n\n");
+        for (int i = 0; i < 4; ++i) { // keep-alive comments, a second apart
+            rig.clock.advance(1s);
+            rig.upstream.data(0, ": keep-alive\n\n");
+        }
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        rig.clock.advance(1s);
+        // Five seconds without content: the fallback gets the request, and the client saw nothing yet.
+        QVERIFY(rig.upstream.at(0).cancelled);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.streamHead(1);
+        rig.upstream.data(1, kChunk);
+        rig.upstream.data(1, kLastChunk);
+        QCOMPARE(rig.response->headers.value("x-switchboard-failover"), QByteArray("true"));
+        QVERIFY(rig.response->body.endsWith("data: [DONE]\n\n"));
+    }
+
+    void aStallWithPingsIsContinuedOnTheFallback()
+    {
+        Rig rig;
+        rig.call(QStringLiteral("pair"), true);
+        rig.upstream.streamHead(0);
+        rig.upstream.data(0, kChunk); // "hel" reached the client
+        const Clock::Duration stall = rig.engine.config()->retry.streamIdleTimeout;
+        for (Clock::Duration waited{}; waited + 10s < stall; waited += 10s) {
+            rig.clock.advance(10s);
+            rig.upstream.data(0, ": keep-alive\n\n"); // the connection is warm; the answer is not moving
+        }
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        rig.clock.advance(stall - 20s);
+        QVERIFY(rig.upstream.at(0).cancelled);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        // The fallback is asked for the rest of the same answer, in words (an OpenAI-compatible upstream).
+        const QJsonArray messages = QJsonDocument::fromJson(rig.upstream.at(1).request.body)["messages"].toArray();
+        QCOMPARE(messages.size(), 3);
+        QCOMPARE(messages.at(1)["role"].toString(), QStringLiteral("assistant"));
+        QCOMPARE(messages.at(1)["content"].toString(), QStringLiteral("hel"));
+        QCOMPARE(messages.at(2)["content"].toString(), QString::fromLatin1(StreamContinuation::kInstruction));
+        rig.upstream.streamHead(1);
+        rig.upstream.data(1, R"(data: {"id":"c2","object":"chat.completion.chunk","created":2,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"lo"},"finish_reason":null}]})"
+                             "\n\n");
+        rig.upstream.data(1, kLastChunk);
+        QCOMPARE(rig.response->status, 200);
+        QCOMPARE(rig.response->body.count("data: [DONE]"), 1);
+        QVERIFY(!rig.response->body.contains("upstream_error"));
+        QVERIFY(!rig.response->body.contains(R"("id":"c2")")); // one stream: the first attempt's id throughout
+        QVERIFY(rig.response->body.contains(R"("content":"lo")"));
+        QCOMPARE(rig.records.at(0).status, RequestStatus::Ok);
+        QCOMPARE(int(rig.records.at(0).attempts.size()), 2);
+        QVERIFY(rig.records.at(0).attempts.at(0).message.contains(QStringLiteral("stalled")));
+        QVERIFY(rig.records.at(0).attempts.at(1).message.startsWith(QStringLiteral("continued the answer after 3 characters")));
     }
 
     void anotherKeyOfTheOnlyProviderIsTriedAtOnce()

@@ -53,6 +53,7 @@ inline EngineConfig everyFieldSetConfig()
     c.retry.overallDeadline = 61s;
     c.retry.streamIdleTimeout = 29s;
     c.retry.continueStreams = false;
+    c.retry.firstContentTimeout = 17s;
     c.retry.keyCoolDown = 31s;
     c.retry.maxClientWait = 4500ms;
 
@@ -145,7 +146,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
     SB_CMP(breaker.halfOpenMode); SB_CMP(breaker.halfOpenMaxTrials); SB_CMP(breaker.halfOpenTrafficShare); SB_CMP(breaker.successesToClose);
     SB_CMP(probe.interval); SB_CMP(probe.timeout); SB_CMP(probe.successesToReadmit); SB_CMP(pool.panicMode);
     SB_CMP(retry.baseDelay); SB_CMP(retry.maxDelay); SB_CMP(retry.jitter); SB_CMP(retry.maxAttempts); SB_CMP(retry.budgetRatio);
-    SB_CMP(retry.budgetMinimum); SB_CMP(retry.overallDeadline); SB_CMP(retry.streamIdleTimeout); SB_CMP(retry.continueStreams);
+    SB_CMP(retry.budgetMinimum); SB_CMP(retry.overallDeadline); SB_CMP(retry.streamIdleTimeout); SB_CMP(retry.continueStreams); SB_CMP(retry.firstContentTimeout);
     SB_CMP(retry.keyCoolDown); SB_CMP(retry.maxClientWait);
     SB_CMP(proxy.listenHost); SB_CMP(proxy.listenPort); SB_CMP(proxy.maxBodyBytes); SB_CMP(proxy.maxHeaderBytes);
     SB_CMP(proxy.idleTimeout); SB_CMP(proxy.drainTimeout); SB_CMP(demo);
