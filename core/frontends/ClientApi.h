@@ -42,6 +42,18 @@ public:
         Q_UNUSED(data);
         return std::nullopt;
     }
+    // A stream whose upstream's own events were passed through broke, and is to be continued in the
+    // engine's chunks: the writer takes `sentChunks` (the engine's reading of what went out) as
+    // written, its bytes dropped, so that the continuation's words go on from there. False when it
+    // cannot: this API has no writer of its own events, or its reading of them would not match what
+    // the upstream sent (`upstreamBlocks`: the content blocks the passed events started).
+    virtual bool resumeAfterPassThrough(const std::vector<QByteArray> &sentChunks, int upstreamBlocks)
+    {
+        Q_UNUSED(sentChunks);
+        Q_UNUSED(upstreamBlocks);
+        return false;
+    }
+    virtual bool resumesPassThrough() const { return false; }
     // An error answered before the first byte: the status this API uses for it, and its body.
     virtual int errorStatus(const ApiError &error) const = 0;
     virtual QByteArray errorBody(const ApiError &error) const = 0;

@@ -122,6 +122,10 @@ struct ProxyCall::Attempt {
     bool upstreamPaused = false; // the client reads slower than the provider writes
     bool passThrough = false;    // the upstream speaks the client's API: its answer goes out as it came
     QByteArray held;             // a pass-through stream's events before its first content
+    // A pass-through stream's events in the engine's chunks, and the content blocks they started:
+    // what a continuation's writer takes up (ClientApi::resumeAfterPassThrough). Kept while text is.
+    std::vector<QByteArray> passedChunks;
+    int passedBlocks = 0;
     std::vector<QByteArray> heldChunks; // and their OpenAI chunks, for the cache
     std::vector<QByteArray> preamble;   // a translated stream's chunks before its first content
     qsizetype preambleBytes = 0;
@@ -560,6 +564,10 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         attemptFailed(outcome);
         return;
     }
+    if (m_tracksText) {
+        m_attempt->passedChunks.insert(m_attempt->passedChunks.end(), step.chunks.begin(), step.chunks.end());
+        m_attempt->passedBlocks += event.event == "content_block_start";
+    }
     // A client API that words its own events (the Responses API) also holds them until their first
     // content itself: empty bytes while it does. Anthropic's go as they came, but message_start
     // names the model the client asked for, as a whole answer does.
@@ -815,13 +823,20 @@ void ProxyCall::attemptFailed(Outcome outcome)
     const int failedChannel = m_attempt ? m_attempt->choice.channelId : 0;
     const int failedProvider = m_attempt ? m_attempt->choice.providerId : 0;
     const bool passedThrough = m_attempt && m_attempt->passThrough;
+    std::vector<QByteArray> passed = m_attempt ? std::move(m_attempt->passedChunks) : std::vector<QByteArray>();
+    const int passedBlocks = m_attempt ? m_attempt->passedBlocks : 0;
     endAttempt();
     m_lastOutcome = outcome;
     m_lastFailedChannel = failedChannel;
     m_lastFailedProvider = failedProvider;
 
     if (m_stage == Stage::Streaming) {
-        if (const QString refusal = continuationRefusal(outcome, passedThrough); refusal.isEmpty())
+        if (passedThrough && m_tracksText)
+            m_continuation.sent(passed); // what the client got, in the engine's reading
+        QString refusal = continuationRefusal(outcome, passedThrough);
+        if (refusal.isEmpty() && passedThrough && !m_api.resumeAfterPassThrough(passed, passedBlocks))
+            refusal = QStringLiteral("the upstream's events so far do not read back as the engine's (their blocks differ)");
+        if (refusal.isEmpty())
             continueStream();
         else
             endBrokenStream(outcome, refusal);
@@ -982,8 +997,8 @@ void ProxyCall::writeStreamError(const Outcome &outcome)
 
 QString ProxyCall::continuationRefusal(const Outcome &outcome, bool passedThrough) const
 {
-    if (passedThrough)
-        return QStringLiteral("the stream went out in the upstream's own events, which are passed through, not spliced");
+    if (passedThrough && !m_api.resumesPassThrough())
+        return QStringLiteral("the stream went out in the upstream's own events, which this API's writer cannot go on from");
     if (!m_tracksText)
         return m_policy->config().continueStreams ? QStringLiteral("continuation is turned off for this route")
                                                   : QStringLiteral("continuation is turned off in Settings");

@@ -1,5 +1,7 @@
 #include "sim/DrillEngineConfig.h"
 
+#include "model/ConfigJson.h"
+
 #include <algorithm>
 
 namespace sb::sim {
@@ -20,6 +22,8 @@ std::shared_ptr<EngineConfig> drillEngineConfig(const DrillEngineConfigInput &in
     auto config = std::make_shared<EngineConfig>();
     config->proxy = input.proxy;
     BreakerConfig::fromPreset(scenario.proxy.breakerPreset, &config->breaker);
+    for (auto it = scenario.proxy.settings.constBegin(); it != scenario.proxy.settings.constEnd(); ++it)
+        applyEngineSetting(config.get(), it.key(), it.value()); // checked when the scenario was read
 
     int nextKeyId = input.idBase + 1;
     QMap<QString, int> channelIds;

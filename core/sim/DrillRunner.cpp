@@ -120,17 +120,25 @@ DrillReport DrillRunner::report() const
     const std::vector<RequestRecord> &records = m_load ? m_load->records() : m_stoppedRecords;
     DrillReport report = DrillReport::compute(m_scenario.name, m_scenario.timeScale, m_scenario.load.duration, records, m_scenario.report);
     // What the providers broke, from their own record, and every whole answer their passages give.
-    std::vector<QByteArray> broken;
+    std::vector<QByteArray> broken, continued;
     QSet<QByteArray> whole;
+    std::vector<double> fallbackTtft; // drawn as the scenario draws the fallbacks' TTFT
+    SplitMixRandom draws(m_scenario.seed);
     for (std::size_t i = 0; i < m_providers.size(); ++i) {
-        for (const FakeProvider::SentAnswer &answer : m_providers[i]->stats().answers)
+        for (const FakeProvider::SentAnswer &answer : m_providers[i]->stats().answers) {
             if (!answer.complete && answer.partial.isEmpty() && !answer.text.isEmpty())
                 broken.push_back(answer.text);
+            if (answer.complete && !answer.partial.isEmpty())
+                continued.push_back(answer.partial);
+        }
         const ProviderSpec &spec = m_scenario.providers[i];
+        if (!m_scenario.report.primaryChannels.contains(spec.name))
+            for (int n = 0; n < 1001; ++n)
+                fallbackTtft.push_back(spec.ttftMs.sample(draws));
         for (quint64 seed = 0; seed < SimText::kDistinctSeeds; ++seed)
             whole.insert(SimText::join(SimText::tokens(spec.language, spec.completionTokens, seed)));
     }
-    if (const std::optional<StreamRescueScore> score = StreamRescueScore::compute(records, broken, whole, m_scenario.report.primaryChannels)) {
+    if (const std::optional<StreamRescueScore> score = StreamRescueScore::compute(records, broken, continued, whole, Percentiles::of(fallbackTtft).p50)) {
         report.streamRescueJson = score->toJson();
         report.streamRescueText = score->toText();
     }

@@ -1,5 +1,6 @@
 #include "sim/Scenario.h"
 
+#include "model/ConfigJson.h"
 #include "model/EngineConfig.h"
 
 #include <QFile>
@@ -396,6 +397,11 @@ ProxySpec parseProxy(const QJsonObject &json, const Scenario &s, Parser &parser)
             proxy.routes.push_back(route);
         }
     }
+    proxy.settings = json.value(QLatin1String("settings")).toObject();
+    EngineConfig scratch;
+    for (auto it = proxy.settings.constBegin(); it != proxy.settings.constEnd(); ++it)
+        if (const QString problem = applyEngineSetting(&scratch, it.key(), it.value()); !problem.isEmpty())
+            parser.error(QStringLiteral("proxy settings: %1").arg(problem));
     return proxy;
 }
 

@@ -176,6 +176,9 @@ struct ProxyRouteSpec {
 struct ProxySpec {
     QString breakerPreset = QStringLiteral("launch-day"); // "relay" or "launch-day"
     std::vector<ProxyRouteSpec> routes; // default: each load model → the providers listing it, in order
+    // Engine settings the drill runs with, by their configuration keys ("health.degrade_below": 0),
+    // applied after the breaker preset.
+    QJsonObject settings;
 };
 
 struct Scenario {

@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::size_t kDamagedShown = 5;
 
-QJsonObject toJson(const Percentiles &p)
+QJsonObject percentilesJson(const Percentiles &p)
 {
     return QJsonObject{{"p50", p.p50}, {"p95", p.p95}, {"p99", p.p99}};
 }
@@ -16,18 +16,21 @@ QJsonObject toJson(const Percentiles &p)
 } // namespace
 
 std::optional<StreamRescueScore> StreamRescueScore::compute(const std::vector<RequestRecord> &records, const std::vector<QByteArray> &broken,
-                                                            const QSet<QByteArray> &wholeAnswers, const QStringList &primaryChannels)
+                                                            const std::vector<QByteArray> &continued, const QSet<QByteArray> &wholeAnswers,
+                                                            double fallbackTtftMs)
 {
     if (broken.empty())
         return std::nullopt;
     StreamRescueScore s;
     s.broken = static_cast<int>(broken.size());
-    std::vector<double> gaps, fallbackTtft;
+    s.rescued = static_cast<int>(continued.size());
+    s.fallbackTtftMs = fallbackTtftMs;
+    std::vector<double> gaps;
     for (const RequestRecord &rec : records) {
         if (rec.dropped || !rec.stream)
             continue;
         ++s.streams;
-        const bool began = std::any_of(broken.begin(), broken.end(), [&rec](const QByteArray &part) { return rec.text.startsWith(part); });
+        const bool began = std::any_of(continued.begin(), continued.end(), [&rec](const QByteArray &part) { return rec.text.startsWith(part); });
         if (!rec.ok)
             continue;
         ++s.wellFormed;
@@ -35,15 +38,10 @@ std::optional<StreamRescueScore> StreamRescueScore::compute(const std::vector<Re
             ++s.intact;
         else if (s.damaged.size() < kDamagedShown)
             s.damaged.push_back(QString::fromUtf8(rec.text));
-        if (began) {
-            ++s.rescued;
+        if (began && rec.maxGapMs >= 0)
             gaps.push_back(rec.maxGapMs);
-        } else if (rec.attempts == 1 && !primaryChannels.contains(rec.channel) && rec.ttftMs >= 0) {
-            fallbackTtft.push_back(rec.ttftMs);
-        }
     }
     s.rescueGapMs = Percentiles::of(gaps);
-    s.fallbackTtftMs = Percentiles::of(fallbackTtft);
     return s;
 }
 
@@ -58,8 +56,8 @@ QJsonObject StreamRescueScore::toJson() const
                        {"well_formed", wellFormed},
                        {"intact", intact},
                        {"damaged_examples", damagedJson},
-                       {"rescue_gap_ms", toJson(rescueGapMs)},
-                       {"fallback_ttft_ms", toJson(fallbackTtftMs)}};
+                       {"rescue_gap_ms", percentilesJson(rescueGapMs)},
+                       {"fallback_ttft_ms", fallbackTtftMs}};
 }
 
 QString StreamRescueScore::toText() const
@@ -71,11 +69,11 @@ QString StreamRescueScore::toText() const
                .arg(wellFormed)
                .arg(share, 0, 'f', 2)
                .arg(intact);
-    out += QStringLiteral("  rescued         %1 of the %2 answers a provider broke mid-answer\n").arg(rescued).arg(broken);
-    out += QStringLiteral("  rescue time     longest gap in a rescued stream p50 %1 ms, p95 %2 ms; the fallback's own TTFT p50 %3 ms\n")
+    out += QStringLiteral("  rescued         %1 continuations finished for the %2 answers a provider broke mid-answer\n").arg(rescued).arg(broken);
+    out += QStringLiteral("  rescue time     longest gap in a rescued stream p50 %1 ms, p95 %2 ms; the fallback's own TTFT %3 ms (median)\n")
                .arg(rescueGapMs.p50, 0, 'f', 0)
                .arg(rescueGapMs.p95, 0, 'f', 0)
-               .arg(fallbackTtftMs.p50, 0, 'f', 0);
+               .arg(fallbackTtftMs, 0, 'f', 0);
     for (const QString &text : damaged)
         out += QStringLiteral("  damaged text    %1\n").arg(text.left(120));
     return out;

@@ -18,18 +18,20 @@ namespace sb::sim {
 struct StreamRescueScore {
     int streams = 0;    // stream requests sent (dropped ones excluded)
     int broken = 0;     // answers a provider broke after sending text (its own record)
-    int rescued = 0;    // client streams that began with such a broken answer and still completed
+    int rescued = 0;    // continuations a provider was asked for and finished (its own record)
     int wellFormed = 0; // streams that ended with [DONE], no error event, some text
     int intact = 0;     // well-formed streams whose text is exactly one whole answer of the passage
     std::vector<QString> damaged; // well-formed streams whose text is not: a span repeated or missing (the first few)
-    Percentiles rescueGapMs;    // rescued streams: their longest wait between two pieces of text (scenario ms)
-    Percentiles fallbackTtftMs; // streams a fallback answered from their first attempt: its own TTFT
+    Percentiles rescueGapMs;    // client streams that began with a continued answer: their longest wait between two pieces of text (scenario ms)
+    double fallbackTtftMs = 0.0; // the fallbacks' own TTFT: the median of what their scenario draws
 
-    // `broken`: the text of each answer a provider broke after some of it went out; `wholeAnswers`:
-    // every whole answer the providers' passages give; `fallbackChannels`: the channels that are
-    // not primaries. std::nullopt when no provider broke a stream.
+    // From the providers' record: `broken`, the text of each fresh answer a provider broke after
+    // some of it went out; `continued`, the partial answer of each continuation a provider
+    // finished. `wholeAnswers`: every whole answer the providers' passages give. std::nullopt
+    // when no provider broke a stream.
     static std::optional<StreamRescueScore> compute(const std::vector<RequestRecord> &records, const std::vector<QByteArray> &broken,
-                                                    const QSet<QByteArray> &wholeAnswers, const QStringList &primaryChannels);
+                                                    const std::vector<QByteArray> &continued, const QSet<QByteArray> &wholeAnswers,
+                                                    double fallbackTtftMs);
 
     QJsonObject toJson() const;
     QString toText() const;

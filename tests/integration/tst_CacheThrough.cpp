@@ -295,7 +295,8 @@ private slots:
     void aStreamCutMidwayIsNotCached()
     {
         QFETCH(int, error);
-        startAll({always(static_cast<SimError>(error))});
+        // Not continued, as both providers break it: what it leaves is an answer with a piece missing.
+        startAll({always(static_cast<SimError>(error))}, [](EngineConfig &c) { c.retry.continueStreams = false; });
         const Reply broken = post(questionBody(true));
         QCOMPARE(broken.status, 200);
         const StreamText text = parseStream(broken.body);

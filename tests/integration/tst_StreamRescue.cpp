@@ -235,9 +235,17 @@ private slots:
 
     // The other front doors word the continuation with the same writer as the beginning: one
     // Anthropic message, one Responses response, their indexes and ids unbroken.
+    void anAnthropicClientGetsOneMessage_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        QTest::addRow("translated from an OpenAI-compatible upstream") << "openai_compat";
+        QTest::addRow("passed through from an Anthropic upstream") << "anthropic"; // Claude Code's path
+    }
+
     void anAnthropicClientGetsOneMessage()
     {
-        start("openai_compat", breakAfter(SimError::StreamCut, 20), fakeProviderSpec("fallback"));
+        QFETCH(QString, dialect);
+        start(dialect, breakAfter(SimError::StreamCut, 20), fakeProviderSpec("fallback"));
         const QByteArray body = R"({"model":"gpt-4o","max_tokens":256,"stream":true,"messages":[{"role":"user","content":"Tell me."}]})";
         const Reply reply = m_client.request(m_proxy.gateway->port(), "POST", "/v1/messages", body,
                                              RawHeaders{{"anthropic-version", "2023-06-01"}});
@@ -260,6 +268,10 @@ private slots:
         QCOMPARE(blockStarts, 1);
         QCOMPARE(stops, 1);
         QCOMPARE(text, partAndWhole(*m_proxy.primary, Language::English).second);
+        const auto record = m_records.waitForOnly();
+        QVERIFY(record);
+        QCOMPARE(record->status, RequestStatus::Ok);
+        QCOMPARE(int(record->attempts.size()), 2);
     }
 
     void aResponsesClientGetsOneResponse()

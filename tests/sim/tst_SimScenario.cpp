@@ -140,7 +140,7 @@ private slots:
     {
         const QDir dir(sb::test::sourcePath(QStringLiteral("resources/drills")));
         const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files);
-        QCOMPARE(files.size(), 6);
+        QCOMPARE(files.size(), 7);
         for (const QString &file : files) {
             QStringList errors;
             const auto s = Scenario::fromFile(dir.filePath(file), &errors);

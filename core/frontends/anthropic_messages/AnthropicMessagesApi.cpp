@@ -29,6 +29,13 @@ QByteArray AnthropicMessagesApi::streamChunks(const std::vector<QByteArray> &ope
     return out;
 }
 
+bool AnthropicMessagesApi::resumeAfterPassThrough(const std::vector<QByteArray> &sentChunks, int upstreamBlocks)
+{
+    for (const QByteArray &chunk : sentChunks)
+        m_writer.onChunk(chunk); // written already, in the upstream's words
+    return !m_writer.isFinished() && m_writer.stats().blocks == std::uint64_t(upstreamBlocks);
+}
+
 QByteArray AnthropicMessagesApi::streamEnd()
 {
     return m_writer.finish();

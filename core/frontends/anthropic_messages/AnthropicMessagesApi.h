@@ -18,6 +18,10 @@ public:
     QByteArray streamChunks(const std::vector<QByteArray> &openAiChunks) override;
     QByteArray streamEnd() override;
     QByteArray streamError(const ApiError &error) override;
+    // The writer replays what the upstream's events said; it goes on only when its blocks are the
+    // upstream's (a thinking block then a text block, say, in the same order).
+    bool resumeAfterPassThrough(const std::vector<QByteArray> &sentChunks, int upstreamBlocks) override;
+    bool resumesPassThrough() const override { return true; }
     int errorStatus(const ApiError &error) const override;
     QByteArray errorBody(const ApiError &error) const override;
 

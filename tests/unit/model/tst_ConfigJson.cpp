@@ -173,7 +173,7 @@ private slots:
         QVERIFY(!applyEngineSetting(&c, QStringLiteral("breaker.half_open_mode"), QStringLiteral("sometimes")).isEmpty());
         QCOMPARE(c.breaker.halfOpenMode, HalfOpenMode::TrafficShare);
         QVERIFY(applyEngineSetting(&c, QStringLiteral("no.such"), 1).contains(QStringLiteral("no setting")));
-        QCOMPARE(engineSettingKeys().size(), 47);
+        QCOMPARE(engineSettingKeys().size(), 49);
     }
 
     void theShippedDefaultConfigFileImports()

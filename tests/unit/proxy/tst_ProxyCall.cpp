@@ -628,23 +628,27 @@ private slots:
         QCOMPARE(rig.records.at(0).attempts.at(0).outcome, OutcomeKind::ProviderDown);
     }
 
-    void aRoleChunkMeetsTheFirstEventsBudget()
+    void aRoleChunkDoesNotMeetTheFirstContentDeadline()
     {
-        // Held or not, the role chunk is the stream's first event: a model that then thinks past
-        // the attempt's budget is not timed out for it (the idle timeout bounds the gaps).
+        // The role chunk is no answer: a stream whose content does not come within the deadline
+        // (the attempt's budget, 30 s) goes to the fallback, unseen, the role chunk never sent.
         Rig rig;
         rig.call(QStringLiteral("pair"), true);
         rig.upstream.streamHead(0);
         rig.clock.advance(1s);
         rig.upstream.data(0, kRoleChunk);
-        rig.clock.advance(40s);
+        rig.clock.advance(29s - 1ms);
         QCOMPARE(rig.upstream.count(), std::size_t(1));
-        QVERIFY(!rig.upstream.at(0).cancelled);
-        rig.upstream.data(0, kChunk);
-        rig.upstream.data(0, kLastChunk);
-        QVERIFY(rig.response->streamed);
+        rig.clock.advance(1ms);
+        QVERIFY(rig.upstream.at(0).cancelled);
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY(!rig.response->streamed);
+        rig.upstream.streamHead(1);
+        rig.upstream.data(1, kChunk);
+        rig.upstream.data(1, kLastChunk);
         QCOMPARE(rig.records.at(0).status, RequestStatus::Ok);
-        QCOMPARE(rig.records.at(0).attempts.size(), std::size_t(1));
+        QCOMPARE(rig.records.at(0).attempts.size(), std::size_t(2));
+        QCOMPARE(rig.records.at(0).attempts.at(0).phase, OutcomePhase::BeforeFirstByte);
     }
 
     void theRoleChunkGoesOutWithTheFirstContent()
