@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStyleFactory>
@@ -514,6 +515,15 @@ private slots:
             const QColor background = image.pixelColor(5, image.height() - 5);
             QCOMPARE(background.lightness() < 128, theme == ThemeManager::Theme::Dark);
             qInfo("screenshot %s", qPrintable(path));
+            if (theme == ThemeManager::Theme::Light) {
+                // The retry group, with the deadlines and the stream continuation switch.
+                auto *scroll = page.findChild<QScrollArea *>();
+                QVERIFY(scroll);
+                scroll->ensureWidgetVisible(page.continueStreamsBox(), 0, 400);
+                QCoreApplication::processEvents();
+                QVERIFY(page.continueStreamsBox()->isChecked());
+                QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("settings/retry-and-streams.png"))));
+            }
         }
         themes.setTheme(ThemeManager::Theme::System);
     }
