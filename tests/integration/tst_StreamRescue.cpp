@@ -187,9 +187,21 @@ private slots:
         QCOMPARE(text.content, partAndWhole(*m_proxy.primary, Language::English).second);
     }
 
-    void anErrorRightAfterTheStartFailsOverUnseen()
+    void aBreakBeforeTheFirstContentFailsOverUnseen_data()
     {
-        start("openai_compat", always(SimError::ErrorAfterStart), fakeProviderSpec("fallback"));
+        QTest::addColumn<QString>("dialect");
+        QTest::addColumn<int>("error");
+        for (const char *dialect : {"openai_compat", "anthropic"}) {
+            QTest::addRow("%s: an error event right after the start", dialect) << dialect << int(SimError::ErrorAfterStart);
+            QTest::addRow("%s: a cut inside the first content event", dialect) << dialect << int(SimError::StreamCut);
+        }
+    }
+
+    void aBreakBeforeTheFirstContentFailsOverUnseen()
+    {
+        QFETCH(QString, dialect);
+        QFETCH(int, error);
+        start(dialect, breakAfter(static_cast<SimError>(error), 0), fakeProviderSpec("fallback"));
         const Reply reply = stream();
         const StreamText text = parseStream(reply.body);
         QVERIFY2(text.done && text.error.isEmpty(), reply.body.constData());
