@@ -35,6 +35,6 @@ if awk -v w="$well" -v s="$streams" 'BEGIN { exit !(s > 0 && w >= 0.999 * s) }';
 printf '  well-formed streams      %s of %s (at least 99.9 %%): %s\n' "$well" "$streams" "$verdict"
 if [ "$intact" = "$well" ]; then verdict=met; else verdict=MISSED; status=1; fi
 printf '  whole answers            %s of %s well-formed (no seam shows): %s\n' "$intact" "$well" "$verdict"
-printf '  rescue time              median %s ms, beside the fallback'"'"'s own TTFT median %s ms\n' \
-  "$(median rescue_gap_ms)" "$(median fallback_ttft_ms)"
+printf '  rescue time              median %.0f ms, beside the fallback'"'"'s own TTFT median %.0f ms\n' \
+  "$(median rescue_gap_ms)" "$(score fallback_ttft_ms)"
 exit $status
