@@ -16,7 +16,7 @@ trap 'kill -9 $proxy_pid $sim_pid 2>/dev/null || true' EXIT
 port=""
 for _ in $(seq 1 100); do
   port=$(sed -n 's|.*proxy listening on http://127.0.0.1:\([0-9]*\)/v1.*|\1|p' "$work/proxy.log" | head -1)
-  if [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/healthz" > /dev/null && curl -s -o /dev/null "http://127.0.0.1:18464/v1/models"; then break; fi
+  if [ -n "$port" ] && curl -sf "http://127.0.0.1:$port/healthz" > /dev/null && curl -s -o /dev/null "http://127.0.0.1:18474/v1/models"; then break; fi
   sleep 0.1
 done
 curl -sf "http://127.0.0.1:$port/healthz" > /dev/null || { echo "proxy did not come up"; cat "$work/proxy.log"; exit 1; }
