@@ -213,8 +213,7 @@ void ProxyCall::nextAttempt()
 {
     if (m_stage == Stage::Finished)
         return;
-    if (m_stage != Stage::Streaming) // a continuation keeps the client's stream open meanwhile
-        m_stage = Stage::Routing;
+    enterRouting();
     if (m_retry.attempts() > 0
         && m_retry.nextAttemptSpendsBudget(m_engine.router().hasUntriedChannel(m_input.model, m_retry))) {
         if (!m_engine.retryBudget().tryStartRetry()) {
@@ -253,7 +252,7 @@ bool ProxyCall::waitForRateLimit(Clock::Duration wait)
     // The slot of a retry is held by an attempt, not by a wait: nextAttempt() asks the budget again.
     m_retrySlot.reset();
     m_rateLimitWaited += wait;
-    m_stage = Stage::Routing;
+    enterRouting();
     // Rounded up: a timer a hair early would find the key still cooling.
     m_backoffTimer.start(std::chrono::ceil<std::chrono::milliseconds>(wait));
     return true;
@@ -900,8 +899,14 @@ void ProxyCall::attemptFailed(Outcome outcome)
         nextAttempt();
         return;
     }
-    m_stage = Stage::Routing;
+    enterRouting();
     m_backoffTimer.start(std::chrono::milliseconds(std::max(1, millisOf(delay))));
+}
+
+void ProxyCall::enterRouting()
+{
+    if (m_stage != Stage::Streaming) // a continuation keeps the client's stream open meanwhile
+        m_stage = Stage::Routing;
 }
 
 bool ProxyCall::tryClientErrorElsewhere(const Outcome &outcome, int channelId, int providerId)

@@ -63,12 +63,14 @@ public:
 
 private:
     struct Attempt;
-    // Where the call is. Every transition is in one place: nextAttempt() (Routing), launch()
-    // (Attempting), startClientStream() (Streaming), finish() (Finished).
+    // Where the call is. Every transition is in one place: enterRouting() (Routing), launch()
+    // (Attempting), startClientStream() (Streaming), finish() (Finished). Once Streaming, the call
+    // stays so until it finishes, through the attempts of a continuation.
     enum class Stage {
         Routing,    // between attempts: choosing a channel, or waiting out a backoff
         Attempting, // an attempt is in flight and no byte has reached the client: failover is invisible
-        Streaming,  // the client's stream has started: a failure now ends it with an error event
+        Streaming,  // the client's stream has started: a failure now is continued on another
+                    // channel (StreamContinuation) or ends the stream with an error event
         Finished,   // the client has its answer, or is gone; nothing more happens
     };
     // A retry in flight counted against the RetryBudget, given back when the attempt ends.
@@ -84,6 +86,8 @@ private:
     };
 
     void nextAttempt();
+    // Between attempts: Routing, unless the client's stream is open (a continuation is routed).
+    void enterRouting();
     // No channel can take the attempt until a rate limit passes (a cooling key, a provider's limit), in
     // `wait`: waits it out and tries again when that fits in what is left of the max client wait and of
     // the deadline, and says whether it does. Never the hint again on top: the router hands out no
