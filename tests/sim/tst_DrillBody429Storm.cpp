@@ -52,6 +52,7 @@ private slots:
         // and a success (15 % of its answers) ends the run: at most about one refusal a second.
         const FakeProvider::Stats qwen = run.providers.value(QStringLiteral("qwen"));
         const quint64 bodyLimits = qwen.injected[std::size_t(SimError::BodyRateLimit)];
+        qInfo("Qwen was sent into %llu body rate limits (at most 150)", static_cast<unsigned long long>(bodyLimits));
         QVERIFY2(bodyLimits >= 1, "Qwen never signalled a rate limit: the drill did not drill");
         QVERIFY2(bodyLimits <= 150, qPrintable(QStringLiteral("Qwen was sent into %1 body rate limits").arg(bodyLimits)));
 

@@ -116,6 +116,17 @@ private slots:
         error.error = QStringLiteral("Incorrect API key provided: %1").arg(kKeyB);
         error.attempts = {test::HistoryFixture::attempt(1, OutcomeKind::AuthError, 401, error.timeMs + 1, 30, error.error)};
         write(error);
+        // A stream the primary cut mid-answer, continued by the fallback.
+        RequestRecord continued = request(m_next++, 2);
+        continued.requestId = QStringLiteral("req-continued");
+        continued.failover = true;
+        continued.streamed = true;
+        AttemptRecord cut = test::HistoryFixture::attempt(1, OutcomeKind::ProviderDown, 200, continued.timeMs + 1, 300,
+                                                          QStringLiteral("the upstream stream ended without its end marker"));
+        cut.phase = OutcomePhase::MidStream;
+        continued.attempts = {cut, test::HistoryFixture::attempt(2, OutcomeKind::Success, 200, continued.timeMs + 302, 600,
+                                                                 QStringLiteral("continued the answer after 41 characters had reached the client"))};
+        write(continued);
         writePlain(10);
     }
 
@@ -129,7 +140,7 @@ private slots:
         page.resize(1100, 700);
         page.show();
         QVERIFY(QTest::qWaitForWindowExposed(&page));
-        QTRY_COMPARE(page.summaryText(), QStringLiteral("52 requests"));
+        QTRY_COMPARE(page.summaryText(), QStringLiteral("53 requests"));
         const int row = rowOf(page, QStringLiteral("req-failover"));
         QVERIFY(row >= 0);
         page.table()->selectRow(row);
@@ -145,6 +156,26 @@ private slots:
         page.table()->scrollTo(page.model()->index(row, 0));
         QTest::qWait(50);
         QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("requests.png"))));
+    }
+
+    void aContinuedStreamSaysWhereTheAnswerWasSpliced()
+    {
+        HistoryService history(m_path);
+        RequestsPage page(&history);
+        page.setLive(false);
+        page.resize(1100, 700);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QTRY_VERIFY(rowOf(page, QStringLiteral("req-continued")) >= 0);
+        const int row = rowOf(page, QStringLiteral("req-continued"));
+        page.table()->selectRow(row);
+        const QString text = page.inspector()->toPlainText();
+        for (const char *expected : {"after the first byte: the next attempt continued the answer", "without its end marker",
+                                     "answered: continued the answer after 41 characters had reached the client"})
+            QVERIFY2(text.contains(QString::fromUtf8(expected)), expected);
+        page.table()->scrollTo(page.model()->index(row, 0));
+        QTest::qWait(50);
+        QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("requests-continued-stream.png"))));
     }
 
     void noKeyTextAnywhere()

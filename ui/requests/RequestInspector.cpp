@@ -29,16 +29,21 @@ QString startOffset(qint64 ms)
     return ms <= 0 ? QStringLiteral("+0 ms") : QStringLiteral("+") + formatMs(double(ms)).toHtmlEscaped();
 }
 
-// Why the engine left this attempt for the next one, in the words an operator uses.
+// Why the engine left this attempt for the next one, in the words an operator uses. A success
+// may say more (a continuation says where it took over the answer).
 QString whyFailedOver(const AttemptRecord &a, bool last)
 {
-    if (a.outcome == OutcomeKind::Success)
-        return last ? QObject::tr("answered") : QObject::tr("succeeded");
-    QString why = RequestFormat::outcome(a.outcome);
-    if (a.httpStatus > 0)
-        why += QStringLiteral(" (HTTP %1)").arg(a.httpStatus);
-    if (a.phase == OutcomePhase::MidStream)
-        why += QObject::tr(", after the first byte: no failover possible");
+    QString why;
+    if (a.outcome == OutcomeKind::Success) {
+        why = last ? QObject::tr("answered") : QObject::tr("succeeded");
+    } else {
+        why = RequestFormat::outcome(a.outcome);
+        if (a.httpStatus > 0)
+            why += QStringLiteral(" (HTTP %1)").arg(a.httpStatus);
+        if (a.phase == OutcomePhase::MidStream)
+            why += last ? QObject::tr(", after the first byte: the stream ended with an error event")
+                        : QObject::tr(", after the first byte: the next attempt continued the answer");
+    }
     if (!a.message.isEmpty())
         why += QStringLiteral(": ") + RequestFormat::redact(a.message);
     return why;
