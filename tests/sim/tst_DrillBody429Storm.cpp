@@ -51,8 +51,8 @@ private slots:
         // gives no hint, so its key rests 1 s after a refusal, doubling while refusals follow each rest,
         // and a success (15 % of its answers) ends the run: at most about one refusal a second. At
         // ×10 on a 2-core machine the count ranged from 10 to 191 over runs (b9a020e and 81efa48
-        // alike: when the key's rest ends, the requests arriving in that moment all find it usable),
-        // so the bound sits clear of that and still far below the ~690 of a status-only gateway.
+        // alike; why it spreads so is not yet known), so the bound sits clear of that and still far
+        // below the ~690 of a status-only gateway.
         const FakeProvider::Stats qwen = run.providers.value(QStringLiteral("qwen"));
         const quint64 bodyLimits = qwen.injected[std::size_t(SimError::BodyRateLimit)];
         qInfo("Qwen was sent into %llu body rate limits (at most 300)", static_cast<unsigned long long>(bodyLimits));
