@@ -43,6 +43,15 @@ RequestRecord request(int i, int channel)
     return r;
 }
 
+// The page at the size of its screenshots, not following live history.
+bool showStill(RequestsPage &page)
+{
+    page.setLive(false);
+    page.resize(1100, 700);
+    page.show();
+    return QTest::qWaitForWindowExposed(&page);
+}
+
 } // namespace
 
 class tst_RequestsPage : public QObject {
@@ -136,10 +145,7 @@ private slots:
     {
         HistoryService history(m_path);
         RequestsPage page(&history);
-        page.setLive(false);
-        page.resize(1100, 700);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(showStill(page));
         QTRY_COMPARE(page.summaryText(), QStringLiteral("53 requests"));
         const int row = rowOf(page, QStringLiteral("req-failover"));
         QVERIFY(row >= 0);
@@ -162,10 +168,7 @@ private slots:
     {
         HistoryService history(m_path);
         RequestsPage page(&history);
-        page.setLive(false);
-        page.resize(1100, 700);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(showStill(page));
         QTRY_VERIFY(rowOf(page, QStringLiteral("req-continued")) >= 0);
         const int row = rowOf(page, QStringLiteral("req-continued"));
         page.table()->selectRow(row);
@@ -276,10 +279,7 @@ private slots:
         }
         HistoryService history(m_path);
         RequestsPage page(&history);
-        page.setLive(false);
-        page.resize(1100, 700);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(showStill(page));
         auto *apis = page.findChild<QComboBox *>(QStringLiteral("apiFilter"));
         QVERIFY(apis);
         const int responses = apis->findData(QStringLiteral("openai_responses"));
