@@ -449,6 +449,7 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         o.insert(QStringLiteral("embeddings_model"), r.cache.embeddingsModel);
         o.insert(QStringLiteral("retry_client_errors_elsewhere"), r.retryClientErrorsElsewhere);
         o.insert(QStringLiteral("continue_streams"), r.continueStreams);
+        o.insert(QStringLiteral("stream_tool_calls"), r.streamToolCalls);
         routes.append(o);
     }
     root.insert(QStringLiteral("routes"), routes);
@@ -712,6 +713,7 @@ ConfigImport importConfigJson(const QJsonObject &root)
         r.read("embeddings_model", &route.cache.embeddingsModel);
         r.read("retry_client_errors_elsewhere", &route.retryClientErrorsElsewhere);
         r.read("continue_streams", &route.continueStreams);
+        r.read("stream_tool_calls", &route.streamToolCalls);
         r.warnUnknown();
         config.routes.push_back(route);
     }

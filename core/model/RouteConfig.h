@@ -52,6 +52,11 @@ struct RouteConfig {
     // A stream that breaks after text reached the client is continued on another channel
     // (RetryConfig::continueStreams, which turns it off everywhere; StreamContinuation).
     bool continueStreams = true;
+    // A tool call's argument deltas go to the client as they arrive. Off (the default), a call is
+    // held until it is complete, so a failure inside it is asked again and the client gets the
+    // call whole, once; on, a client sees the arguments sooner, and a stream that breaks inside a
+    // call ends with its error (a call cannot be spliced).
+    bool streamToolCalls = false;
 };
 
 } // namespace sb

@@ -127,6 +127,10 @@ struct ProxyCall::Attempt {
     std::vector<QByteArray> passedChunks;
     int passedBlocks = 0;
     std::vector<QByteArray> heldChunks; // and their OpenAI chunks, for the cache
+    // A pass-through stream's events from a tool call's start to the answer's end, and their
+    // chunks: released together, dropped if the stream breaks first (m_holdsToolCalls).
+    QByteArray heldCall;
+    std::vector<QByteArray> heldCallChunks;
     std::vector<QByteArray> preamble;   // a translated stream's chunks before its first content
     qsizetype preambleBytes = 0;
     QByteArray method; // what was sent, for the sentence when the endpoint turns out not to exist
@@ -205,6 +209,7 @@ void ProxyCall::start()
     const RouteConfig *route = config->route(m_input.model);
     m_tracksText = m_input.kind == Kind::Chat && m_input.stream && m_policy->config().continueStreams
         && (!route || route->continueStreams);
+    m_holdsToolCalls = m_input.kind == Kind::Chat && m_input.stream && (!route || !route->streamToolCalls);
     if (m_stage != Stage::Finished)
         nextAttempt();
 }
@@ -514,7 +519,7 @@ void ProxyCall::handleStreamStep(StreamStep &&step)
     }
     if (m_continuation.splicing() && (!step.chunks.empty() || step.finished))
         step.chunks = m_continuation.splice(step.chunks, step.finished);
-    if (m_tracksText) {
+    if (m_holdsToolCalls) {
         // A tool call waits whole: before any text reached the client, a failure in it still
         // fails over unseen; after, the continuation asks for it again.
         step.chunks = m_continuation.holdToolCalls(std::move(step.chunks), step.finished);
@@ -563,33 +568,27 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         attemptFailed(outcome);
         return;
     }
+    if (m_holdsToolCalls && !step.finished
+        && (!m_attempt->heldCallChunks.empty() || std::any_of(step.chunks.begin(), step.chunks.end(), &StreamContinuation::isToolCall))) {
+        // From a tool call's start the events wait for the answer's end, as a translated stream's
+        // chunks do (holdToolCalls): the client never has half a call.
+        bool worded = false;
+        m_attempt->heldCall += passThroughBytes(event, &worded);
+        std::move(step.chunks.begin(), step.chunks.end(), std::back_inserter(m_attempt->heldCallChunks));
+        contentArrived(); // the call has begun: the stall deadline bounds the rest
+        return;
+    }
+    if (!m_attempt->heldCallChunks.empty()) {
+        step.chunks.insert(step.chunks.begin(), std::make_move_iterator(m_attempt->heldCallChunks.begin()),
+                           std::make_move_iterator(m_attempt->heldCallChunks.end()));
+        m_attempt->heldCallChunks.clear();
+    }
     if (m_tracksText) {
         m_attempt->passedChunks.insert(m_attempt->passedChunks.end(), step.chunks.begin(), step.chunks.end());
         m_attempt->passedBlocks += event.event == "content_block_start";
     }
-    // A client API that words its own events (the Responses API) also holds them until their first
-    // content itself: empty bytes while it does. Anthropic's go as they came, but message_start
-    // names the model the client asked for, as a whole answer does.
-    const std::optional<QByteArray> worded = m_api.passThroughEvent(event.event, event.data);
-    QByteArray bytes;
-    if (worded) {
-        bytes = *worded;
-    } else {
-        QByteArray data = event.data;
-        if (event.event == "message_start") {
-            QJsonObject start = QJsonDocument::fromJson(data).object();
-            QJsonObject message = start.value(QStringLiteral("message")).toObject();
-            if (!message.isEmpty()) {
-                message.insert(QStringLiteral("model"), m_input.model);
-                start.insert(QStringLiteral("message"), message);
-                data = QJsonDocument(start).toJson(QJsonDocument::Compact);
-            }
-        }
-        bytes.reserve(event.event.size() + data.size() + 16);
-        if (!event.event.isEmpty())
-            bytes.append("event: ").append(event.event).append('\n');
-        bytes.append("data: ").append(data).append("\n\n");
-    }
+    bool worded = false;
+    QByteArray bytes = std::exchange(m_attempt->heldCall, {}) + passThroughBytes(event, &worded);
     if (m_stage != Stage::Streaming) {
         // message_start, pings and empty blocks wait for the first content, what the translator
         // found some of the answer in (text, thinking, a tool call, a stop reason): an upstream
@@ -608,7 +607,7 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         startClientStream();
         bytes.prepend(std::exchange(m_attempt->held, {}));
     }
-    if (worded ? !worded->isEmpty() : !step.chunks.empty() && !step.preamble)
+    if (worded ? !bytes.isEmpty() : !step.chunks.empty() && !step.preamble)
         contentArrived();
     m_response->write(bytes);
     if (m_input.cacheTee) { // the cache keeps the translator's OpenAI chunks, which every front door can word
@@ -621,6 +620,33 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         cancelTransfer();
         completeStream();
     }
+}
+
+QByteArray ProxyCall::passThroughBytes(const SseEvent &event, bool *worded)
+{
+    // A client API that words its own events (the Responses API) also holds them until their first
+    // content itself: empty bytes while it does. Anthropic's go as they came, but message_start
+    // names the model the client asked for, as a whole answer does.
+    if (std::optional<QByteArray> own = m_api.passThroughEvent(event.event, event.data)) {
+        *worded = true;
+        return *std::move(own);
+    }
+    QByteArray data = event.data;
+    if (event.event == "message_start") {
+        QJsonObject start = QJsonDocument::fromJson(data).object();
+        QJsonObject message = start.value(QStringLiteral("message")).toObject();
+        if (!message.isEmpty()) {
+            message.insert(QStringLiteral("model"), m_input.model);
+            start.insert(QStringLiteral("message"), message);
+            data = QJsonDocument(start).toJson(QJsonDocument::Compact);
+        }
+    }
+    QByteArray bytes;
+    bytes.reserve(event.event.size() + data.size() + 16);
+    if (!event.event.isEmpty())
+        bytes.append("event: ").append(event.event).append('\n');
+    bytes.append("data: ").append(data).append("\n\n");
+    return bytes;
 }
 
 void ProxyCall::pauseIfClientIsSlow()
@@ -825,6 +851,7 @@ void ProxyCall::attemptFailed(Outcome outcome)
     std::vector<QByteArray> passed = m_attempt ? std::move(m_attempt->passedChunks) : std::vector<QByteArray>();
     const int passedBlocks = m_attempt ? m_attempt->passedBlocks : 0;
     endAttempt();
+    m_continuation.dropHeldToolCall();
     m_lastOutcome = outcome;
     m_lastFailedChannel = failedChannel;
     m_lastFailedProvider = failedProvider;

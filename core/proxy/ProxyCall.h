@@ -102,6 +102,8 @@ private:
     bool refreshRefusedToken(const Outcome &outcome);
     QString keyLabel() const; // the attempt's key as the user named it (or masked), for sentences
     void onUpstreamHeaders(int status, const HttpHeaders &headers);
+    // An upstream event as the client gets it; `worded` says the client API wrote it itself.
+    QByteArray passThroughBytes(const SseEvent &event, bool *worded);
     void onUpstreamData(QByteArrayView chunk);
     void onUpstreamComplete(TransferError error, const QString &message);
     void onAttemptTimeout();
@@ -184,6 +186,9 @@ private:
     // m_tracksText (a chat stream whose route continues streams).
     StreamContinuation m_continuation;
     bool m_tracksText = false;
+    // A chat stream whose route does not stream tool-call arguments as they arrive: a call is
+    // held until the answer finishes, so it reaches the client whole, once.
+    bool m_holdsToolCalls = false;
     // Most calls are a buffered answer on the first attempt and start neither; a DeadlineTimer makes
     // its clock timer only when started (two timers made and connected a request were ~3,000 instructions).
     DeadlineTimer m_attemptTimer; // stream attempts: time to the first content

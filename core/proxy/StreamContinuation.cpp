@@ -115,12 +115,15 @@ void StreamContinuation::sent(const std::vector<QByteArray> &chunks)
     }
 }
 
+bool StreamContinuation::isToolCall(const QByteArray &chunk)
+{
+    return chunk.contains("\"tool_calls\"") && !deltaOf(parse(chunk)).value(QLatin1String("tool_calls")).toArray().isEmpty();
+}
+
 std::vector<QByteArray> StreamContinuation::holdToolCalls(std::vector<QByteArray> chunks, bool finished)
 {
     if (m_heldCall.empty()) {
-        const auto call = std::find_if(chunks.begin(), chunks.end(), [](const QByteArray &chunk) {
-            return chunk.contains("\"tool_calls\"") && !deltaOf(parse(chunk)).value(QLatin1String("tool_calls")).toArray().isEmpty();
-        });
+        const auto call = std::find_if(chunks.begin(), chunks.end(), &StreamContinuation::isToolCall);
         std::move(call, chunks.end(), std::back_inserter(m_heldCall));
         chunks.erase(call, chunks.end());
     } else {
@@ -173,7 +176,6 @@ void StreamContinuation::beginSplice(const TokenUsage &failed, int promptTokens)
     m_openingDone = m_text.isEmpty();
     m_opening.clear();
     m_held.clear();
-    m_heldCall.clear(); // the call comes whole from the continuation
 }
 
 std::optional<int> StreamContinuation::overlap(const QString &sent, const QString &opening, bool final)

@@ -47,6 +47,10 @@ public:
     // released together when the answer finishes.
     std::vector<QByteArray> holdToolCalls(std::vector<QByteArray> chunks, bool finished);
     bool holdingToolCall() const { return !m_heldCall.empty(); }
+    // The attempt holding a call failed: the next attempt's call is the one the client gets.
+    void dropHeldToolCall() { m_heldCall.clear(); }
+    // Whether this engine chunk carries a tool call's delta.
+    static bool isToolCall(const QByteArray &chunk);
 
     // The request for the rest: `original` (an OpenAI chat body) with the answer so far as the
     // assistant's partial turn — a prefill, its trailing white space left off, as upstreams that

@@ -2,6 +2,7 @@
 
 #include "sim/ContinuationRequest.h"
 #include "sim/ResponsesApiWire.h"
+#include "sim/SseWire.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -18,20 +19,7 @@ namespace sb::sim {
 
 namespace {
 
-QByteArray compact(const QJsonObject &o)
-{
-    return QJsonDocument(o).toJson(QJsonDocument::Compact);
-}
-
-QByteArray dataEvent(const QJsonObject &o, const char *terminator = "\n\n")
-{
-    return QByteArrayLiteral("data: ") + compact(o) + terminator;
-}
-
-QByteArray namedEvent(const char *name, const QJsonObject &o)
-{
-    return QByteArrayLiteral("event: ") + name + QByteArrayLiteral("\ndata: ") + compact(o) + QByteArrayLiteral("\n\n");
-}
+using namespace wire;
 
 QByteArray bearer(const HttpHeaders &headers)
 {
@@ -44,20 +32,6 @@ QByteArray bearer(const HttpHeaders &headers)
 QByteArray queryValue(const QByteArray &query, const char *name)
 {
     return QUrlQuery(QString::fromLatin1(query)).queryItemValue(QLatin1String(name), QUrl::FullyDecoded).toUtf8();
-}
-
-QJsonObject openAiUsage(int prompt, int completion)
-{
-    return QJsonObject{{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
-}
-
-QJsonObject openAiChunk(qint64 created, const QByteArray &id, const QString &model, const QJsonObject &delta, const QJsonValue &finish)
-{
-    return QJsonObject{{"id", QString::fromLatin1("chatcmpl-" + id)},
-                       {"object", "chat.completion.chunk"},
-                       {"created", created},
-                       {"model", model},
-                       {"choices", QJsonArray{QJsonObject{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}}}};
 }
 
 QJsonObject geminiCandidate(const QByteArray &text, const char *finish)
@@ -210,8 +184,11 @@ SimRequest DialectWire::parse(const QByteArray &method, const QByteArray &path, 
         break;
     }
     }
-    if (r.kind == SimRequest::Kind::Chat && !r.responses)
+    if (r.kind == SimRequest::Kind::Chat && !r.responses) {
         r.partial = partialAnswerOf(json);
+        r.tool = firstToolOf(json);
+        r.toolResult = endsWithToolResult(json);
+    }
     return r;
 }
 

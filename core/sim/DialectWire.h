@@ -1,6 +1,7 @@
 #pragma once
 
 #include "sim/Scenario.h"
+#include "sim/SimAnswer.h"
 #include "common/Clock.h"
 #include "common/HttpHeaders.h"
 
@@ -27,6 +28,8 @@ struct SimRequest {
     bool responses = false;        // OpenAI-compatible only: POST …/responses, OpenAI's Responses API (ResponsesApiWire)
     QStringList inputs;            // Embeddings: the texts to embed, in order
     QByteArray partial;            // Chat: the partial answer it asks to be continued (partialAnswerOf)
+    QString tool;                  // Chat: the first tool it offers (firstToolOf)
+    bool toolResult = false;       // Chat: its last turn carries a tool's result
 };
 
 // A complete HTTP answer.
@@ -57,6 +60,13 @@ public:
     QByteArray streamDelta(const SimRequest &request, const QByteArray &id, const QByteArray &piece, int index) const;
     // `text` is the whole answer, which the Responses API repeats in its done events.
     QByteArray streamTail(const SimRequest &request, const QByteArray &id, int completionTokens, const QByteArray &text = {}) const;
+
+    // An answer with reasoning or a tool call (SimAnswer): the same, piece by piece. A text-only
+    // answer goes out exactly as the token forms above send it.
+    SimReply complete(const SimRequest &request, const QByteArray &id, const SimAnswer &answer) const;
+    QByteArray streamHead(const SimRequest &request, const QByteArray &id, const SimAnswer &answer) const;
+    QByteArray streamPiece(const SimRequest &request, const QByteArray &id, const SimAnswer &answer, int index) const;
+    QByteArray streamTail(const SimRequest &request, const QByteArray &id, const SimAnswer &answer) const;
 
     // Errors at the HTTP level (500, 503, 429 with or without Retry-After, 401 for an unknown key).
     SimReply httpError(int status, int retryAfterSeconds = 0) const;

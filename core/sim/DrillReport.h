@@ -29,6 +29,8 @@ struct RequestRecord {
     QString channel;        // x-switchboard-channel (direct runs: the provider's name)
     QByteArray text;        // a stream's text, as the client got it
     double maxGapMs = -1.0; // a stream's longest wait between two pieces of text (scenario ms)
+    int toolCalls = 0;          // a stream's tool calls (deltas that opened one)
+    QByteArray toolArguments;   // their arguments, as the client got them
 };
 
 struct Percentiles {

@@ -121,7 +121,7 @@ DrillReport DrillRunner::report() const
     DrillReport report = DrillReport::compute(m_scenario.name, m_scenario.timeScale, m_scenario.load.duration, records, m_scenario.report);
     // What the providers broke, from their own record, and every whole answer their passages give.
     std::vector<QByteArray> broken, continued;
-    QSet<QByteArray> whole;
+    QSet<QByteArray> whole, wholeCalls;
     std::vector<double> fallbackTtft; // drawn as the scenario draws the fallbacks' TTFT
     SplitMixRandom draws(m_scenario.seed);
     for (std::size_t i = 0; i < m_providers.size(); ++i) {
@@ -130,6 +130,8 @@ DrillReport DrillRunner::report() const
                 broken.push_back(answer.text);
             if (answer.complete && !answer.partial.isEmpty())
                 continued.push_back(answer.partial);
+            if (answer.complete && !answer.toolArguments.isEmpty())
+                wholeCalls.insert(answer.toolArguments);
         }
         const ProviderSpec &spec = m_scenario.providers[i];
         if (!m_scenario.report.primaryChannels.contains(spec.name))
@@ -138,7 +140,8 @@ DrillReport DrillRunner::report() const
         for (quint64 seed = 0; seed < SimText::kDistinctSeeds; ++seed)
             whole.insert(SimText::join(SimText::tokens(spec.language, spec.completionTokens, seed)));
     }
-    if (const std::optional<StreamRescueScore> score = StreamRescueScore::compute(records, broken, continued, whole, Percentiles::of(fallbackTtft).p50)) {
+    if (const std::optional<StreamRescueScore> score = StreamRescueScore::compute(records, broken, continued, whole, wholeCalls,
+                                                                                         Percentiles::of(fallbackTtft).p50)) {
         report.streamRescueJson = score->toJson();
         report.streamRescueText = score->toText();
     }

@@ -27,19 +27,19 @@ public:
           m_fault(fault), m_id(QByteArray::number(id)), m_splitter(m_shared->spec.chunking, m_shared->random)
     {
         const ProviderSpec &spec = m_shared->spec;
-        m_tokens = SimText::tokens(spec.language, spec.completionTokens, id);
+        std::vector<QByteArray> text = SimText::tokens(spec.language, spec.completionTokens, id);
         if (!m_request.partial.isEmpty()) // asked to go on with an answer of its passage: the rest of it
-            if (std::vector<QByteArray> rest = SimText::continuation(spec.language, spec.completionTokens, m_request.partial,
-                                                                     spec.continuationOverlap);
-                !rest.empty())
-                m_tokens = std::move(rest);
+            if (std::optional<std::vector<QByteArray>> rest =
+                    SimText::continuation(spec.language, spec.completionTokens, m_request.partial, spec.continuationOverlap))
+                text = *std::move(rest);
+        m_answer = SimAnswer::compose(spec, m_request, std::move(text), id);
         const double ttft = spec.ttftMs.sample(m_shared->random) + fault.extraTtftMs;
         const double tps = std::max(0.01, spec.tokensPerSecond.sample(m_shared->random) * fault.tokenRateFactor);
         m_ttftRealMs = m_shared->clock.toRealMs(ttft);
         m_intervalRealMs = m_shared->clock.toRealMs(1000.0 / tps);
-        m_stopAt = static_cast<int>(m_tokens.size());
+        m_stopAt = m_answer.size();
         if (fault.error == SimError::MidStreamError || fault.error == SimError::StreamCut || fault.error == SimError::StreamStall)
-            m_stopAt = fault.afterChars >= 0 ? tokensCovering(fault.afterChars) : std::max(1, m_stopAt / 2);
+            m_stopAt = breakPoint();
         if (fault.error == SimError::ErrorAfterStart)
             m_stopAt = 0;
         QPointer<Exchange> self(this);
@@ -58,29 +58,38 @@ public:
     }
 
 private:
-    // How many of the answer's tokens it takes to send at least `chars` characters.
-    int tokensCovering(int chars) const
+    // How many of the answer's pieces go out before the fault breaks the stream.
+    int breakPoint() const
     {
-        int count = 0, sent = 0;
-        for (const QByteArray &token : m_tokens) {
-            if (sent >= chars)
-                break;
-            for (char byte : token)
-                sent += (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
-            ++count;
+        switch (m_fault.inside) {
+        case FaultSpec::Inside::ToolCall:
+            return m_answer.halfwayThrough(SimAnswer::Kind::ToolArguments);
+        case FaultSpec::Inside::Reasoning:
+            return m_answer.halfwayThrough(SimAnswer::Kind::Reasoning);
+        case FaultSpec::Inside::Anywhere:
+            break;
         }
-        return count;
+        return m_fault.afterChars >= 0 ? m_answer.piecesCovering(m_fault.afterChars) : std::max(1, m_answer.size() / 2);
     }
+    bool breaksAtAPoint() const { return m_fault.afterChars >= 0 || m_fault.inside != FaultSpec::Inside::Anywhere; }
 
     void record(bool complete)
     {
         if (!m_request.stream && !complete)
             return;
-        QByteArray text;
-        for (int i = 0; i < (complete ? static_cast<int>(m_tokens.size()) : m_next); ++i)
-            text += m_tokens.at(static_cast<std::size_t>(i));
-        m_shared->recordAnswer(FakeProvider::SentAnswer{m_request.partial, text, complete});
+        FakeProvider::SentAnswer sent{m_request.partial, {}, complete, {}};
+        const int end = complete ? m_answer.size() : m_next;
+        for (int i = 0; i < end; ++i) {
+            const SimAnswer::Piece &piece = m_answer.pieces[static_cast<std::size_t>(i)];
+            if (piece.kind == SimAnswer::Kind::Text)
+                sent.text += piece.bytes;
+            else if (piece.kind == SimAnswer::Kind::ToolArguments && complete)
+                sent.toolArguments += piece.bytes;
+        }
+        m_shared->recordAnswer(std::move(sent));
     }
+
+    QByteArray piece(int index) const { return m_shared->wire.streamPiece(m_request, m_id, m_answer, index); }
 
     template <class F>
     void after(double realMs, F f)
@@ -131,8 +140,7 @@ private:
     {
         if (!m_writer->isOpen())
             return done(false);
-        const QByteArray text = SimText::join(m_tokens);
-        SimReply reply = m_shared->wire.complete(m_request, m_id, text, static_cast<int>(m_tokens.size()));
+        SimReply reply = m_shared->wire.complete(m_request, m_id, m_answer);
         if (m_fault.error == SimError::StreamCut) {
             m_writer->startStream(200, headers(reply.headers));
             m_writer->write(reply.body.left(reply.body.size() / 2));
@@ -148,9 +156,9 @@ private:
         if (!m_writer->isOpen())
             return done(false);
         m_writer->startStream(200, headers(m_shared->wire.streamHeaders()));
-        QByteArray first = m_shared->wire.streamHead(m_request, m_id);
+        QByteArray first = m_shared->wire.streamHead(m_request, m_id, m_answer);
         if (m_stopAt > 0)
-            first += m_shared->wire.streamDelta(m_request, m_id, m_tokens.at(0), 0);
+            first += piece(0);
         emitBytes(first);
         m_next = m_stopAt > 0 ? 1 : 0;
         m_tick = std::max(kMinTickMs, m_intervalRealMs);
@@ -167,7 +175,7 @@ private:
                 return done(false);
             QByteArray batch;
             for (int i = 0; i < m_perTick && m_next < m_stopAt; ++i, ++m_next)
-                batch += m_shared->wire.streamDelta(m_request, m_id, m_tokens.at(static_cast<std::size_t>(m_next)), m_next);
+                batch += piece(m_next);
             emitBytes(batch);
             next();
         });
@@ -183,9 +191,9 @@ private:
             return done(false);
         case SimError::StreamCut:
             record(false);
-            if (m_fault.afterChars >= 0 && m_next < static_cast<int>(m_tokens.size())) {
+            if (breaksAtAPoint() && m_next < m_answer.size()) {
                 // Cut inside the next event (inside a character, where it is multi-byte): none of it counts.
-                const QByteArray event = m_shared->wire.streamDelta(m_request, m_id, m_tokens.at(static_cast<std::size_t>(m_next)), m_next);
+                const QByteArray event = piece(m_next);
                 emitBytes(event.left(event.size() / 2));
             }
             return cut();
@@ -196,7 +204,7 @@ private:
             return; // and nothing more, until the client gives up (onClosed) or the provider stops
         default:
             record(true);
-            emitBytes(m_shared->wire.streamTail(m_request, m_id, static_cast<int>(m_tokens.size()), SimText::join(m_tokens)));
+            emitBytes(m_shared->wire.streamTail(m_request, m_id, m_answer));
             return done(true);
         }
     }
@@ -207,7 +215,7 @@ private:
     FaultDecision m_fault;
     QByteArray m_id;
     ChunkSplitter m_splitter;
-    std::vector<QByteArray> m_tokens;
+    SimAnswer m_answer;
     double m_ttftRealMs = 0;
     double m_intervalRealMs = 0;
     double m_tick = kMinTickMs;

@@ -33,6 +33,7 @@ public:
         QByteArray partial;
         QByteArray text;
         bool complete = false; // it ended the answer the dialect's way
+        QByteArray toolArguments; // a complete answer's tool call, its arguments as sent
     };
     static constexpr std::size_t kSentAnswersKept = 4096;
 

@@ -50,6 +50,7 @@ FaultDecision FaultTimeline::decide(double t, Random &random) const
             d.error = e;
             d.retryAfterSeconds = f.retryAfterSeconds;
             d.afterChars = f.afterChars;
+            d.inside = f.inside;
         }
     };
     for (const FaultSpec &f : m_faults) {

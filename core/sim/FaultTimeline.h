@@ -16,7 +16,8 @@ struct FaultDecision {
     double extraTtftMs = 0.0;     // scenario ms added by latency spikes
     double tokenRateFactor = 1.0; // tokens/s multiplied by this (slow tokens < 1)
     int retryAfterSeconds = 0;    // for http_429_retry_after and http_429_hint
-    int afterChars = -1;          // where a stream breaks (FaultSpec::afterChars)
+    int afterChars = -1;          // where a stream breaks (FaultSpec::afterChars) …
+    FaultSpec::Inside inside = FaultSpec::Inside::Anywhere; // … or in which part of the answer
 };
 
 // A provider's fault program, evaluated at scenario times. Pure: the caller passes the scenario time

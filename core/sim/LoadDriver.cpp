@@ -29,6 +29,15 @@ bool truthy(const QByteArray &v)
     return v == "1" || v.compare("true", Qt::CaseInsensitive) == 0 || v.compare("yes", Qt::CaseInsensitive) == 0;
 }
 
+// The tool a load that offers tools sends with every request, in OpenAI's shape.
+QJsonArray searchTool()
+{
+    const QJsonObject parameters{{"type", "object"},
+                                 {"properties", QJsonObject{{"query", QJsonObject{{"type", "string"}}}, {"limit", QJsonObject{{"type", "integer"}}}}}};
+    return QJsonArray{QJsonObject{{"type", "function"},
+                                  {"function", QJsonObject{{"name", "search"}, {"description", "Search the notes"}, {"parameters", parameters}}}}};
+}
+
 } // namespace
 
 LoadDriver::LoadDriver(LoadSpec load, const ScenarioClock &clock, Random &random, QUrl endpoint, QByteArray apiKey,
@@ -94,6 +103,8 @@ void LoadDriver::send(const PlannedRequest &planned)
     QJsonObject body{{"model", planned.model},
                      {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", "Say something about failover."}}}},
                      {"stream", planned.stream}};
+    if (m_load.tools)
+        body.insert(QStringLiteral("tools"), searchTool());
     request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
 
     TransferOptions options;
@@ -139,6 +150,10 @@ void LoadDriver::send(const PlannedRequest &planned)
                     r.maxGapMs = std::max(r.maxGapMs, m_clock.toScenarioMs(toMillis(now - *st->lastText)));
                 st->lastText = now;
                 r.text += content.toUtf8();
+            }
+            for (const QJsonValue &call : choice.value(QLatin1String("delta")).toObject().value(QLatin1String("tool_calls")).toArray()) {
+                r.toolCalls += call.toObject().contains(QLatin1String("id"));
+                r.toolArguments += call.toObject().value(QLatin1String("function")).toObject().value(QLatin1String("arguments")).toString().toUtf8();
             }
             if (choice.value(QLatin1String("finish_reason")).isString())
                 st->sawFinish = true;

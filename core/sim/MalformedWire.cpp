@@ -1,5 +1,7 @@
 #include "sim/MalformedWire.h"
 
+#include "sim/SseWire.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -8,19 +10,11 @@ namespace sb::sim {
 
 namespace {
 
-QByteArray compact(const QJsonObject &o)
-{
-    return QJsonDocument(o).toJson(QJsonDocument::Compact);
-}
+using namespace wire;
 
 QJsonObject promptUsage(const SimRequest &request)
 {
     return QJsonObject{{"prompt_tokens", request.promptTokens}, {"completion_tokens", 0}, {"total_tokens", request.promptTokens}};
-}
-
-QByteArray namedEvent(const char *name, const QJsonObject &o)
-{
-    return QByteArrayLiteral("event: ") + name + QByteArrayLiteral("\ndata: ") + compact(o) + QByteArrayLiteral("\n\n");
 }
 
 } // namespace

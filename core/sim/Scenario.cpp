@@ -175,6 +175,15 @@ public:
         f.factor = number(o, "factor", 10.0, where, 1.0);
         f.retryAfterSeconds = static_cast<int>(number(o, "retry_after", 2.0, where, 0.0));
         f.afterChars = static_cast<int>(number(o, "after_chars", -1.0, where, -1.0));
+        const QString inside = o.value(QLatin1String("inside")).toString();
+        if (inside == QLatin1String("tool_call"))
+            f.inside = FaultSpec::Inside::ToolCall;
+        else if (inside == QLatin1String("reasoning"))
+            f.inside = FaultSpec::Inside::Reasoning;
+        else if (!inside.isEmpty())
+            error(QStringLiteral("%1: unknown \"inside\" \"%2\"; use tool_call or reasoning.").arg(where, inside));
+        if (!inside.isEmpty() && f.afterChars >= 0)
+            error(QStringLiteral("%1: \"inside\" and \"after_chars\" each say where the stream breaks; give one.").arg(where));
         return f;
     }
 
@@ -216,6 +225,11 @@ public:
                                          where + QStringLiteral(" tokens_per_second"));
         p.completionTokens = static_cast<int>(number(o, "completion_tokens", p.completionTokens, where, 1.0));
         p.continuationOverlap = static_cast<int>(number(o, "continuation_overlap", 0.0, where, 0.0));
+        p.reasoningTokens = static_cast<int>(number(o, "reasoning_tokens", 0.0, where, 0.0));
+        p.toolCalls = o.value(QLatin1String("tool_calls")).toBool(false);
+        if ((p.reasoningTokens > 0 || p.toolCalls) && p.dialect != QLatin1String("openai_compat") && p.dialect != QLatin1String("anthropic"))
+            error(QStringLiteral("%1: \"reasoning_tokens\" and \"tool_calls\" are simulated for openai_compat and anthropic providers only.")
+                      .arg(where));
         const QString lang = o.value(QLatin1String("language")).toString(QStringLiteral("en"));
         if (lang == QLatin1String("en"))
             p.language = Language::English;
@@ -262,6 +276,7 @@ public:
         l.duration = number(o, "duration", 60.0, where, 0.0);
         l.concurrency = static_cast<int>(number(o, "concurrency", 64.0, where, 1.0));
         l.streamRatio = number(o, "stream_ratio", 1.0, where, 0.0);
+        l.tools = o.value(QLatin1String("tools")).toBool(false);
         if (l.streamRatio > 1.0)
             error(QStringLiteral("load: \"stream_ratio\" must be between 0 and 1."));
         const QJsonValue models = o.value(QLatin1String("models"));

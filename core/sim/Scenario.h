@@ -89,6 +89,10 @@ struct FaultSpec {
     // mid_stream_error, stream_cut, stream_stall: the answer's characters sent before the break;
     // -1: half the answer. A cut with it set also sends the first half of the next event's bytes.
     int afterChars = -1;
+    // mid_stream_error, stream_cut, stream_stall: the break comes halfway through the answer's tool
+    // call or its reasoning instead (an answer without one breaks as if this were not set).
+    enum class Inside { Anywhere, ToolCall, Reasoning };
+    Inside inside = Inside::Anywhere;
 
     bool activeAt(double t) const { return t >= from && t < to; }
 };
@@ -133,6 +137,13 @@ struct ProviderSpec {
     // continuation instruction after it), the provider first repeats this many of its last
     // characters, as models told to continue often do.
     int continuationOverlap = 0;
+    // openai_compat and anthropic: each answer begins with this many tokens of reasoning (OpenAI's
+    // reasoning_content, Anthropic's thinking block).
+    int reasoningTokens = 0;
+    // openai_compat and anthropic: a request that offers tools, and whose last turn is not a tool's
+    // result, is answered with its text and then a call of the first tool offered, the arguments
+    // streamed a few characters an event.
+    bool toolCalls = false;
     Language language = Language::English;
     ChunkingSpec chunking;
     std::vector<FaultSpec> faults;
@@ -155,6 +166,7 @@ struct LoadSpec {
     Target target = Target::Proxy;
     QString directProvider;  // target direct: the provider the load goes to (default: the first)
     double timeoutSeconds = 60.0; // client-side, scenario seconds
+    bool tools = false; // each request offers one function tool, which providers with tool_calls call
 };
 
 // What the report measures outages against (time to fallback, time to recovery).

@@ -87,14 +87,14 @@ std::vector<QByteArray> SimText::tokens(Language language, int count, quint64 se
     return out;
 }
 
-std::vector<QByteArray> SimText::continuation(Language language, int count, const QByteArray &partial, int overlap)
+std::optional<std::vector<QByteArray>> SimText::continuation(Language language, int count, const QByteArray &partial, int overlap)
 {
     // Every answer starts somewhere in the passage (its seed); the one that starts with `partial`
     // is the answer being continued. Seeds repeat within a few passage lengths.
     for (quint64 seed = 0; seed < kDistinctSeeds; ++seed) {
         const std::vector<QByteArray> answer = tokens(language, count, seed);
         const QByteArray whole = join(answer);
-        if (whole.size() <= partial.size() || !whole.startsWith(partial))
+        if (whole.size() < partial.size() || !whole.startsWith(partial))
             continue;
         std::vector<QByteArray> rest;
         qsizetype at = 0;
@@ -111,10 +111,15 @@ std::vector<QByteArray> SimText::continuation(Language language, int count, cons
             while (from > 0 && (static_cast<unsigned char>(partial.at(from)) & 0xC0) == 0x80)
                 --from;
         }
-        rest.front().prepend(partial.mid(from));
+        if (const QByteArray repeat = partial.mid(from); !repeat.isEmpty()) {
+            if (rest.empty())
+                rest.push_back(repeat);
+            else
+                rest.front().prepend(repeat);
+        }
         return rest;
     }
-    return {};
+    return std::nullopt;
 }
 
 QByteArray SimText::join(const std::vector<QByteArray> &tokens)

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 
+#include <optional>
 #include <vector>
 
 namespace sb::sim {
@@ -19,8 +20,9 @@ public:
     static QByteArray join(const std::vector<QByteArray> &tokens);
     // The rest of an answer of `count` tokens that begins with `partial`, as tokens (the first one
     // may be the end of a token `partial` stops inside), preceded by the last `overlap`
-    // characters of `partial`; empty when no answer of this passage begins with it.
-    static std::vector<QByteArray> continuation(Language language, int count, const QByteArray &partial, int overlap);
+    // characters of `partial`: none when `partial` is the whole answer and `overlap` 0;
+    // std::nullopt when no answer of this passage begins with it.
+    static std::optional<std::vector<QByteArray>> continuation(Language language, int count, const QByteArray &partial, int overlap);
 };
 
 } // namespace sb::sim

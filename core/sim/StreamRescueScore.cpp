@@ -17,7 +17,7 @@ QJsonObject percentilesJson(const Percentiles &p)
 
 std::optional<StreamRescueScore> StreamRescueScore::compute(const std::vector<RequestRecord> &records, const std::vector<QByteArray> &broken,
                                                             const std::vector<QByteArray> &continued, const QSet<QByteArray> &wholeAnswers,
-                                                            double fallbackTtftMs)
+                                                            const QSet<QByteArray> &wholeCalls, double fallbackTtftMs)
 {
     if (broken.empty())
         return std::nullopt;
@@ -38,6 +38,10 @@ std::optional<StreamRescueScore> StreamRescueScore::compute(const std::vector<Re
             ++s.intact;
         else if (s.damaged.size() < kDamagedShown)
             s.damaged.push_back(QString::fromUtf8(rec.text));
+        if (rec.toolCalls > 0 || !rec.toolArguments.isEmpty()) {
+            ++s.withCalls;
+            s.callsWhole += rec.toolCalls == 1 && wholeCalls.contains(rec.toolArguments);
+        }
         if (began && rec.maxGapMs >= 0)
             gaps.push_back(rec.maxGapMs);
     }
@@ -57,7 +61,9 @@ QJsonObject StreamRescueScore::toJson() const
                        {"intact", intact},
                        {"damaged_examples", damagedJson},
                        {"rescue_gap_ms", percentilesJson(rescueGapMs)},
-                       {"fallback_ttft_ms", fallbackTtftMs}};
+                       {"fallback_ttft_ms", fallbackTtftMs},
+                       {"with_tool_calls", withCalls},
+                       {"tool_calls_whole", callsWhole}};
 }
 
 QString StreamRescueScore::toText() const
@@ -74,6 +80,10 @@ QString StreamRescueScore::toText() const
                .arg(rescueGapMs.p50, 0, 'f', 0)
                .arg(rescueGapMs.p95, 0, 'f', 0)
                .arg(fallbackTtftMs, 0, 'f', 0);
+    if (withCalls > 0)
+        out += QStringLiteral("  tool calls      %1 streams carried one; %2 of them exactly one call, whole as a provider sent it\n")
+                   .arg(withCalls)
+                   .arg(callsWhole);
     for (const QString &text : damaged)
         out += QStringLiteral("  damaged text    %1\n").arg(text.left(120));
     return out;

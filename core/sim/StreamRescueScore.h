@@ -24,14 +24,17 @@ struct StreamRescueScore {
     std::vector<QString> damaged; // well-formed streams whose text is not: a span repeated or missing (the first few)
     Percentiles rescueGapMs;    // client streams that began with a continued answer: their longest wait between two pieces of text (scenario ms)
     double fallbackTtftMs = 0.0; // the fallbacks' own TTFT: the median of what their scenario draws
+    int withCalls = 0;  // well-formed streams that carried a tool call
+    int callsWhole = 0; // of them, those with exactly one call whose arguments a provider sent whole
 
     // From the providers' record: `broken`, the text of each fresh answer a provider broke after
     // some of it went out; `continued`, the partial answer of each continuation a provider
-    // finished. `wholeAnswers`: every whole answer the providers' passages give. std::nullopt
-    // when no provider broke a stream.
+    // finished. `wholeAnswers`: every whole answer the providers' passages give; `wholeCalls`:
+    // the arguments of every tool call a provider finished. std::nullopt when no provider broke a
+    // stream.
     static std::optional<StreamRescueScore> compute(const std::vector<RequestRecord> &records, const std::vector<QByteArray> &broken,
                                                     const std::vector<QByteArray> &continued, const QSet<QByteArray> &wholeAnswers,
-                                                    double fallbackTtftMs);
+                                                    const QSet<QByteArray> &wholeCalls, double fallbackTtftMs);
 
     QJsonObject toJson() const;
     QString toText() const;

@@ -262,7 +262,7 @@ EngineConfigPtr ConfigRepository::load(QString *error)
         config->channels.push_back(c);
     }
 
-    if (!q.exec(QStringLiteral("SELECT id, logical_model, strategy, cache_enabled, retry_client_errors_elsewhere, continue_streams FROM routes ORDER BY position")))
+    if (!q.exec(QStringLiteral("SELECT id, logical_model, strategy, cache_enabled, retry_client_errors_elsewhere, continue_streams, stream_tool_calls FROM routes ORDER BY position")))
         return fail(QStringLiteral("routes"));
     while (q.next()) {
         RouteConfig r;
@@ -272,6 +272,7 @@ EngineConfigPtr ConfigRepository::load(QString *error)
         r.cacheEnabled = q.value(3).toBool();
         r.retryClientErrorsElsewhere = q.value(4).toBool();
         r.continueStreams = q.value(5).toBool();
+        r.streamToolCalls = q.value(6).toBool();
         config->routes.push_back(r);
     }
     for (auto &r : config->routes) {
@@ -483,7 +484,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         insChannel.prepare(QStringLiteral("INSERT INTO channels (id, name, provider_id, upstream_model, weight, enabled, account, region,"
                                           " egress_proxy, position) VALUES (?,?,?,?,?,?,?,?,?,?)"));
         insRoute.prepare(QStringLiteral("INSERT INTO routes (id, logical_model, strategy, cache_enabled, position, retry_client_errors_elsewhere,"
-                                        " continue_streams) VALUES (?,?,?,?,?,?,?)"));
+                                        " continue_streams, stream_tool_calls) VALUES (?,?,?,?,?,?,?,?)"));
         insRouteChannel.prepare(QStringLiteral("INSERT INTO route_channels (route_id, position, channel_id) VALUES (?,?,?)"));
         insFallback.prepare(QStringLiteral("INSERT INTO route_fallbacks (route_id, priority, model) VALUES (?,?,?)"));
         insRouteCache.prepare(QStringLiteral("INSERT INTO route_cache (route_id, ttl_s, semantic, preset, embeddings_channel_id, embeddings_model)"
@@ -516,7 +517,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
         position = 0;
         for (const auto &r : config.routes) {
             ok = ok && run(insRoute, {r.id, r.logicalModel, QString::fromLatin1(toString(r.strategy)), r.cacheEnabled, position++, r.retryClientErrorsElsewhere,
-                                     r.continueStreams}, &error);
+                                     r.continueStreams, r.streamToolCalls}, &error);
             for (std::size_t i = 0; i < r.channelIds.size(); ++i)
                 ok = ok && run(insRouteChannel, {r.id, int(i), r.channelIds[i]}, &error);
             for (int i = 0; i < r.fallbackModels.size(); ++i)

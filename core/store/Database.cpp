@@ -178,6 +178,10 @@ const std::vector<Migration> &Database::migrations()
         // (RouteConfig); routes stored before it get the default, on.
         {11, QStringLiteral("routes that continue a broken stream"),
          {QStringLiteral("ALTER TABLE routes ADD COLUMN continue_streams INTEGER NOT NULL DEFAULT 1")}},
+        // Whether a route sends a tool call's argument deltas as they arrive (RouteConfig); routes
+        // stored before it hold each call until it is whole.
+        {12, QStringLiteral("routes that stream tool-call arguments as they arrive"),
+         {QStringLiteral("ALTER TABLE routes ADD COLUMN stream_tool_calls INTEGER NOT NULL DEFAULT 0")}},
     };
     return list;
 }

@@ -75,7 +75,7 @@ private:
         if (answers.empty())
             return {};
         const QByteArray part = answers.back().text;
-        const QByteArray rest = SimText::join(SimText::continuation(language, 24, part, 0));
+        const QByteArray rest = SimText::join(SimText::continuation(language, 24, part, 0).value_or(std::vector<QByteArray>()));
         return {QString::fromUtf8(part), QString::fromUtf8(part + rest)};
     }
 
@@ -168,7 +168,7 @@ private slots:
         const auto [part, whole] = partAndWhole(*m_proxy.primary, Language::English);
         QCOMPARE(text.content, whole);
         // The cut attempt reported nothing: its text is estimated at four characters a token.
-        const int restTokens = int(SimText::continuation(Language::English, 24, part.toUtf8(), 0).size());
+        const int restTokens = int(SimText::continuation(Language::English, 24, part.toUtf8(), 0).value_or(std::vector<QByteArray>()).size());
         const int estimated = int((part.size() + 3) / 4);
         QCOMPARE(text.usage["completion_tokens"].toInt(), restTokens + estimated);
         const auto record = m_records.waitForOnly();

@@ -22,6 +22,10 @@ namespace {
 
 struct Translated {
     QString text;
+    QString reasoning;
+    QString toolName;
+    QString toolArguments;
+    QString finishReason;
     bool finished = false;
     std::optional<Outcome> error;
     std::optional<Outcome> endError;
@@ -38,8 +42,17 @@ Translated translate(const ProviderAdapter &adapter, const QByteArray &bytes, bo
     auto take = [&](const StreamStep &step) {
         for (const QByteArray &chunk : step.chunks) {
             const QJsonArray choices = QJsonDocument::fromJson(chunk).object().value("choices").toArray();
-            for (const QJsonValue &c : choices)
-                out.text += c.toObject().value("delta").toObject().value("content").toString();
+            for (const QJsonValue &c : choices) {
+                const QJsonObject delta = c.toObject().value("delta").toObject();
+                out.text += delta.value("content").toString();
+                out.reasoning += delta.value("reasoning_content").toString();
+                for (const QJsonValue &call : delta.value("tool_calls").toArray()) {
+                    out.toolName += call["function"]["name"].toString();
+                    out.toolArguments += call["function"]["arguments"].toString();
+                }
+                if (c.toObject().value("finish_reason").isString())
+                    out.finishReason = c.toObject().value("finish_reason").toString();
+            }
         }
         out.finished = out.finished || step.finished;
         if (step.error && !out.error)
@@ -97,6 +110,60 @@ private slots:
         const Translated cut = translate(*adapter, cutAfterHalf);
         QVERIFY(cut.endError || cut.error);
         QCOMPARE((cut.endError ? cut.endError : cut.error)->kind, OutcomeKind::ProviderDown);
+    }
+
+    // An answer that reasons, writes and calls a tool reads back whole, in each of its parts, as the
+    // dialect's real reasoning and tool-call events do; whole and streamed.
+    void reasoningAndAToolCallTranslate_data()
+    {
+        QTest::addColumn<QString>("dialect");
+        QTest::newRow("openai_compat") << QStringLiteral("openai_compat");
+        QTest::newRow("anthropic") << QStringLiteral("anthropic");
+    }
+
+    void reasoningAndAToolCallTranslate()
+    {
+        QFETCH(QString, dialect);
+        const ProviderAdapter *adapter = ProviderRegistry::find(dialect);
+        const DialectWire wire(*dialectFromString(dialect));
+        const QByteArray body = dialect == QLatin1String("anthropic")
+            ? R"({"model":"m","stream":true,"tools":[{"name":"search","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Hi"}]})"
+            : R"({"model":"m","stream":true,"tools":[{"type":"function","function":{"name":"search"}}],"messages":[{"role":"user","content":"Hi"}]})";
+        const SimRequest request = wire.parse("POST", dialect == QLatin1String("anthropic") ? "/v1/messages" : "/v1/chat/completions", {},
+                                              HttpHeaders(), body);
+        QCOMPARE(request.tool, QStringLiteral("search"));
+        ProviderSpec spec;
+        spec.dialect = dialect;
+        spec.language = Language::Mixed;
+        spec.reasoningTokens = 6;
+        spec.toolCalls = true;
+        const SimAnswer answer = SimAnswer::compose(spec, request, SimText::tokens(Language::Mixed, 8, 3), 3);
+        QVERIFY(answer.callsTool());
+
+        QByteArray bytes = wire.streamHead(request, "id", answer);
+        for (int i = 0; i < answer.size(); ++i)
+            bytes += wire.streamPiece(request, "id", answer, i);
+        bytes += wire.streamTail(request, "id", answer);
+        const Translated streamed = translate(*adapter, bytes);
+        QVERIFY2(!streamed.error && !streamed.endError, bytes.constData());
+        QVERIFY(streamed.finished);
+        QCOMPARE(streamed.reasoning, QString::fromUtf8(answer.joined(SimAnswer::Kind::Reasoning)));
+        QCOMPARE(streamed.text, QString::fromUtf8(SimText::join(SimText::tokens(Language::Mixed, 8, 3))));
+        QCOMPARE(streamed.toolName, QStringLiteral("search"));
+        QCOMPARE(streamed.toolArguments, QString::fromUtf8(answer.joined(SimAnswer::Kind::ToolArguments)));
+        QCOMPARE(QJsonDocument::fromJson(streamed.toolArguments.toUtf8()).object().value("limit").toInt(), 3);
+        QCOMPARE(streamed.finishReason, QStringLiteral("tool_calls"));
+
+        const SimReply reply = wire.complete(request, "id", answer);
+        OpenAiAnswer whole;
+        TokenUsage usage;
+        QVERIFY(adapter->classifyNativeAnswer(u"openai_chat", reply.status, reply.headers, reply.body, &whole, &usage).isSuccess());
+        const QJsonObject choice = QJsonDocument::fromJson(whole.toJson("m", 1)).object().value("choices")[0].toObject();
+        QCOMPARE(choice["finish_reason"].toString(), QStringLiteral("tool_calls"));
+        QCOMPARE(choice["message"]["tool_calls"][0]["function"]["name"].toString(), QStringLiteral("search"));
+        QCOMPARE(QJsonDocument::fromJson(choice["message"]["tool_calls"][0]["function"]["arguments"].toString().toUtf8()),
+                 QJsonDocument::fromJson(answer.joined(SimAnswer::Kind::ToolArguments)));
+        QCOMPARE(usage.completionTokens, answer.size());
     }
 
     void errorEventsAreErrors_data() { dialects_data(); }

@@ -107,6 +107,32 @@ private slots:
         }
     }
 
+    void toolCallsReasoningAndWhereAStreamBreaks()
+    {
+        QStringList errors;
+        const auto s = Scenario::fromJson(parse(R"({
+            "providers": [{"name": "a", "dialect": "anthropic", "reasoning_tokens": 5, "tool_calls": true,
+                           "faults": [{"kind": "errors", "inside": "tool_call", "mix": "stream_cut"},
+                                      {"kind": "errors", "inside": "reasoning", "mix": "stream_stall"}]}],
+            "load": {"tools": true}
+        })"), &errors);
+        QVERIFY2(s, qPrintable(errors.join('\n')));
+        QCOMPARE(s->providers[0].reasoningTokens, 5);
+        QVERIFY(s->providers[0].toolCalls);
+        QCOMPARE(s->providers[0].faults[0].inside, FaultSpec::Inside::ToolCall);
+        QCOMPARE(s->providers[0].faults[1].inside, FaultSpec::Inside::Reasoning);
+        QVERIFY(s->load.tools);
+
+        const auto wrong = Scenario::fromJson(parse(R"({
+            "providers": [{"name": "g", "dialect": "gemini", "tool_calls": true,
+                           "faults": [{"kind": "errors", "inside": "elsewhere"}, {"kind": "errors", "inside": "reasoning", "after_chars": 4}]}]
+        })"), &errors);
+        QVERIFY(!wrong);
+        const QString all = errors.join('\n');
+        for (const char *needle : {"for openai_compat and anthropic providers only", "unknown \"inside\" \"elsewhere\"", "give one"})
+            QVERIFY2(all.contains(QLatin1String(needle)), qPrintable(QStringLiteral("missing \"%1\" in:\n%2").arg(needle, all)));
+    }
+
     void aScenarioWithoutProvidersIsRejected()
     {
         QStringList errors;
@@ -140,7 +166,7 @@ private slots:
     {
         const QDir dir(sb::test::sourcePath(QStringLiteral("resources/drills")));
         const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files);
-        QCOMPARE(files.size(), 7);
+        QCOMPARE(files.size(), 8);
         for (const QString &file : files) {
             QStringList errors;
             const auto s = Scenario::fromFile(dir.filePath(file), &errors);

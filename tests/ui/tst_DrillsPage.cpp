@@ -79,7 +79,8 @@ private slots:
         DrillsPage page;
         const QStringList names = page.drillNames();
         QCOMPARE(names.value(0), QStringLiteral("launch-day"));
-        for (const char *name : {"body-429-storm", "flapping-primary", "key-exhaustion", "slow-ttft", "hanging-primary", "stream-rescue"})
+        for (const char *name : {"body-429-storm", "flapping-primary", "key-exhaustion", "slow-ttft", "hanging-primary", "stream-rescue",
+                                 "tool-call-rescue"})
             QVERIFY2(names.contains(QLatin1String(name)), name);
         QCOMPARE(page.drillList()->count(), names.size());
         QVERIFY(page.drillList()->item(0)->text().contains(QStringLiteral("5 min")));

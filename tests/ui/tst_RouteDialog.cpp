@@ -111,6 +111,26 @@ private slots:
         QVERIFY(!child<QCheckBox>(&again, "continueStreamsCheck")->isChecked());
     }
 
+    void aRouteCanStreamToolCallArgumentsAsTheyArrive()
+    {
+        test::TestStore t;
+        RouteDialog dialog(t.store, 1);
+        auto *check = child<QCheckBox>(&dialog, "streamToolCallsCheck");
+        QVERIFY(!check->isChecked()); // the default: a call is held until it is whole
+        QVERIFY(check->toolTip().contains(QStringLiteral("exactly once")));
+        check->click();
+        saveButton(&dialog)->click();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        const EngineConfigPtr reloaded = t.reload();
+        const RouteConfig *r = route(*reloaded, QStringLiteral("gpt-4o"));
+        QVERIFY(r);
+        QVERIFY(r->streamToolCalls);
+        QVERIFY(r->continueStreams); // the other choice untouched
+
+        RouteDialog again(t.store, 1);
+        QVERIFY(child<QCheckBox>(&again, "streamToolCallsCheck")->isChecked());
+    }
+
     void moveRowsReordersLikeADrag()
     {
         test::TestStore t;

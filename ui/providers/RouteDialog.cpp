@@ -74,6 +74,7 @@ RouteDialog::RouteDialog(ConfigStore &store, int routeId, QWidget *parent)
     m_ui->cacheCheck->setChecked(initial.cacheEnabled);
     m_ui->clientErrorsElsewhereCheck->setChecked(initial.retryClientErrorsElsewhere);
     m_ui->continueStreamsCheck->setChecked(initial.continueStreams);
+    m_ui->streamToolCallsCheck->setChecked(initial.streamToolCalls);
     if (const BudgetConfig *b = config ? findBudget(config->budgets, initial.logicalModel) : nullptr; b && routeId) {
         m_ui->budgetPeriodCombo->setCurrentIndex(std::max(0, m_ui->budgetPeriodCombo->findData(int(b->period))));
         m_ui->budgetSoftEdit->setText(UsdAmount::editText(b->softLimitUsd));
@@ -199,6 +200,7 @@ RouteConfig RouteDialog::route() const
     r.cacheEnabled = m_ui->cacheCheck->isChecked();
     r.retryClientErrorsElsewhere = m_ui->clientErrorsElsewhereCheck->isChecked();
     r.continueStreams = m_ui->continueStreamsCheck->isChecked();
+    r.streamToolCalls = m_ui->streamToolCallsCheck->isChecked();
     r.channelIds.clear();
     for (const auto &item : m_channels->items())
         r.channelIds.push_back(item.id);

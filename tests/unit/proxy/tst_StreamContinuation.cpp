@@ -165,11 +165,14 @@ private slots:
         QCOMPARE(out.front(), call);
         QVERIFY(!c.holdingToolCall());
 
-        // A break while a call is held: the continuation's own call replaces it.
+        // A break while a call is held: the next attempt's own call replaces it.
         StreamContinuation broken;
         broken.holdToolCalls({text("first", "Let me look."), call}, false);
+        broken.dropHeldToolCall();
         broken.beginSplice(TokenUsage{}, 0);
         QVERIFY(!broken.holdingToolCall());
+        out = broken.holdToolCalls({call, chunk("first", QJsonObject{}, "tool_calls")}, true);
+        QCOMPARE(out.size(), std::size_t(2)); // one call, not the broken one's beside it
     }
 
     void aHeldOpeningIsSettledWhenTheStreamEnds()

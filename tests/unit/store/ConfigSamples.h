@@ -113,6 +113,7 @@ inline EngineConfig everyFieldSetConfig()
     r1.cache.embeddingsModel = QStringLiteral("text-embedding-3-small");
     r1.retryClientErrorsElsewhere = false; // r2 keeps the default, on: both values round-trip
     r1.continueStreams = false;
+    r1.streamToolCalls = true; // r2 keeps the default, off
     RouteConfig r2;
     r2.id = 22;
     r2.logicalModel = QStringLiteral("gpt-4o-mini");
@@ -206,6 +207,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
         cmp(p + "cache.embeddingsModel", x.cache.embeddingsModel, y.cache.embeddingsModel);
         cmp(p + "retryClientErrorsElsewhere", x.retryClientErrorsElsewhere, y.retryClientErrorsElsewhere);
         cmp(p + "continueStreams", x.continueStreams, y.continueStreams);
+        cmp(p + "streamToolCalls", x.streamToolCalls, y.streamToolCalls);
     }
     if (a.prices.size() != b.prices.size())
         d << QStringLiteral("prices.size");

@@ -189,6 +189,8 @@ private slots:
         QVERIFY2(db.open(&error), qPrintable(error));
         QVERIFY(Database::currentVersion() >= 8);
         QCOMPARE(scalar(db, QStringLiteral("SELECT retry_client_errors_elsewhere FROM routes WHERE id = 1")), 1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT continue_streams FROM routes WHERE id = 1")), 1);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT stream_tool_calls FROM routes WHERE id = 1")), 0); // held whole, as before
         QVERIFY(db.integrityOk());
     }
 
