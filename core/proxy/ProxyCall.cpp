@@ -861,7 +861,7 @@ void ProxyCall::attemptFailed(Outcome outcome)
             m_continuation.sent(passed); // what the client got, in the engine's reading
         QString refusal = continuationRefusal(outcome, passedThrough);
         if (refusal.isEmpty() && passedThrough && !m_api.resumeAfterPassThrough(passed, passedBlocks))
-            refusal = QStringLiteral("the upstream's events so far do not read back as the engine's (their blocks differ)");
+            refusal = QStringLiteral("the upstream's events so far do not read back as the engine's (their blocks or items differ)");
         if (refusal.isEmpty())
             continueStream();
         else

@@ -321,7 +321,7 @@ class tst_ResponsesFrontDoor : public QObject {
     // The primary as an OpenAI upstream that serves the Responses API itself (responses_api), the
     // fallback, when given, in `fallbackDialect`.
     void startNative(std::vector<FaultSpec> primaryFaults, const QString &fallbackDialect = {}, std::vector<FaultSpec> fallbackFaults = {},
-                     bool fallbackNative = false)
+                     bool fallbackNative = false, bool continueStreams = true)
     {
         m_proxy = std::make_unique<ProxyUnderTest>(m_clock, m_random);
         QString error;
@@ -334,6 +334,7 @@ class tst_ResponsesFrontDoor : public QObject {
         fallback.dialect = fallbackDialect;
         QVERIFY2(m_proxy->start(primary, fallback,
                                 [&](EngineConfig &config) {
+                                    config.retry.continueStreams = continueStreams;
                                     config.providers[0].responsesApi = !fallbackNative;
                                     config.providers[1].dialect = fallbackDialect;
                                     config.providers[1].responsesApi = fallbackNative;
@@ -741,9 +742,26 @@ private slots:
         QVERIFY(fromTheUpstreamsResponsesApi(events.back().data.value(QStringLiteral("response")).toObject()));
     }
 
-    void aNativeStreamBrokenAfterItsFirstTextEndsWithResponseFailed()
+    void aNativeStreamBrokenAfterItsFirstTextIsContinuedInItsOwnNumbering()
     {
         startNative({always(SimError::MidStreamError)}, QStringLiteral("anthropic"));
+        const Reply reply = post(responsesBody(true));
+        QCOMPARE(reply.status, 200);
+        const std::vector<Event> events = eventsOf(reply.body);
+        for (std::size_t i = 0; i < events.size(); ++i)
+            QCOMPARE(events[i].data.value(QStringLiteral("sequence_number")).toInt(-1), int(i));
+        QString text;
+        QByteArray terminal;
+        const QString problem = checkStream(events, &text, &terminal);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(":\n") + QString::fromUtf8(reply.body.left(3000))));
+        QCOMPARE(terminal, QByteArray("response.completed")); // the Anthropic fallback wrote the rest
+        QCOMPARE(m_proxy->fallback->stats().answers.size(), std::size_t(1));
+        QVERIFY(!m_proxy->fallback->stats().answers.front().partial.isEmpty()); // asked to go on, not to start over
+    }
+
+    void aNativeStreamBrokenAfterItsFirstTextEndsWithResponseFailed()
+    {
+        startNative({always(SimError::MidStreamError)}, QStringLiteral("anthropic"), {}, false, false); // continuation off
         const Reply reply = post(responsesBody(true));
         QCOMPARE(reply.status, 200);
         QCOMPARE(reply.headers.value("x-switchboard-failover"), QByteArray("false")); // too late to fail over

@@ -286,22 +286,42 @@ private slots:
         QCOMPARE(int(record->attempts.size()), 2);
     }
 
+    void aResponsesClientGetsOneResponse_data()
+    {
+        QTest::addColumn<bool>("passedThrough");
+        QTest::addColumn<int>("error");
+        QTest::addRow("translated from chat completions") << false << int(SimError::MidStreamError);
+        // A provider that speaks the Responses API itself: its events, ids and numbering, taken up.
+        QTest::addRow("passed through, an error event") << true << int(SimError::MidStreamError);
+        QTest::addRow("passed through, a cut") << true << int(SimError::StreamCut);
+    }
+
     void aResponsesClientGetsOneResponse()
     {
-        start("openai_compat", breakAfter(SimError::MidStreamError, 20), fakeProviderSpec("fallback"));
+        QFETCH(bool, passedThrough);
+        QFETCH(int, error);
+        start("openai_compat", breakAfter(static_cast<SimError>(error), 20), fakeProviderSpec("fallback"), Language::English,
+              [passedThrough](EngineConfig &c) {
+                  for (ProviderConfig &p : c.providers)
+                      p.responsesApi = passedThrough;
+              });
         const QByteArray body = R"({"model":"gpt-4o","stream":true,"store":false,"input":"Tell me."})";
         const Reply reply = m_client.request(m_proxy.gateway->port(), "POST", "/v1/responses", body);
         QCOMPARE(reply.status, 200);
-        QString text, done;
+        QString text, done, completedText;
         int completed = 0, lastSequence = -1;
-        QSet<QString> itemIds;
+        QSet<QString> itemIds, addedIds;
         for (const QByteArray &data : sseData(reply.body)) {
             const QJsonObject event = QJsonDocument::fromJson(data).object();
             const QString type = event["type"].toString();
             QVERIFY2(type != QLatin1String("error") && type != QLatin1String("response.failed"), data.constData());
-            QVERIFY(event["sequence_number"].toInt() > lastSequence);
+            QCOMPARE(event["sequence_number"].toInt(), lastSequence + 1); // one numbering, no gap
             lastSequence = event["sequence_number"].toInt();
             completed += type == QLatin1String("response.completed");
+            if (type == QLatin1String("response.output_item.added"))
+                addedIds.insert(event["item"]["id"].toString());
+            if (type == QLatin1String("response.completed"))
+                completedText = event["response"]["output"][0]["content"][0]["text"].toString();
             if (type == QLatin1String("response.output_text.delta")) {
                 text += event["delta"].toString();
                 itemIds.insert(event["item_id"].toString());
@@ -311,9 +331,17 @@ private slots:
         }
         QCOMPARE(completed, 1);
         QCOMPARE(itemIds.size(), 1);
+        QCOMPARE(addedIds, itemIds); // the item the deltas name is the one that was added
         const QString whole = partAndWhole(*m_proxy.primary, Language::English).second;
         QCOMPARE(text, whole);
         QCOMPARE(done, whole);
+        QCOMPARE(completedText, whole);
+        const auto record = m_records.waitForOnly();
+        QVERIFY(record);
+        QCOMPARE(record->status, RequestStatus::Ok);
+        QCOMPARE(int(record->attempts.size()), 2);
+        if (passedThrough)
+            QVERIFY(itemIds.values().front().startsWith(QStringLiteral("msg_sim"))); // the upstream's own id
     }
 
     void noChannelLeftSaysSo()

@@ -85,9 +85,19 @@ std::optional<QByteArray> ResponsesApi::passThroughEvent(const QByteArray &name,
     return out;
 }
 
+bool ResponsesApi::resumeAfterPassThrough(const std::vector<QByteArray> &sentChunks, int upstreamBlocks)
+{
+    Q_UNUSED(upstreamBlocks); // the pass-through counted the upstream's items itself
+    ResponsesStreamWriter &writer = streamWriter();
+    for (const QByteArray &chunk : sentChunks)
+        writer.onChunk(chunk); // written already, in the upstream's words
+    m_resumed = writer.continueFrom(m_passThrough.lastSequence() + 1, m_passThrough.itemIds());
+    return m_resumed;
+}
+
 QByteArray ResponsesApi::streamError(const ApiError &error)
 {
-    if (m_passThrough.hasSent()) { // the client has the upstream's own events: their numbering goes on
+    if (m_passThrough.hasSent() && !m_resumed) { // the client has the upstream's own events: their numbering goes on
         const QByteArray out = m_passThrough.fail(error);
         reportOnce(m_passThrough.failedResponse());
         return out;

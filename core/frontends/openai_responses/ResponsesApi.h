@@ -35,6 +35,10 @@ public:
     // (ResponsesPassThrough); a stream it started that breaks ends with its own response.failed.
     std::optional<QByteArray> passThroughAnswer(const QByteArray &body) override;
     std::optional<QByteArray> passThroughEvent(const QByteArray &name, const QByteArray &data) override;
+    // A passed-through stream that broke goes on in this API's own writer, which reads what was
+    // sent from its chunks and takes up the upstream's numbering and item ids.
+    bool resumeAfterPassThrough(const std::vector<QByteArray> &sentChunks, int upstreamBlocks) override;
+    bool resumesPassThrough() const override { return true; }
     // OpenAI's error body ({"error": {message, type, param, code}}) with the status as given.
     int errorStatus(const ApiError &error) const override { return error.status; }
     QByteArray errorBody(const ApiError &error) const override { return error.toJson(); }
@@ -52,6 +56,7 @@ private:
     std::optional<ResponsesStreamWriter> m_writer;
     ResponsesPassThrough m_passThrough;
     bool m_reported = false;
+    bool m_resumed = false; // a passed-through stream goes on in m_writer
 };
 
 } // namespace sb

@@ -143,6 +143,7 @@ QByteArray ResponsesPassThrough::event(QByteArrayView name, const QByteArray &da
         m_held.clear();
         m_response = {};
         m_done = {};
+        m_itemIds.clear();
         m_lastSequence = -1;
     }
 
@@ -153,6 +154,8 @@ QByteArray ResponsesPassThrough::event(QByteArrayView name, const QByteArray &da
             m_finished = m_response;
     } else if (type == "response.output_item.done") {
         m_done.append(QJsonDocument::fromJson(data).object().value(QLatin1String("item")));
+    } else if (type == "response.output_item.added") {
+        m_itemIds << QJsonDocument::fromJson(data).object().value(QLatin1String("item")).toObject().value(QLatin1String("id")).toString();
     }
     if (sequence >= 0)
         m_lastSequence = sequence;

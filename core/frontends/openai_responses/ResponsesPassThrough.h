@@ -7,6 +7,7 @@
 #include <QByteArrayView>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QStringList>
 
 #include <optional>
 
@@ -33,6 +34,10 @@ public:
     // empty while held; at the first content the held events and this one.
     QByteArray event(QByteArrayView name, const QByteArray &data);
     bool hasSent() const { return m_sent; }
+    // What a writer going on from these events needs: the last sequence number, and the output
+    // items' ids in the order they were added.
+    int lastSequence() const { return m_lastSequence; }
+    const QStringList &itemIds() const { return m_itemIds; }
     // The terminal response the client got (response.completed or response.incomplete), once sent.
     const std::optional<QJsonObject> &finished() const { return m_finished; }
 
@@ -59,6 +64,7 @@ private:
     int m_lastSequence = -1;
     QJsonObject m_response; // the latest response snapshot the upstream sent, rewritten
     QJsonArray m_done;      // output items done so far, in order
+    QStringList m_itemIds;  // every output item added, in order
     std::optional<QJsonObject> m_finished;
 };
 

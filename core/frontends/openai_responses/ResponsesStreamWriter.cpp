@@ -48,6 +48,21 @@ void ResponsesStreamWriter::write(const char *type, const QByteArray &json, QByt
     ++m_stats.events;
 }
 
+bool ResponsesStreamWriter::continueFrom(int nextSequence, const QStringList &upstreamItemIds)
+{
+    if (m_finished || qsizetype(m_stats.items) != upstreamItemIds.size())
+        return false;
+    m_sequence = nextSequence;
+    for (qsizetype i = 0; i < m_output.size(); ++i) {
+        QJsonObject item = m_output.at(i).toObject();
+        item.insert(QStringLiteral("id"), upstreamItemIds.at(i));
+        m_output.replace(i, item);
+    }
+    if (m_item.added && m_item.outputIndex >= 0 && m_item.outputIndex < upstreamItemIds.size())
+        m_item.id = upstreamItemIds.at(m_item.outputIndex);
+    return true;
+}
+
 void ResponsesStreamWriter::event(const char *type, QJsonObject data, QByteArray &out)
 {
     data.insert(QStringLiteral("type"), QLatin1String(type));

@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
+#include <QStringList>
 #include <QSet>
 #include <QString>
 
@@ -61,6 +62,12 @@ public:
     // output_item.done (a client would run a tool call with half its arguments); if it was added,
     // it is in the failed response's output as it stood, status incomplete.
     QByteArray fail(const ApiError &error);
+
+    // The events so far were an upstream's own, passed through, and this writer read the same
+    // answer from their chunks: it goes on as their continuation, numbering from `nextSequence`
+    // and naming its items by the upstream's ids (in output order). False, and nothing changed,
+    // when its items are not as many as the upstream's.
+    bool continueFrom(int nextSequence, const QStringList &upstreamItemIds);
 
     bool hasStarted() const { return m_started; } // response.created went out
     bool hasContent() const { return m_stats.items > 0; }

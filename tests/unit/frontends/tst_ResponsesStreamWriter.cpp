@@ -141,6 +141,31 @@ QStringList itemShapes(const QList<test::WireEvent> &events, int outputIndex)
 class tst_ResponsesStreamWriter : public QObject {
     Q_OBJECT
 private slots:
+    void goesOnFromAnUpstreamsOwnEvents()
+    {
+        // What a Responses upstream sent before it broke, read from its chunks: one message item.
+        ResponsesStreamWriter writer(frame());
+        run(writer, {role(), text("Hello, ")}, false);
+        QVERIFY(!writer.continueFrom(9, {})); // the upstream added another number of items: refused
+        QVERIFY(!writer.continueFrom(9, {QStringLiteral("msg_up1"), QStringLiteral("msg_up2")}));
+        QVERIFY(writer.continueFrom(9, {QStringLiteral("msg_up1")}));
+
+        const QList<test::WireEvent> events = test::parseEvents(run(writer, {text("world."), finishWith("stop")}));
+        QVERIFY(!events.isEmpty());
+        int sequence = 9;
+        for (const test::WireEvent &e : events) {
+            QCOMPARE(e.data.value("sequence_number").toInt(), sequence++); // the upstream's numbering goes on
+            if (e.data.contains("item_id"))
+                QCOMPARE(e.data.value("item_id").toString(), QStringLiteral("msg_up1"));
+        }
+        QCOMPARE(events.front().data.value("delta").toString(), QStringLiteral("world."));
+        const QJsonObject completed = events.back().data;
+        QCOMPARE(completed.value("type").toString(), QStringLiteral("response.completed"));
+        const QJsonObject item = completed["response"]["output"][0].toObject();
+        QCOMPARE(item.value("id").toString(), QStringLiteral("msg_up1"));
+        QCOMPARE(item["content"][0]["text"].toString(), QStringLiteral("Hello, world."));
+    }
+
     void nothingGoesOutBeforeTheFirstContent()
     {
         // A role-only chunk and empty deltas start nothing, not even response.created: the proxy
