@@ -10,6 +10,10 @@
 #     stream) beside the fallback's own TTFT.
 #
 #   tests/bench/stream-rescue.sh              (the drill's providers use ports 18451/18452)
+#   tests/bench/stream-rescue.sh tool-call-rescue
+#                                             (30 s, 10 streams/s, answers that reason and call a
+#                                             tool, broken inside the call, the reasoning or the
+#                                             text; adds the target: one whole call per stream)
 #
 # SIM may point at another switchboard-sim. Exit status 1 when a target is missed.
 set -eu
@@ -21,8 +25,9 @@ if [ -z "$sim" ]; then
   done
 fi
 [ -n "$sim" ] || { echo "switchboard-sim not found: build it (cmake --build --preset release) or set SIM" >&2; exit 1; }
-out=${OUT:-$PWD/drill-stream-rescue-$(date -u +%Y%m%dT%H%M%SZ).json}
-"$sim" drill "$here/resources/drills/stream-rescue.json" --embedded --json "$out"
+drill=${1:-stream-rescue}
+out=${OUT:-$PWD/drill-$drill-$(date -u +%Y%m%dT%H%M%SZ).json}
+"$sim" drill "$here/resources/drills/$drill.json" --embedded --json "$out"
 
 # One number of the report's stream_rescue object (QJsonDocument: one member a line, 8 spaces in;
 # the percentiles' members 12).
@@ -35,6 +40,11 @@ if awk -v w="$well" -v s="$streams" 'BEGIN { exit !(s > 0 && w >= 0.999 * s) }';
 printf '  well-formed streams      %s of %s (at least 99.9 %%): %s\n' "$well" "$streams" "$verdict"
 if [ "$intact" = "$well" ]; then verdict=met; else verdict=MISSED; status=1; fi
 printf '  whole answers            %s of %s well-formed (no seam shows): %s\n' "$intact" "$well" "$verdict"
+calls=$(score with_tool_calls) whole_calls=$(score tool_calls_whole)
+if [ -n "$calls" ] && [ "$calls" != 0 ]; then
+  if [ "$whole_calls" = "$calls" ] && [ "$calls" = "$well" ]; then verdict=met; else verdict=MISSED; status=1; fi
+  printf '  tool calls               %s of %s streams with exactly one whole call: %s\n' "$whole_calls" "$well" "$verdict"
+fi
 printf '  rescue time              median %.0f ms, beside the fallback'"'"'s own TTFT median %.0f ms\n' \
   "$(median rescue_gap_ms)" "$(score fallback_ttft_ms)"
 exit $status
