@@ -128,8 +128,10 @@ struct ProxyCall::Attempt {
     int passedBlocks = 0;
     std::vector<QByteArray> heldChunks; // and their OpenAI chunks, for the cache
     // A pass-through stream's events from a tool call's start to the answer's end, and their
-    // chunks: released together, dropped if the stream breaks first (m_holdsToolCalls).
-    QByteArray heldCall;
+    // chunks: released together, dropped if the stream breaks first (m_holdsToolCalls). Kept as
+    // they came, and worded only when released, so that a client API wording its own events
+    // (Responses) numbers only what it sent.
+    std::vector<SseEvent> heldCall;
     std::vector<QByteArray> heldCallChunks;
     std::vector<QByteArray> preamble;   // a translated stream's chunks before its first content
     qsizetype preambleBytes = 0;
@@ -572,8 +574,7 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         && (!m_attempt->heldCallChunks.empty() || std::any_of(step.chunks.begin(), step.chunks.end(), &StreamContinuation::isToolCall))) {
         // From a tool call's start the events wait for the answer's end, as a translated stream's
         // chunks do (holdToolCalls): the client never has half a call.
-        bool worded = false;
-        m_attempt->heldCall += passThroughBytes(event, &worded);
+        m_attempt->heldCall.push_back(event);
         std::move(step.chunks.begin(), step.chunks.end(), std::back_inserter(m_attempt->heldCallChunks));
         contentArrived(); // the call has begun: the stall deadline bounds the rest
         return;
@@ -588,7 +589,10 @@ void ProxyCall::passThroughEvent(const SseEvent &event, StreamStep &&step)
         m_attempt->passedBlocks += event.event == "content_block_start";
     }
     bool worded = false;
-    QByteArray bytes = std::exchange(m_attempt->heldCall, {}) + passThroughBytes(event, &worded);
+    QByteArray bytes;
+    for (const SseEvent &held : std::exchange(m_attempt->heldCall, {}))
+        bytes += passThroughBytes(held, &worded);
+    bytes += passThroughBytes(event, &worded);
     if (m_stage != Stage::Streaming) {
         // message_start, pings and empty blocks wait for the first content, what the translator
         // found some of the answer in (text, thinking, a tool call, a stop reason): an upstream
