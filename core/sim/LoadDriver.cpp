@@ -152,6 +152,8 @@ void LoadDriver::send(const PlannedRequest &planned)
                 r.text += content.toUtf8();
             }
             for (const QJsonValue &call : choice.value(QLatin1String("delta")).toObject().value(QLatin1String("tool_calls")).toArray()) {
+                if (r.ttftMs < 0) // a call is content too: an answer may be nothing else
+                    r.ttftMs = m_clock.toScenarioMs(toMillis(m_clock.clock().now() - st->sentAt));
                 r.toolCalls += call.toObject().contains(QLatin1String("id"));
                 r.toolArguments += call.toObject().value(QLatin1String("function")).toObject().value(QLatin1String("arguments")).toString().toUtf8();
             }
