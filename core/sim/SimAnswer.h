@@ -34,8 +34,9 @@ struct SimAnswer {
     bool has(Kind kind) const;
     QByteArray joined(Kind kind) const;
     int size() const { return static_cast<int>(pieces.size()); }
-    // The pieces up to `count` that are text, and where a fault breaks the stream: after the
-    // pieces that carry `chars` characters of text, or halfway through a part of the answer.
+    // Where a fault breaks the stream, as the number of pieces sent before it: once `chars`
+    // characters of text are out (the reasoning before them whole), or halfway through the pieces
+    // of one kind (half the answer when it has none).
     int piecesCovering(int chars) const;
     int halfwayThrough(Kind kind) const;
     // Anthropic's content block a piece is in: one block per kind present, in streaming order.
