@@ -91,44 +91,42 @@ private slots:
         QVERIFY(!child<QCheckBox>(&again, "clientErrorsElsewhereCheck")->isChecked());
     }
 
-    void continuingBrokenStreamsCanBeTurnedOffForTheRoute()
+    // The stream choices of a route: each box shows its default, says why in its tooltip, and
+    // saves and reads back flipped without touching the other.
+    void aRoutesStreamChoicesSaveAndReadBack_data()
     {
-        test::TestStore t;
-        RouteDialog dialog(t.store, 1);
-        auto *check = child<QCheckBox>(&dialog, "continueStreamsCheck");
-        QVERIFY(check->isChecked()); // the default, on
-        QVERIFY(check->toolTip().contains(QStringLiteral("tool call")));
-        check->click();
-        saveButton(&dialog)->click();
-        QCOMPARE(dialog.result(), int(QDialog::Accepted));
-        const EngineConfigPtr reloaded = t.reload();
-        const RouteConfig *r = route(*reloaded, QStringLiteral("gpt-4o"));
-        QVERIFY(r);
-        QVERIFY(!r->continueStreams);
-        QVERIFY(r->retryClientErrorsElsewhere); // the other choice untouched
-
-        RouteDialog again(t.store, 1);
-        QVERIFY(!child<QCheckBox>(&again, "continueStreamsCheck")->isChecked());
+        QTest::addColumn<QString>("box");
+        QTest::addColumn<bool>("byDefault");
+        QTest::addColumn<QString>("tooltipSays");
+        QTest::addRow("continue a broken stream") << "continueStreamsCheck" << true << "tool call";
+        QTest::addRow("stream tool-call arguments") << "streamToolCallsCheck" << false << "exactly once";
     }
 
-    void aRouteCanStreamToolCallArgumentsAsTheyArrive()
+    void aRoutesStreamChoicesSaveAndReadBack()
     {
+        QFETCH(QString, box);
+        QFETCH(bool, byDefault);
+        QFETCH(QString, tooltipSays);
+        const auto chosen = [&box](const RouteConfig &r) { return box == QLatin1String("continueStreamsCheck") ? r.continueStreams : r.streamToolCalls; };
+        const auto other = [&box](const RouteConfig &r) { return box == QLatin1String("continueStreamsCheck") ? r.streamToolCalls : r.continueStreams; };
         test::TestStore t;
         RouteDialog dialog(t.store, 1);
-        auto *check = child<QCheckBox>(&dialog, "streamToolCallsCheck");
-        QVERIFY(!check->isChecked()); // the default: a call is held until it is whole
-        QVERIFY(check->toolTip().contains(QStringLiteral("exactly once")));
+        auto *check = child<QCheckBox>(&dialog, box.toLatin1().constData());
+        QCOMPARE(check->isChecked(), byDefault);
+        QVERIFY(check->toolTip().contains(tooltipSays));
+        const bool otherBefore = other(*route(*t.reload(), QStringLiteral("gpt-4o")));
         check->click();
         saveButton(&dialog)->click();
         QCOMPARE(dialog.result(), int(QDialog::Accepted));
         const EngineConfigPtr reloaded = t.reload();
         const RouteConfig *r = route(*reloaded, QStringLiteral("gpt-4o"));
         QVERIFY(r);
-        QVERIFY(r->streamToolCalls);
-        QVERIFY(r->continueStreams); // the other choice untouched
+        QCOMPARE(chosen(*r), !byDefault);
+        QCOMPARE(other(*r), otherBefore); // the other choice untouched
+        QVERIFY(r->retryClientErrorsElsewhere);
 
         RouteDialog again(t.store, 1);
-        QVERIFY(child<QCheckBox>(&again, "streamToolCallsCheck")->isChecked());
+        QCOMPARE(child<QCheckBox>(&again, box.toLatin1().constData())->isChecked(), !byDefault);
     }
 
     void moveRowsReordersLikeADrag()
