@@ -8,7 +8,7 @@
 namespace sb {
 
 // Pieces of HTTP/1.1 syntax both directions need: the local server reading requests, the
-// PlainHttpEngine writing requests and reading responses.
+// Http1Engine writing requests and reading responses.
 
 // RFC 9110 token (a method or a field name): one or more tchar. llhttp 8.1 lets a space inside a
 // field name through, which proxies downstream may read differently (a smuggling vector).

@@ -1,7 +1,7 @@
 #include "net/UpstreamClient.h"
 
 #include "net/CurlGlobal.h"
-#include "net/PlainHttpEngine.h"
+#include "net/Http1Engine.h"
 
 #include <curl/curl.h>
 #include <spdlog/spdlog.h>
@@ -86,11 +86,11 @@ UpstreamClient::UpstreamClient(const Clock &clock, QObject *parent)
 {
     m_idleSweep->start(kDefaultIdleLifetime);
 
-    m_plain = new PlainHttpEngine(clock, this);
-    m_plain->setAfterEvents([this] { onPlainHttpEvents(); });
+    m_http1 = new Http1Engine(clock, this);
+    m_http1->setAfterEvents([this] { onHttp1EngineEvents(); });
     // An operator's way back to libcurl for every request, should the engine ever misbehave with
     // some local server, without a rebuild.
-    m_plainHttpEnabled = qEnvironmentVariable("SB_UPSTREAM_ENGINE") != QLatin1String("curl");
+    m_http1EngineEnabled = qEnvironmentVariable("SB_UPSTREAM_ENGINE") != QLatin1String("curl");
 
     if (CurlGlobal::ensureInitialized())
         createMulti();
@@ -132,16 +132,16 @@ void UpstreamClient::onIdleSweepTick()
     m_usedSinceSweep = false;
 }
 
-std::size_t UpstreamClient::idlePlainHttpConnections() const
+std::size_t UpstreamClient::idleHttp1Connections() const
 {
-    return m_plain->idleConnections();
+    return m_http1->idleConnections();
 }
 
 void UpstreamClient::closeIdleConnections()
 {
     if (!m_transfers.empty())
         return;
-    m_plain->closeIdleConnections();
+    m_http1->closeIdleConnections();
     ++m_stats.idleSweeps;
     if (!m_multi)
         return;
@@ -159,8 +159,8 @@ UpstreamClient::~UpstreamClient()
     m_curlTimer->stop();
     for (auto &[id, transfer] : m_transfers) {
         transfer->retired = true;
-        if (transfer->plainHttp)
-            m_plain->abort(id);
+        if (transfer->http1Engine)
+            m_http1->abort(id);
         else if (m_multi && transfer->easy())
             curl_multi_remove_handle(m_multi, transfer->easy());
         ++m_stats.cancelled;
@@ -192,13 +192,16 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
             m_dirty.push_back(raw->id());
         }
     };
-    if (m_plainHttpEnabled) {
-        if (auto target = PlainHttpEngine::targetFor(request, options)) {
-            transfer->plainHttp = true;
+    if (m_http1EngineEnabled) {
+        auto target = Http1Engine::targetFor(request, options);
+        if (target && target->tls && !speaksHttp1(request, options))
+            target.reset(); // h2 multiplexes over libcurl, and an unknown origin says which it speaks there
+        if (target) {
+            transfer->http1Engine = true;
             transfer->setActivityHandler(markDirty);
             if (spdlog::should_log(spdlog::level::debug))
                 spdlog::debug("upstream #{} start {}", id, transfer->describeForLog().toStdString());
-            m_plain->start(*transfer, std::move(target));
+            m_http1->start(*transfer, std::move(target));
             return id;
         }
     }
@@ -259,14 +262,14 @@ void UpstreamClient::cancel(quint64 transferId)
 void UpstreamClient::pause(quint64 transferId)
 {
     const auto it = m_transfers.find(transferId);
-    if (it == m_transfers.end() || it->second->paused || (!it->second->easy() && !it->second->plainHttp))
+    if (it == m_transfers.end() || it->second->paused || (!it->second->easy() && !it->second->http1Engine))
         return;
     UpstreamTransfer &transfer = *it->second;
     transfer.paused = true;
     if (transfer.idleTimer)
         transfer.idleTimer->stop();
-    if (transfer.plainHttp)
-        m_plain->pause(transferId);
+    if (transfer.http1Engine)
+        m_http1->pause(transferId);
     else
         curl_easy_pause(transfer.easy(), CURLPAUSE_RECV);
 }
@@ -281,8 +284,8 @@ void UpstreamClient::resume(quint64 transferId)
     // libcurl may hand over what it held back right here, from inside curl_easy_pause; it stays
     // pending and is delivered from the event loop (libcurl schedules an immediate timeout), so a
     // caller resuming from inside onData never gets a nested onData.
-    if (transfer.plainHttp)
-        m_plain->resume(transferId);
+    if (transfer.http1Engine)
+        m_http1->resume(transferId);
     else
         curl_easy_pause(transfer.easy(), CURLPAUSE_CONT);
     if (transfer.status() > 0)
@@ -472,6 +475,15 @@ void UpstreamClient::collectFinished()
     }
 }
 
+bool UpstreamClient::speaksHttp1(const UpstreamRequest &request, const TransferOptions &options) const
+{
+    const QByteArray origin = originKey(request, options);
+    if (origin.isEmpty())
+        return true; // h2 not allowed: HTTP/1.1 whatever the server offers
+    const auto known = m_originMultiplexes.find(origin);
+    return known != m_originMultiplexes.end() && !known->second;
+}
+
 QByteArray UpstreamClient::originKey(const UpstreamRequest &request, const TransferOptions &options)
 {
     if (!options.allowHttp2 || request.url.scheme() != QLatin1String("https"))
@@ -486,15 +498,15 @@ QByteArray UpstreamClient::originKey(const UpstreamRequest &request, const Trans
     return key;
 }
 
-void UpstreamClient::onPlainHttpEvents()
+void UpstreamClient::onHttp1EngineEvents()
 {
     // The engine is off the stack of anything it still uses: callbacks may start and cancel freely.
     deliverPending();
     for (;;) {
-        const std::vector<PlainHttpEngine::Ended> ended = m_plain->takeEnded();
+        const std::vector<Http1Engine::Ended> ended = m_http1->takeEnded();
         if (ended.empty())
             return;
-        for (const PlainHttpEngine::Ended &end : ended) {
+        for (const Http1Engine::Ended &end : ended) {
             const auto it = m_transfers.find(end.transferId);
             if (it == m_transfers.end())
                 continue; // cancelled by an earlier callback
@@ -505,9 +517,11 @@ void UpstreamClient::onPlainHttpEvents()
             if (transfer->retired)
                 continue;
             m_stats.connectionsOpened += static_cast<quint64>(end.connectionsOpened);
+            m_stats.tlsHandshakes += static_cast<quint64>(end.tlsHandshakes);
+            m_stats.tlsResumptions += static_cast<quint64>(end.tlsResumptions);
             if (end.connectionsOpened == 0 && end.error == TransferError::None)
                 ++m_stats.connectionsReused;
-            ++m_stats.plainHttpTransfers;
+            ++m_stats.http1EngineTransfers;
             finish(transfer, end.error, end.message);
         }
     }
@@ -538,8 +552,8 @@ void UpstreamClient::retire(UpstreamTransfer &transfer)
         transfer.idleTimer->stop();
     // Removing a transfer mid-response closes its HTTP/1.1 connection (it cannot be reused) and
     // resets an HTTP/2 stream; the upstream sees the abort at once.
-    if (transfer.plainHttp)
-        m_plain->abort(transfer.id());
+    if (transfer.http1Engine)
+        m_http1->abort(transfer.id());
     else if (m_multi && transfer.easy())
         curl_multi_remove_handle(m_multi, transfer.easy());
     m_transfers.erase(transfer.id());

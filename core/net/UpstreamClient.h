@@ -16,7 +16,7 @@ typedef void CURLM; // as curl/curl.h declares it
 
 namespace sb {
 
-class PlainHttpEngine;
+class Http1Engine;
 
 // HTTP client for upstream providers: one libcurl multi handle driven by the owning worker
 // thread's Qt event loop (CURLMOPT_SOCKETFUNCTION → QSocketNotifier, CURLMOPT_TIMERFUNCTION →
@@ -24,9 +24,10 @@ class PlainHttpEngine;
 // one provider reuse connections, and HTTP/2 servers multiplex. Unlike QNetworkAccessManager there
 // is no 6-connections-per-host cap.
 //
-// Plain-HTTP upstreams at a literal address or localhost (local model servers, the simulator) go
-// through the PlainHttpEngine instead, the client's own HTTP/1.1 connections on the same loop:
-// the same callbacks, errors and timeouts at a fraction of libcurl's cost per request.
+// Upstreams at a literal address or localhost (local model servers, the simulator, a gateway on the
+// same host) go through the Http1Engine instead, the client's own HTTP/1.1 connections on the same
+// loop: plain HTTP at once, HTTPS once the origin has answered libcurl in HTTP/1.x. The same
+// callbacks, errors and timeouts at a fraction of libcurl's cost per request.
 //
 // One per worker thread; it lives on that thread and is not thread-safe. Callbacks run on that
 // thread from the event loop, never from inside libcurl, so they may call start() and cancel()
@@ -46,7 +47,9 @@ public:
         quint64 connectionsReused = 0; // finished transfers that needed no new connection
         quint64 http2Transfers = 0;    // finished transfers that spoke HTTP/2
         quint64 idleSweeps = 0;        // times the connection cache was closed after a quiet spell
-        quint64 plainHttpTransfers = 0; // finished transfers the PlainHttpEngine carried
+        quint64 http1EngineTransfers = 0; // finished transfers the Http1Engine carried
+        quint64 tlsHandshakes = 0;     // TLS handshakes the Http1Engine's finished transfers needed
+        quint64 tlsResumptions = 0;    // of those, the ones that resumed an earlier session
         // HTTPS transfers started without CURLOPT_PIPEWAIT because their origin answered in
         // HTTP/1.1 before (see originKey): they open a connection at once when none is free.
         quint64 http1OriginTransfers = 0;
@@ -78,9 +81,9 @@ public:
 
     // On by default (SB_UPSTREAM_ENGINE=curl in the environment turns it off); off sends every
     // request through libcurl (the tests run both ways).
-    void setPlainHttpEnabled(bool enabled) { m_plainHttpEnabled = enabled; }
-    // Kept-alive connections of the PlainHttpEngine waiting for the next request.
-    std::size_t idlePlainHttpConnections() const;
+    void setHttp1EngineEnabled(bool enabled) { m_http1EngineEnabled = enabled; }
+    // Kept-alive connections of the Http1Engine waiting for the next request.
+    std::size_t idleHttp1Connections() const;
 
     // Cached connections are closed once no transfer has run for this long (60 s by default; the
     // sweep ticks at this interval, so it happens within twice the time): libcurl
@@ -105,11 +108,14 @@ private:
     void retire(UpstreamTransfer &transfer);
     void armIdleTimer(UpstreamTransfer &transfer);
     bool createMulti();
-    void onPlainHttpEvents();
+    void onHttp1EngineEvents();
     void onIdleSweepTick();
     // Only from the event loop with no transfer left: a new multi handle, an empty connection cache.
     void closeIdleConnections();
 
+    // Whether an HTTPS transfer goes to the Http1Engine: h2 is not allowed, or its origin's last
+    // answer through libcurl came in HTTP/1.x.
+    bool speaksHttp1(const UpstreamRequest &request, const TransferOptions &options) const;
     // "host:port proxy" of an HTTPS transfer that may speak h2, or empty (no PIPEWAIT question).
     static QByteArray originKey(const UpstreamRequest &request, const TransferOptions &options);
 
@@ -123,8 +129,8 @@ private:
     bool m_usedSinceSweep = false;     // connections may be cached
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
     std::unordered_set<int> m_connectionSockets; // libcurl connections, open (UpstreamSocketHooks)
-    PlainHttpEngine *m_plain = nullptr; // a child, so it follows the client to its thread
-    bool m_plainHttpEnabled = true;
+    Http1Engine *m_http1 = nullptr; // a child, so it follows the client to its thread
+    bool m_http1EngineEnabled = true;
     std::shared_ptr<EasyHandlePool> m_easyHandles = std::make_shared<EasyHandlePool>();
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data

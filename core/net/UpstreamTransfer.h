@@ -101,7 +101,7 @@ public:
     // Called from inside libcurl whenever something became deliverable (headers or body bytes).
     void setActivityHandler(std::function<void()> handler) { m_onActivity = std::move(handler); }
 
-    // The response as it arrives, from libcurl's callbacks or the PlainHttpEngine: the final status
+    // The response as it arrives, from libcurl's callbacks or the Http1Engine: the final status
     // and headers, then body pieces. recordBody is false, and tooLarge() true, once the body passes
     // maxResponseBytes. Both call the activity handler.
     void recordHead(int status, HttpHeaders &&headers);
@@ -129,7 +129,7 @@ public:
     bool retired = false; // removed from the multi handle; nothing may be delivered any more
     std::unique_ptr<DeadlineTimer> idleTimer; // the inter-token idle timeout, made when first armed
     bool paused = false;
-    bool plainHttp = false; // carried by the PlainHttpEngine, not libcurl
+    bool http1Engine = false; // carried by the Http1Engine, not libcurl
     // HTTPS with h2 allowed: wait for a connection still being set up in case it multiplexes
     // (CURLOPT_PIPEWAIT). The client turns it off for origins known to speak HTTP/1.1 only.
     bool pipeWait = true;

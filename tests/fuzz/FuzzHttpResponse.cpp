@@ -1,4 +1,4 @@
-// HttpResponseParser (the PlainHttpEngine's reader of upstream bytes): first byte's low bit says the
+// HttpResponseParser (the Http1Engine's reader of upstream bytes): first byte's low bit says the
 // request was HEAD, the byte seeds the cuts. The outcome (status, headers, body, where the response
 // ended, error or not) does not depend on where the bytes were cut; a sink refusing the body stops
 // the parser with an error, and a response to HEAD never has a body.

@@ -1,5 +1,6 @@
 #include "TlsTestServer.h"
 
+#include <QDir>
 #include <QFile>
 #include <QStandardPaths>
 #include <QtTest>
@@ -75,6 +76,7 @@ http {
         listen 127.0.0.1:%2 ssl%3 backlog=1024;
         ssl_certificate %1/cert.pem;
         ssl_certificate_key %1/key.pem;
+        location /files/ { alias %1/files/; default_type application/octet-stream; }
         location / { default_type application/json; return 200 '{"ok":true}'; }
     }
 }
@@ -102,6 +104,14 @@ http {
     log.open(QIODevice::ReadOnly);
     *why = QStringLiteral("nginx is not listening: ") + QString::fromLocal8Bit(log.readAll());
     return false;
+}
+
+bool TlsTestServer::writeFile(const QString &name, const QByteArray &bytes) const
+{
+    if (!QDir(m_dir.path()).mkpath(QStringLiteral("files")))
+        return false;
+    QFile file(m_dir.path() + QStringLiteral("/files/") + name);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
 }
 
 QUrl TlsTestServer::url(const QString &path) const

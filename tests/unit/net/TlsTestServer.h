@@ -15,8 +15,8 @@ namespace sb::test {
 
 // nginx (when installed) as a real TLS server on loopback, with a throwaway self-signed certificate
 // for 127.0.0.1 made by openssl: HTTP/2 through ALPN when `http2`, else HTTP/1.1 only (so that
-// concurrent requests need connections, and handshakes, of their own). Every path answers
-// {"ok":true}.
+// concurrent requests need connections, and handshakes, of their own). /files/NAME serves what
+// writeFile() put there; every other path answers {"ok":true}.
 class TlsTestServer {
 public:
     explicit TlsTestServer(bool http2 = true) : m_http2(http2) {}
@@ -27,6 +27,7 @@ public:
     bool start(QString *why);
 
     QUrl url(const QString &path) const;
+    bool writeFile(const QString &name, const QByteArray &bytes) const;
     quint16 port() const { return m_port; }
     // The certificate alone (a CA bundle that trusts this server and nothing else).
     QString caFile() const;

@@ -32,12 +32,12 @@ using sb::UpstreamRequest;
 namespace {
 
 // The suite runs twice (see main): plain-HTTP loopback requests through the client's own
-// PlainHttpEngine, then every request through libcurl. Both must behave the same.
-bool g_plainHttp = true;
+// Http1Engine, then every request through libcurl. Both must behave the same.
+bool g_http1Engine = true;
 
 class TestClient : public UpstreamClient {
 public:
-    TestClient() { setPlainHttpEnabled(g_plainHttp); }
+    TestClient() { setHttp1EngineEnabled(g_http1Engine); }
 };
 
 // A loopback HTTP/1.1 server with canned answers: it parses each request (head + Content-Length
@@ -213,7 +213,7 @@ private slots:
                                  "no_proxy", "NO_PROXY"})
             qunsetenv(name);
         QVERIFY(sb::CurlGlobal::ensureInitialized());
-        qInfo("plain http:// on loopback through %s", g_plainHttp ? "the PlainHttpEngine" : "libcurl");
+        qInfo("plain http:// on loopback through %s", g_http1Engine ? "the Http1Engine" : "libcurl");
         qInfo("%s, HTTP/2 %s", qPrintable(sb::CurlGlobal::versionString()),
               sb::CurlGlobal::supportsHttp2() ? "available" : "missing");
     }
@@ -256,7 +256,7 @@ private slots:
         QCOMPARE(stats.active, 0u);
         QCOMPARE(stats.bytesReceived, quint64(rec.body.size()));
         QCOMPARE(stats.connectionsOpened, 1u);
-        QCOMPARE(stats.plainHttpTransfers, g_plainHttp ? 1u : 0u);
+        QCOMPARE(stats.http1EngineTransfers, g_http1Engine ? 1u : 0u);
     }
 
     void streamedPiecesArriveBeforeTheServerFinishes()
@@ -646,8 +646,8 @@ private slots:
         first.headers.add("X-Leftover", "yes");
         first.headers.add("Authorization", "Bearer sk-first-transfer-secret");
         run(first);
-        // libcurl: the same easy handle goes out and comes back; the PlainHttpEngine: the same connection.
-        const auto kept = [&] { return g_plainHttp ? client.idlePlainHttpConnections() : client.idleEasyHandles(); };
+        // libcurl: the same easy handle goes out and comes back; the Http1Engine: the same connection.
+        const auto kept = [&] { return g_http1Engine ? client.idleHttp1Connections() : client.idleEasyHandles(); };
         QTRY_COMPARE_WITH_TIMEOUT(kept(), std::size_t(1), 5000);
         run(get(server.url(QStringLiteral("/second"))));
         QCOMPARE(kept(), std::size_t(1));
@@ -1012,7 +1012,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000);
         QCOMPARE(rec.error, TransferError::None);
         QCOMPARE(rec.body, "host localhost:" + QByteArray::number(server.port()));
-        QCOMPARE(client.stats().plainHttpTransfers, g_plainHttp ? 1u : 0u);
+        QCOMPARE(client.stats().http1EngineTransfers, g_http1Engine ? 1u : 0u);
     }
 
     // The default, and the operator's way back to libcurl for everything.
@@ -1024,7 +1024,7 @@ private slots:
             Recorder rec;
             client.start(get(server.url("/a")), {}, rec.callbacks());
             [&] { QTRY_COMPARE_WITH_TIMEOUT(rec.completes, 1, 10000); }();
-            return client.stats().plainHttpTransfers;
+            return client.stats().http1EngineTransfers;
         };
         QCOMPARE(run(), 1u);
         qputenv("SB_UPSTREAM_ENGINE", "curl");
@@ -1119,7 +1119,7 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     int failures = 0;
     for (const bool plainHttp : {true, false}) {
-        g_plainHttp = plainHttp;
+        g_http1Engine = plainHttp;
         tst_UpstreamClient suite;
         failures += QTest::qExec(&suite, argc, argv);
     }

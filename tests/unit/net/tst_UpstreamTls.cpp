@@ -1,5 +1,6 @@
-// HTTPS upstreams through libcurl against a real TLS server (nginx on loopback, a certificate made
-// for the test): what new connections cost, counted rather than timed.
+// HTTPS upstreams through libcurl and through the client's own HTTP/1.1 engine against a real TLS
+// server (nginx on loopback, a certificate made for the test): what new connections cost, counted
+// rather than timed.
 #include "TlsTestServer.h"
 #include "net/CurlGlobal.h"
 #include "net/TlsTrust.h"
@@ -158,8 +159,16 @@ private slots:
     // connections of a burst to an HTTP/1.1 origin were set up one after another. An origin that
     // has answered in HTTP/1.1 gets no waiting: held at the first byte of their handshakes, all of
     // the burst's connections are open at once.
+    void aBurstToAKnownHttp1OriginOpensItsConnectionsAtOnce_data()
+    {
+        QTest::addColumn<bool>("ownEngine");
+        QTest::newRow("the Http1Engine") << true;
+        QTest::newRow("libcurl") << false;
+    }
+
     void aBurstToAKnownHttp1OriginOpensItsConnectionsAtOnce()
     {
+        QFETCH(bool, ownEngine);
         TlsTestServer server(/*http2=*/false);
         QString why;
         if (!server.start(&why))
@@ -172,6 +181,7 @@ private slots:
         options.totalTimeout = 60s;
 
         UpstreamClient client;
+        client.setHttp1EngineEnabled(ownEngine);
         client.setIdleConnectionLifetime(50ms);
         {
             const auto first = runConcurrently(client, url, options, 1); // learns that the origin speaks HTTP/1.1
@@ -188,10 +198,14 @@ private slots:
         constexpr int kCount = 8;
         const auto burst = runConcurrently(client, url, options, kCount);
         QTRY_COMPARE_WITH_TIMEOUT(relay.accepts() - acceptsBefore, kCount, 10000);
-        QCOMPARE(client.stats().http1OriginTransfers, quint64(kCount));
+        // The known HTTP/1.1 origin goes to the client's own engine; without it, to libcurl
+        // without waiting to multiplex.
+        QCOMPARE(client.stats().http1OriginTransfers, ownEngine ? 0u : quint64(kCount));
         relay.release();
         QTRY_COMPARE_WITH_TIMEOUT(completed(burst), kCount, 20000);
         QCOMPARE(succeeded(burst), kCount);
+        QCOMPARE(client.stats().http1EngineTransfers, ownEngine ? quint64(kCount) : 0u);
+        QCOMPARE(client.stats().tlsHandshakes, ownEngine ? quint64(kCount) : 0u);
     }
 
     // What an h2 origin keeps: the burst waits for the one connection and multiplexes on it.
@@ -218,20 +232,30 @@ private slots:
 
     // A connection verified against one provider's bundle never carries a request whose provider
     // trusts other CAs (here: the system's, which do not know the test's certificate).
+    void aConnectionVerifiedAgainstOneBundleIsNotReusedUnderAnother_data()
+    {
+        aBurstToAKnownHttp1OriginOpensItsConnectionsAtOnce_data();
+    }
+
     void aConnectionVerifiedAgainstOneBundleIsNotReusedUnderAnother()
     {
+        QFETCH(bool, ownEngine);
         TlsTestServer server(/*http2=*/false);
         QString why;
         if (!server.start(&why))
             QSKIP(qPrintable(why));
         UpstreamClient client;
+        client.setHttp1EngineEnabled(ownEngine);
         TransferOptions trusting;
         trusting.caBundlePath = server.caFile();
+        trusting.allowHttp2 = false; // the own engine from the first request on, when it is enabled
         const auto first = runConcurrently(client, server.url(QStringLiteral("/v1/models")), trusting, 1);
         QTRY_COMPARE_WITH_TIMEOUT(completed(first), 1, 20000);
         QCOMPARE(succeeded(first), 1);
 
-        const auto system = runConcurrently(client, server.url(QStringLiteral("/v1/models")), TransferOptions{}, 1);
+        TransferOptions systemCas;
+        systemCas.allowHttp2 = false;
+        const auto system = runConcurrently(client, server.url(QStringLiteral("/v1/models")), systemCas, 1);
         QTRY_COMPARE_WITH_TIMEOUT(completed(system), 1, 20000);
         QCOMPARE(system.front()->error, TransferError::TlsFailed);
 
@@ -239,6 +263,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(completed(again), 1, 20000);
         QCOMPARE(succeeded(again), 1);
         QCOMPARE(client.stats().connectionsOpened, 2u); // the first connection served the third request
+        QCOMPARE(client.stats().http1EngineTransfers, ownEngine ? 3u : 0u);
     }
 
     void aMissingBundleIsTlsFailedAndSaysWhich()
@@ -256,23 +281,142 @@ private slots:
         QVERIFY2(outcomes.front()->message.contains(QStringLiteral("no-such-bundle.pem")), qPrintable(outcomes.front()->message));
     }
 
+    void skippingVerificationTrustsAnyCertificate_data()
+    {
+        aBurstToAKnownHttp1OriginOpensItsConnectionsAtOnce_data();
+    }
+
     void skippingVerificationTrustsAnyCertificate()
     {
+        QFETCH(bool, ownEngine);
         TlsTestServer server(/*http2=*/false);
         QString why;
         if (!server.start(&why))
             QSKIP(qPrintable(why));
         UpstreamClient client;
+        client.setHttp1EngineEnabled(ownEngine);
         TransferOptions verifying; // the system's CAs do not know the test's certificate
+        verifying.allowHttp2 = false;
         const auto refused = runConcurrently(client, server.url(QStringLiteral("/v1/models")), verifying, 1);
         QTRY_COMPARE_WITH_TIMEOUT(completed(refused), 1, 20000);
         QCOMPARE(refused.front()->error, TransferError::TlsFailed);
 
         TransferOptions skipping;
         skipping.verifyTls = false;
+        skipping.allowHttp2 = false;
         const auto accepted = runConcurrently(client, server.url(QStringLiteral("/v1/models")), skipping, 1);
         QTRY_COMPARE_WITH_TIMEOUT(completed(accepted), 1, 20000);
         QCOMPARE(succeeded(accepted), 1);
+        QCOMPARE(client.stats().http1EngineTransfers, ownEngine ? 2u : 0u);
+    }
+
+    // HTTPS through the client's own engine, which an origin reaches once libcurl has seen it
+    // answer in HTTP/1.1: what it costs is counted in connections and handshakes.
+    void anHttp1OriginMovesToTheOwnEngineAfterItsFirstAnswer()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        UpstreamClient client;
+        TransferOptions options;
+        options.caBundlePath = server.caFile();
+        for (int i = 0; i < 6; ++i) {
+            const auto one = runConcurrently(client, server.url(QStringLiteral("/v1/models")), options, 1);
+            QTRY_COMPARE_WITH_TIMEOUT(completed(one), 1, 20000);
+            QCOMPARE(succeeded(one), 1);
+        }
+        const auto stats = client.stats();
+        QCOMPARE(stats.http1EngineTransfers, 5u); // all but the first, which learnt the protocol
+        // One connection for libcurl's transfer, one the engine kept for its five: the session
+        // tickets TLS 1.3 sends after the handshake did not make it look closed.
+        QCOMPARE(stats.connectionsOpened, 2u);
+        QCOMPARE(stats.tlsHandshakes, 1u);
+    }
+
+    void aNewConnectionResumesTheServersSession()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        UpstreamClient client;
+        client.setIdleConnectionLifetime(50ms);
+        TransferOptions options;
+        options.caBundlePath = server.caFile();
+        options.allowHttp2 = false;
+        for (int round = 0; round < 3; ++round) {
+            const quint64 sweeps = client.stats().idleSweeps;
+            const auto one = runConcurrently(client, server.url(QStringLiteral("/v1/models")), options, 1);
+            QTRY_COMPARE_WITH_TIMEOUT(completed(one), 1, 20000);
+            QCOMPARE(succeeded(one), 1);
+            QTRY_VERIFY_WITH_TIMEOUT(client.stats().idleSweeps > sweeps, 10000); // the connection is closed
+        }
+        QCOMPARE(client.stats().tlsHandshakes, 3u);
+        QCOMPARE(client.stats().tlsResumptions, 2u); // every connection after the first
+    }
+
+    void aNameTheCertificateDoesNotCarryIsTlsFailed()
+    {
+        TlsTestServer server(/*http2=*/false); // its certificate names 127.0.0.1 only
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        UpstreamClient client;
+        TransferOptions options;
+        options.caBundlePath = server.caFile();
+        options.allowHttp2 = false;
+        const QUrl byName(QStringLiteral("https://localhost:%1/v1/models").arg(server.port()));
+        const auto outcomes = runConcurrently(client, byName, options, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(outcomes), 1, 20000);
+        QCOMPARE(outcomes.front()->error, TransferError::TlsFailed);
+        QVERIFY2(outcomes.front()->message.contains(QStringLiteral("certificate")), qPrintable(outcomes.front()->message));
+        QCOMPARE(client.stats().http1EngineTransfers, 1u);
+    }
+
+    // A body many TLS records long, held back at its first piece: nothing more arrives while
+    // paused, though OpenSSL may hold decrypted bytes no socket event announces, and after the
+    // resume every byte arrives, in order.
+    void aLargeAnswerPausedAndResumedArrivesWhole()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        QByteArray content;
+        for (int i = 0; content.size() < 3 * 1024 * 1024; ++i)
+            content += QByteArray::number(i) + ',';
+        QVERIFY(server.writeFile(QStringLiteral("large.txt"), content));
+        UpstreamClient client;
+        TransferOptions options;
+        options.caBundlePath = server.caFile();
+        options.allowHttp2 = false;
+        QByteArray received;
+        int pieces = 0;
+        int completes = 0;
+        TransferError error = TransferError::Other;
+        quint64 id = 0;
+        TransferCallbacks callbacks;
+        callbacks.onData = [&](QByteArrayView piece) {
+            received.append(piece.data(), piece.size());
+            if (++pieces == 1)
+                client.pause(id);
+        };
+        callbacks.onComplete = [&](TransferError e, const QString &) {
+            ++completes;
+            error = e;
+        };
+        id = client.start(get(server.url(QStringLiteral("/files/large.txt"))), options, callbacks);
+        QTRY_COMPARE_WITH_TIMEOUT(pieces, 1, 20000);
+        QTest::qWait(300);
+        QCOMPARE(pieces, 1);
+        QVERIFY(received.size() < content.size());
+        client.resume(id);
+        QTRY_COMPARE_WITH_TIMEOUT(completes, 1, 20000);
+        QCOMPARE(error, TransferError::None);
+        QCOMPARE(received.size(), content.size());
+        QVERIFY(received == content);
+        QCOMPARE(client.stats().http1EngineTransfers, 1u);
     }
 };
 

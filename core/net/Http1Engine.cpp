@@ -1,8 +1,9 @@
-#include "net/PlainHttpEngine.h"
+#include "net/Http1Engine.h"
 
 #include "common/ByteAssembly.h"
 #include "net/HttpSyntax.h"
 
+#include <QFile>
 #include <QHostAddress>
 #include <QUrl>
 
@@ -27,23 +28,27 @@ constexpr std::size_t kReadBufferSize = 64 * 1024;
 // undelivered body into a transfer (a paused one stops reading at the next event).
 constexpr int kReadsPerEvent = 4;
 
-bool environmentHasProxy()
+bool environmentHasProxy(bool https)
 {
-    // libcurl's variables for an http:// URL (it ignores HTTP_PROXY there, as CGI sets it from a
-    // request header). Whoever set one gets libcurl, which applies it and no_proxy exactly. Read
-    // on every request (a test or an embedding application may set one at any time), in one pass
-    // over the environment rather than a getenv() per name.
+    // libcurl's variables for the URL's scheme (for http:// it ignores HTTP_PROXY, as CGI sets it
+    // from a request header). Whoever set one gets libcurl, which applies it and no_proxy exactly.
+    // Read on every request (a test or an embedding application may set one at any time), in one
+    // pass over the environment rather than a getenv() per name.
     // An entry's first byte rules out nearly all of them, without measuring any (strlen over ~30
     // entries was 1,500 instructions a request).
+    static constexpr std::string_view httpNames[] = {"http_proxy=", "all_proxy=", "ALL_PROXY="};
+    static constexpr std::string_view httpsNames[] = {"https_proxy=", "HTTPS_PROXY=", "all_proxy=", "ALL_PROXY="};
     for (char **entry = environ; *entry; ++entry) {
         const char *variable = *entry;
-        if (variable[0] != 'h' && variable[0] != 'a' && variable[0] != 'A')
+        if (variable[0] != 'h' && variable[0] != 'a' && variable[0] != 'A' && (!https || variable[0] != 'H'))
             continue;
-        for (std::string_view name : {"http_proxy=", "all_proxy=", "ALL_PROXY="}) {
+        const auto check = [variable](std::string_view name) {
             // strncmp stops at the entry's terminating NUL, so a short entry is safe.
-            if (std::strncmp(variable, name.data(), name.size()) == 0 && variable[name.size()] != '\0')
-                return true;
-        }
+            return std::strncmp(variable, name.data(), name.size()) == 0 && variable[name.size()] != '\0';
+        };
+        if (https ? std::any_of(std::begin(httpsNames), std::end(httpsNames), check)
+                  : std::any_of(std::begin(httpNames), std::end(httpNames), check))
+            return true;
     }
     return false;
 }
@@ -69,13 +74,19 @@ SocketAddress socketAddress(const QHostAddress &host, quint16 port)
     return address;
 }
 
-std::shared_ptr<const PlainHttpTarget> makeTarget(const QUrl &url)
+bool isHttps(const QUrl &url)
 {
-    if (!url.isValid() || url.scheme().compare(QLatin1String("http"), Qt::CaseInsensitive) != 0 ||
+    return url.scheme().compare(QLatin1String("https"), Qt::CaseInsensitive) == 0;
+}
+
+std::shared_ptr<const Http1Target> makeTarget(const QUrl &url, const TransferOptions &options)
+{
+    const bool tls = isHttps(url);
+    if (!url.isValid() || (!tls && url.scheme().compare(QLatin1String("http"), Qt::CaseInsensitive) != 0) ||
         !url.userInfo().isEmpty())
         return nullptr;
     const QString host = url.host();
-    const int port = url.port(80);
+    const int port = url.port(tls ? 443 : 80);
     if (port <= 0 || port > 65535)
         return nullptr;
     std::vector<QHostAddress> hosts;
@@ -87,11 +98,19 @@ std::shared_ptr<const PlainHttpTarget> makeTarget(const QUrl &url)
         hosts = {literal};
     else
         return nullptr; // a name to resolve: libcurl's resolver runs off the event loop
-    auto target = std::make_shared<PlainHttpTarget>();
+    auto target = std::make_shared<Http1Target>();
     for (const QHostAddress &address : hosts)
         target->addresses.push_back(socketAddress(address, static_cast<quint16>(port)));
     target->hostHeader = url.authority(QUrl::FullyEncoded).toLatin1();
     target->endpoint = target->hostHeader.toLower();
+    if (tls) {
+        target->tls = true;
+        target->peer.host = host.toLatin1().toLower();
+        target->peer.verify = options.verifyTls;
+        target->caBundle = QFile::encodeName(options.caBundlePath);
+        // Connections verified one way are not handed to a request that trusts another.
+        target->endpoint = "https://" + target->endpoint + ' ' + (options.verifyTls ? target->caBundle : "unverified");
+    }
     target->requestTarget = url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority | QUrl::RemoveFragment);
     if (target->requestTarget.isEmpty())
         target->requestTarget = "/";
@@ -104,7 +123,7 @@ bool named(const QByteArray &name, const char *lowerCase)
 }
 
 // The request line and header block. False with a sentence when the request cannot be written.
-bool buildHead(const UpstreamRequest &request, const PlainHttpTarget &target, QByteArray *head, QString *error)
+bool buildHead(const UpstreamRequest &request, const Http1Target &target, QByteArray *head, QString *error)
 {
     const QByteArray method = request.method.toUpper();
     if (!isHttpToken(method)) {
@@ -141,16 +160,18 @@ long long millis(std::chrono::milliseconds duration)
 
 } // namespace
 
-struct PlainHttpEngine::Exchange final : HttpResponseParser::Sink {
+struct Http1Engine::Exchange final : HttpResponseParser::Sink {
     quint64 id = 0;
     UpstreamTransfer *transfer = nullptr;
-    std::shared_ptr<const PlainHttpTarget> target;
+    std::shared_ptr<const Http1Target> target;
     ConnectionPtr connection;
     QByteArray head;
     bool toHead = false;
     std::size_t nextAddress = 0;
     bool mayRetry = false; // on a kept-alive connection and nothing answered yet
     int connectionsOpened = 0;
+    int tlsHandshakes = 0;
+    int tlsResumptions = 0;
     Clock::TimePoint connectBy = Clock::TimePoint::max();
     Clock::TimePoint finishBy = Clock::TimePoint::max();
     Deadlines::iterator deadline;
@@ -160,39 +181,47 @@ struct PlainHttpEngine::Exchange final : HttpResponseParser::Sink {
     bool responseBody(QByteArrayView piece) override { return transfer->recordBody(piece); }
 };
 
-PlainHttpEngine::PlainHttpEngine(const Clock &clock, QObject *parent)
+Http1Engine::Http1Engine(const Clock &clock, QObject *parent)
     : QObject(parent)
     , m_clock(clock)
     , m_deadlineTimer(clock.createTimer([this] { onDeadline(); }))
     , m_endLater(clock.createTimer([this] { runAfterEvents(); }))
+    , m_readBufferedTimer(clock.createTimer([this] { onReadBuffered(); }))
     , m_readBuffer(new char[kReadBufferSize])
 {
 }
 
-PlainHttpEngine::~PlainHttpEngine()
+Http1Engine::~Http1Engine()
 {
     m_exchanges.clear(); // their connections close
     m_idle.clear();
 }
 
-std::shared_ptr<const PlainHttpTarget> PlainHttpEngine::targetFor(const UpstreamRequest &request,
+std::shared_ptr<const Http1Target> Http1Engine::targetFor(const UpstreamRequest &request,
                                                                   const TransferOptions &options)
 {
-    if (!options.proxyUrl.isEmpty() || environmentHasProxy())
+    if (!options.proxyUrl.isEmpty() || environmentHasProxy(isHttps(request.url)))
         return nullptr;
-    // Nearly always the URL of one of the last few requests: remembered per thread.
-    thread_local std::array<std::pair<QUrl, std::shared_ptr<const PlainHttpTarget>>, 4> recent;
+    // Nearly always the URL and trust of one of the last few requests: remembered per thread.
+    struct Recent {
+        QUrl url;
+        QString caBundle;
+        bool verify = true;
+        std::shared_ptr<const Http1Target> target;
+    };
+    thread_local std::array<Recent, 4> recent;
     thread_local std::size_t next = 0;
-    for (const auto &[url, target] : recent)
-        if (!url.isEmpty() && url == request.url)
-            return target;
-    auto target = makeTarget(request.url);
-    recent[next] = {request.url, target};
+    for (const Recent &seen : recent)
+        if (!seen.url.isEmpty() && seen.url == request.url && seen.verify == options.verifyTls &&
+            seen.caBundle == options.caBundlePath)
+            return seen.target;
+    auto target = makeTarget(request.url, options);
+    recent[next] = {request.url, options.caBundlePath, options.verifyTls, target};
     next = (next + 1) % recent.size();
     return target;
 }
 
-void PlainHttpEngine::start(UpstreamTransfer &transfer, std::shared_ptr<const PlainHttpTarget> target)
+void Http1Engine::start(UpstreamTransfer &transfer, std::shared_ptr<const Http1Target> target)
 {
     auto owned = std::make_unique<Exchange>();
     Exchange &exchange = *owned;
@@ -220,12 +249,12 @@ void PlainHttpEngine::start(UpstreamTransfer &transfer, std::shared_ptr<const Pl
         m_endLater->start(Clock::Duration::zero());
 }
 
-void PlainHttpEngine::connectNext(Exchange &exchange, const QString &previousError)
+void Http1Engine::connectNext(Exchange &exchange, const QString &previousError)
 {
     QString error = previousError;
     const auto &addresses = exchange.target->addresses;
     while (exchange.nextAddress < addresses.size()) {
-        auto connection = std::make_shared<PlainHttpConnection>(static_cast<Owner &>(*this), this, exchange.target->endpoint);
+        auto connection = std::make_shared<Http1Connection>(static_cast<Owner &>(*this), this, exchange.target->endpoint);
         if (connection->open(addresses[exchange.nextAddress++], &error)) {
             connection->transferId = exchange.id;
             exchange.connection = std::move(connection);
@@ -239,9 +268,52 @@ void PlainHttpEngine::connectNext(Exchange &exchange, const QString &previousErr
     end(exchange, TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(error));
 }
 
-void PlainHttpEngine::sendRequest(Exchange &exchange)
+void Http1Engine::connected(Exchange &exchange)
 {
-    PlainHttpConnection &connection = *exchange.connection;
+    if (!exchange.target->tls) {
+        scheduleDeadline(exchange); // the connect deadline is over
+        sendRequest(exchange);
+        return;
+    }
+    const Http1Target &target = *exchange.target;
+    QString error;
+    ssl_ctx_st *context = m_tlsContexts.contextFor(target.caBundle, target.peer.verify, &error);
+    if (!context) {
+        end(exchange, TransferError::TlsFailed,
+            QStringLiteral("TLS with the upstream failed: %1; check the provider's CA bundle").arg(error));
+        return;
+    }
+    if (!exchange.connection->startTls(context, target.peer, m_tlsContexts.sessionFor(target.endpoint), &error)) {
+        end(exchange, TransferError::TlsFailed, QStringLiteral("TLS with the upstream failed: %1").arg(error));
+        return;
+    }
+    continueHandshake(exchange);
+}
+
+void Http1Engine::continueHandshake(Exchange &exchange)
+{
+    QString error;
+    switch (exchange.connection->handshake(&error)) {
+    case Http1Connection::Handshake::Pending:
+        return;
+    case Http1Connection::Handshake::Done:
+        ++exchange.tlsHandshakes;
+        if (exchange.connection->tls()->resumed())
+            ++exchange.tlsResumptions;
+        scheduleDeadline(exchange); // the connect deadline is over
+        sendRequest(exchange);
+        return;
+    case Http1Connection::Handshake::Failed:
+        // A session the server would not take back is not offered again.
+        m_tlsContexts.forget(exchange.target->endpoint);
+        end(exchange, TransferError::TlsFailed, QStringLiteral("TLS with the upstream failed: %1").arg(error));
+        return;
+    }
+}
+
+void Http1Engine::sendRequest(Exchange &exchange)
+{
+    Http1Connection &connection = *exchange.connection;
     connection.parser().expectResponse(exchange.toHead);
     if (exchange.transfer->paused)
         connection.setReading(false);
@@ -254,7 +326,7 @@ void PlainHttpEngine::sendRequest(Exchange &exchange)
         end(exchange, TransferError::Reset, QStringLiteral("The upstream connection broke: %1").arg(error));
 }
 
-void PlainHttpEngine::retryOnFreshConnection(Exchange &exchange)
+void Http1Engine::retryOnFreshConnection(Exchange &exchange)
 {
     exchange.mayRetry = false;
     exchange.connection.reset(); // closes it
@@ -262,7 +334,7 @@ void PlainHttpEngine::retryOnFreshConnection(Exchange &exchange)
     connectNext(exchange, {});
 }
 
-PlainHttpEngine::Exchange *PlainHttpEngine::exchangeOf(const PlainHttpConnection &connection)
+Http1Engine::Exchange *Http1Engine::exchangeOf(const Http1Connection &connection)
 {
     const auto it = m_exchanges.find(connection.transferId);
     if (it == m_exchanges.end() || it->second->connection.get() != &connection)
@@ -270,22 +342,23 @@ PlainHttpEngine::Exchange *PlainHttpEngine::exchangeOf(const PlainHttpConnection
     return it->second.get();
 }
 
-void PlainHttpEngine::connectionWritable(PlainHttpConnection &connection)
+void Http1Engine::connectionWritable(Http1Connection &connection)
 {
     Exchange *exchange = exchangeOf(connection);
     if (!exchange)
         return;
     const ConnectionPtr hold = exchange->connection; // an end below may let go of it
-    if (connection.isConnecting()) {
+    if (connection.tcpConnecting()) {
         const QString error = connection.finishConnect();
         if (!error.isEmpty()) {
             exchange->connection.reset();
             connectNext(*exchange, QStringLiteral("Failed to connect to %1: %2")
                                        .arg(exchange->target->addresses[exchange->nextAddress - 1].text, error));
         } else {
-            scheduleDeadline(*exchange); // the connect deadline is over
-            sendRequest(*exchange);
+            connected(*exchange);
         }
+    } else if (connection.isConnecting()) {
+        continueHandshake(*exchange);
     } else {
         QString error;
         if (!connection.flush(&error)) {
@@ -298,24 +371,32 @@ void PlainHttpEngine::connectionWritable(PlainHttpConnection &connection)
     runAfterEvents();
 }
 
-void PlainHttpEngine::connectionReadable(PlainHttpConnection &connection)
+void Http1Engine::connectionReadable(Http1Connection &connection)
 {
+    char *buffer = m_readBuffer.get();
     if (connection.transferId == 0) {
-        dropIdle(connection); // an idle connection the server closed (or that says what nobody asked)
+        // An idle connection the server closed (or that says what nobody asked), unless that was
+        // TLS's own business, such as a session ticket after the answer.
+        if (!connection.idleReadableIsHousekeeping(buffer, kReadBufferSize))
+            dropIdle(connection);
         return;
     }
     Exchange *exchange = exchangeOf(connection);
     if (!exchange)
         return;
     const ConnectionPtr hold = exchange->connection; // an end below may let go of it
-    char *buffer = m_readBuffer.get();
+    if (connection.isConnecting()) {
+        continueHandshake(*exchange);
+        runAfterEvents();
+        return;
+    }
     for (int reads = 0; reads < kReadsPerEvent; ++reads) {
         std::size_t size = 0;
         QString error;
         const auto received = connection.receive(buffer, kReadBufferSize, &size, &error);
-        if (received == PlainHttpConnection::Receive::WouldBlock)
+        if (received == Http1Connection::Receive::WouldBlock)
             break;
-        if (received == PlainHttpConnection::Receive::Data) {
+        if (received == Http1Connection::Receive::Data) {
             exchange->mayRetry = false;
             std::size_t consumed = 0;
             const auto parsed = connection.parser().feed(buffer, size, *exchange, &consumed);
@@ -336,7 +417,7 @@ void PlainHttpEngine::connectionReadable(PlainHttpConnection &connection)
             retryOnFreshConnection(*exchange); // the server had closed the kept-alive connection
             break;
         }
-        if (received == PlainHttpConnection::Receive::EndOfStream) {
+        if (received == Http1Connection::Receive::EndOfStream) {
             if (connection.parser().finish(*exchange) == HttpResponseParser::Result::Complete)
                 complete(*exchange, false);
             else
@@ -347,27 +428,57 @@ void PlainHttpEngine::connectionReadable(PlainHttpConnection &connection)
         }
         break;
     }
+    if (connection.hasBufferedInput() && exchangeOf(connection))
+        readBufferedLater(connection); // the reads per event ran out with records still decrypted
     runAfterEvents();
 }
 
-void PlainHttpEngine::complete(Exchange &exchange, bool connectionReusable)
+void Http1Engine::readBufferedLater(const Http1Connection &connection)
+{
+    m_readBuffered.push_back(connection.transferId);
+    if (!m_readBufferedTimer->isActive())
+        m_readBufferedTimer->start(Clock::Duration::zero());
+}
+
+void Http1Engine::onReadBuffered()
+{
+    for (const quint64 id : std::exchange(m_readBuffered, {})) {
+        const auto it = m_exchanges.find(id);
+        if (it == m_exchanges.end() || !it->second->connection || it->second->transfer->paused)
+            continue;
+        const ConnectionPtr connection = it->second->connection;
+        if (connection->hasBufferedInput())
+            connectionReadable(*connection);
+    }
+}
+
+void Http1Engine::complete(Exchange &exchange, bool connectionReusable)
 {
     ConnectionPtr connection = std::move(exchange.connection);
     connection->transferId = 0;
+    if (connection->isTls() && !connection->sessionRemembered) {
+        // By the end of an answer the server's session tickets have arrived (TLS 1.3 sends them
+        // after the handshake): the next new connection resumes.
+            if (ssl_session_st *session = connection->tls()->resumableSession()) {
+            m_tlsContexts.remember(exchange.target->endpoint, session);
+            connection->sessionRemembered = true;
+        }
+    }
     if (connectionReusable && connection->parser().keepAlive())
         keepIdle(std::move(connection));
     end(exchange, TransferError::None, {});
 }
 
-void PlainHttpEngine::end(Exchange &exchange, TransferError error, const QString &message)
+void Http1Engine::end(Exchange &exchange, TransferError error, const QString &message)
 {
     if (exchange.hasDeadline)
         m_deadlines.erase(exchange.deadline);
-    m_ended.push_back({exchange.id, error, message, exchange.connectionsOpened});
+    m_ended.push_back({exchange.id, error, message, exchange.connectionsOpened, exchange.tlsHandshakes,
+                       exchange.tlsResumptions});
     m_exchanges.erase(exchange.id); // its connection, if it still has one, closes
 }
 
-void PlainHttpEngine::abort(quint64 transferId)
+void Http1Engine::abort(quint64 transferId)
 {
     const auto it = m_exchanges.find(transferId);
     if (it == m_exchanges.end())
@@ -377,21 +488,24 @@ void PlainHttpEngine::abort(quint64 transferId)
     m_exchanges.erase(it); // mid-exchange a connection cannot carry another request: it closes
 }
 
-void PlainHttpEngine::pause(quint64 transferId)
+void Http1Engine::pause(quint64 transferId)
 {
     const auto it = m_exchanges.find(transferId);
     if (it != m_exchanges.end() && it->second->connection)
         it->second->connection->setReading(false);
 }
 
-void PlainHttpEngine::resume(quint64 transferId)
+void Http1Engine::resume(quint64 transferId)
 {
     const auto it = m_exchanges.find(transferId);
-    if (it != m_exchanges.end() && it->second->connection)
-        it->second->connection->setReading(true);
+    if (it == m_exchanges.end() || !it->second->connection)
+        return;
+    it->second->connection->setReading(true);
+    if (it->second->connection->hasBufferedInput())
+        readBufferedLater(*it->second->connection);
 }
 
-PlainHttpEngine::ConnectionPtr PlainHttpEngine::takeIdle(const QByteArray &endpoint)
+Http1Engine::ConnectionPtr Http1Engine::takeIdle(const QByteArray &endpoint)
 {
     const auto it = m_idle.find(endpoint);
     if (it == m_idle.end() || it->second.empty())
@@ -403,7 +517,7 @@ PlainHttpEngine::ConnectionPtr PlainHttpEngine::takeIdle(const QByteArray &endpo
     return connection;
 }
 
-void PlainHttpEngine::keepIdle(ConnectionPtr connection)
+void Http1Engine::keepIdle(ConnectionPtr connection)
 {
     if (m_idleCount >= kMaxIdleConnections)
         return; // closes
@@ -412,7 +526,7 @@ void PlainHttpEngine::keepIdle(ConnectionPtr connection)
     ++m_idleCount;
 }
 
-void PlainHttpEngine::dropIdle(PlainHttpConnection &connection)
+void Http1Engine::dropIdle(Http1Connection &connection)
 {
     const auto it = m_idle.find(connection.endpoint());
     if (it == m_idle.end())
@@ -425,13 +539,13 @@ void PlainHttpEngine::dropIdle(PlainHttpConnection &connection)
     --m_idleCount;
 }
 
-void PlainHttpEngine::closeIdleConnections()
+void Http1Engine::closeIdleConnections()
 {
     m_idle.clear();
     m_idleCount = 0;
 }
 
-void PlainHttpEngine::scheduleDeadline(Exchange &exchange)
+void Http1Engine::scheduleDeadline(Exchange &exchange)
 {
     if (exchange.hasDeadline) {
         m_deadlines.erase(exchange.deadline);
@@ -450,7 +564,7 @@ void PlainHttpEngine::scheduleDeadline(Exchange &exchange)
     }
 }
 
-void PlainHttpEngine::onDeadline()
+void Http1Engine::onDeadline()
 {
     const Clock::TimePoint now = m_clock.now();
     while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
@@ -481,7 +595,7 @@ void PlainHttpEngine::onDeadline()
     runAfterEvents();
 }
 
-void PlainHttpEngine::runAfterEvents()
+void Http1Engine::runAfterEvents()
 {
     if (m_afterEvents)
         m_afterEvents();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "net/HttpResponseParser.h"
+#include "net/TlsClientSession.h"
 
 #include <QByteArray>
 #include <QString>
@@ -9,6 +10,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 
 class QObject;
 class QSocketNotifier;
@@ -22,16 +24,16 @@ struct SocketAddress {
     QString text;
 };
 
-// One TCP connection from the PlainHttpEngine to a plain-HTTP upstream: a non-blocking socket
-// watched by two QSocketNotifiers, sending one request at a time and kept alive between them. It
-// knows nothing of transfers; what its socket does goes to its Owner.
-class PlainHttpConnection {
+// One connection from the Http1Engine to an HTTP/1.1 upstream, over TCP or TLS: a non-blocking
+// socket watched by two QSocketNotifiers, sending one request at a time and kept alive between
+// them. It knows nothing of transfers; what its socket does goes to its Owner.
+class Http1Connection {
 public:
     class Owner {
     public:
-        virtual void connectionReadable(PlainHttpConnection &connection) = 0;
+        virtual void connectionReadable(Http1Connection &connection) = 0;
         // Connected (or failed to), or the kernel took buffered request bytes: see flush().
-        virtual void connectionWritable(PlainHttpConnection &connection) = 0;
+        virtual void connectionWritable(Http1Connection &connection) = 0;
 
     protected:
         ~Owner() = default;
@@ -40,18 +42,29 @@ public:
     enum class Receive { Data, WouldBlock, EndOfStream, Failed };
 
     // `notifierParent` gives the notifiers their thread (the engine's).
-    PlainHttpConnection(Owner &owner, QObject *notifierParent, QByteArray endpoint);
-    ~PlainHttpConnection(); // closes
-    PlainHttpConnection(const PlainHttpConnection &) = delete;
-    PlainHttpConnection &operator=(const PlainHttpConnection &) = delete;
+    Http1Connection(Owner &owner, QObject *notifierParent, QByteArray endpoint);
+    ~Http1Connection(); // closes
+    Http1Connection(const Http1Connection &) = delete;
+    Http1Connection &operator=(const Http1Connection &) = delete;
 
     // Starts a non-blocking connect (TCP_NODELAY, keep-alive probes). False with the reason when it
     // fails at once; otherwise connectionWritable() follows when it is up or has failed.
     bool open(const SocketAddress &address, QString *error);
-    bool isConnecting() const { return m_connecting; }
+    // Until the TCP connection, and the TLS handshake when there is one, are through.
+    bool isConnecting() const { return m_connecting || (m_tls && !m_tls->handshakeDone()); }
     bool isOpen() const { return m_descriptor >= 0; }
-    // After connectionWritable() while connecting: empty when the connection is up, else why not.
+    // After connectionWritable() while the TCP connect runs: empty when it is up, else why not.
     QString finishConnect();
+    bool tcpConnecting() const { return m_connecting; }
+
+    // Puts TLS over the connected socket; the handshake is then driven by handshake() on every
+    // readable or writable event until it is Done. False, with the reason, when OpenSSL refuses.
+    bool startTls(ssl_ctx_st *context, const TlsPeer &peer, ssl_session_st *resume, QString *error);
+    bool isTls() const { return m_tls != nullptr; }
+    enum class Handshake { Pending, Done, Failed };
+    Handshake handshake(QString *error);
+    const TlsClientSession *tls() const { return m_tls.get(); }
+    bool sessionRemembered = false; // its TLS session was kept for the next connection
 
     // Queues a request (head, then body) and sends what the kernel takes now; the rest leaves on
     // flush() when the socket is writable. False with the reason when the connection is broken.
@@ -59,8 +72,15 @@ public:
     bool flush(QString *error);
     bool hasPendingOutput() const { return m_pieces > 0; }
 
-    // One recv() into `buffer`; `*size` gets the byte count, `*error` the reason on Failed.
+    // One recv() into `buffer` (over TLS: what is decrypted, up to `capacity`); `*size` gets the
+    // byte count, `*error` the reason on Failed.
     Receive receive(char *buffer, std::size_t capacity, std::size_t *size, QString *error);
+    // Received bytes TLS holds that no readable event will announce: the owner reads them itself.
+    bool hasBufferedInput() const { return m_tls && m_tls->hasBufferedInput(); }
+    // An idle connection turned readable: true when that was only TLS's own housekeeping (a session
+    // ticket) and it can carry the next request, false when the server closed it or sent bytes
+    // nobody asked for.
+    bool idleReadableIsHousekeeping(char *buffer, std::size_t capacity);
     // Whether readability is watched: off while a transfer is paused.
     void setReading(bool on);
     // Closes at once; nothing follows.
@@ -74,6 +94,7 @@ public:
 
 private:
     void watchWritable(bool on);
+    bool flushTls(QString *error);
 
     Owner &m_owner;
     QObject *m_notifierParent;
@@ -86,6 +107,7 @@ private:
     int m_pieces = 0;
     qsizetype m_outputSent = 0; // bytes of m_output[0] already sent
     HttpResponseParser m_parser;
+    std::unique_ptr<TlsClientSession> m_tls;
 };
 
 } // namespace sb

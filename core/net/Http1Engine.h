@@ -1,7 +1,8 @@
 #pragma once
 
 #include "common/Clock.h"
-#include "net/PlainHttpConnection.h"
+#include "net/Http1Connection.h"
+#include "net/TlsClientContexts.h"
 #include "net/UpstreamTransfer.h"
 
 #include <QObject>
@@ -16,28 +17,36 @@
 
 namespace sb {
 
-// Where a plain-HTTP request goes: the addresses to try in order, and what the request line and
-// Host header say. Worked out once per URL.
-struct PlainHttpTarget {
-    QByteArray endpoint; // "127.0.0.1:8080": connections to it are interchangeable
+// Where a request goes: the addresses to try in order, what the request line and Host header say
+// and, over TLS, whom the certificate must name and what vouches for it. Worked out once per URL
+// and trust.
+struct Http1Target {
+    // "127.0.0.1:8080", "https://localhost:8443 <bundle> verify": connections to it are
+    // interchangeable
+    QByteArray endpoint;
     std::vector<SocketAddress> addresses;
     QByteArray hostHeader;    // "127.0.0.1:8080", "[::1]:8080"
     QByteArray requestTarget; // "/v1/chat/completions?x=1"
+    bool tls = false;
+    TlsPeer peer;        // over TLS: the name checked, and whether anything is
+    QByteArray caBundle; // over TLS: the PEM file of CAs to trust; empty: the system's
 };
 
-// UpstreamClient's own HTTP/1.1 client for plain-HTTP upstreams at a literal address or
-// localhost: local model servers (vLLM, Ollama, llama.cpp), a gateway on the same host, the
-// simulator. Keep-alive connections on the worker's event loop, a request written with one
-// sendmsg, the response parsed by llhttp straight into the transfer; none of libcurl's
-// per-transfer setup, its timer round trips, connection-liveness polls and header re-parsing,
-// which cost about a third of the proxy's CPU per request. Everything else (TLS, HTTP/2, egress
-// proxies, host names to resolve, credentials in the URL) stays with libcurl.
+// UpstreamClient's own HTTP/1.1 client for upstreams at a literal address or localhost, plain or
+// over TLS: local model servers (vLLM, Ollama, llama.cpp), a gateway on the same host or behind
+// its TLS-terminating proxy, the simulator. Keep-alive connections on the worker's event loop, a
+// request written with one sendmsg (one TLS record), the response parsed by llhttp straight into
+// the transfer; none of libcurl's per-transfer setup, its timer round trips, connection-liveness
+// polls and header re-parsing, which cost about a third of the proxy's CPU per request, and over
+// TLS a new connection resumes the server's last session. Everything else (HTTP/2, egress proxies,
+// host names to resolve, credentials in the URL) stays with libcurl; so do HTTPS origins until
+// their first answer says they speak HTTP/1.1, not h2 (UpstreamClient decides).
 //
 // Behaves as the libcurl path does, so callers cannot tell them apart: the same TransferError for
 // each failure, connect and total timeouts, maxResponseBytes, pause by not reading, a kept-alive
 // connection the server had closed retried once on a fresh one (nothing of the request was
 // answered, so it was not processed), idle connections bounded and closed on the client's sweep.
-class PlainHttpEngine : public QObject, private PlainHttpConnection::Owner {
+class Http1Engine : public QObject, private Http1Connection::Owner {
     Q_OBJECT
 public:
     struct Ended {
@@ -45,21 +54,24 @@ public:
         TransferError error = TransferError::None;
         QString message;
         int connectionsOpened = 0; // 0: it ran on a kept-alive connection
+        int tlsHandshakes = 0;     // full or resumed
+        int tlsResumptions = 0;    // handshakes that resumed an earlier session
     };
 
-    explicit PlainHttpEngine(const Clock &clock, QObject *parent = nullptr);
-    ~PlainHttpEngine() override;
+    explicit Http1Engine(const Clock &clock, QObject *parent = nullptr);
+    ~Http1Engine() override;
 
-    // The target when this engine can carry the request: http to an IP literal or localhost, no
-    // credentials in the URL, no egress proxy (the channel's or the environment's). Else nullptr.
-    static std::shared_ptr<const PlainHttpTarget> targetFor(const UpstreamRequest &request,
+    // The target when this engine can carry the request: http or https to an IP literal or
+    // localhost, no credentials in the URL, no egress proxy (the channel's or the environment's).
+    // Else nullptr.
+    static std::shared_ptr<const Http1Target> targetFor(const UpstreamRequest &request,
                                                             const TransferOptions &options);
 
     // Sends the transfer's request. The response is recorded into the transfer as it arrives
     // (recordHead, recordBody, which call its activity handler); its end comes out of takeEnded()
     // after the after-events handler runs, never from inside start(). The transfer must outlive
     // its end or abort().
-    void start(UpstreamTransfer &transfer, std::shared_ptr<const PlainHttpTarget> target);
+    void start(UpstreamTransfer &transfer, std::shared_ptr<const Http1Target> target);
     // Forgets the transfer, closing its connection unless the response was complete. Unknown ids
     // are ignored.
     void abort(quint64 transferId);
@@ -78,24 +90,31 @@ public:
 private:
     using Deadlines = std::multimap<Clock::TimePoint, quint64>;
     struct Exchange;
-    using ConnectionPtr = std::shared_ptr<PlainHttpConnection>;
+    using ConnectionPtr = std::shared_ptr<Http1Connection>;
 
-    void connectionReadable(PlainHttpConnection &connection) override;
-    void connectionWritable(PlainHttpConnection &connection) override;
+    void connectionReadable(Http1Connection &connection) override;
+    void connectionWritable(Http1Connection &connection) override;
 
     // Opens a connection to the next address; ends the exchange when none is left.
     void connectNext(Exchange &exchange, const QString &previousError);
+    // The TCP connection is up: the TLS handshake starts, or the request leaves.
+    void connected(Exchange &exchange);
+    void continueHandshake(Exchange &exchange);
     void sendRequest(Exchange &exchange);
     // A kept-alive connection failed before any answer: once more on a fresh connection.
     void retryOnFreshConnection(Exchange &exchange);
     void complete(Exchange &exchange, bool connectionReusable);
     // Records the end for takeEnded() and forgets the exchange (`exchange` is gone afterwards).
     void end(Exchange &exchange, TransferError error, const QString &message);
-    Exchange *exchangeOf(const PlainHttpConnection &connection);
+    Exchange *exchangeOf(const Http1Connection &connection);
 
     ConnectionPtr takeIdle(const QByteArray &endpoint);
     void keepIdle(ConnectionPtr connection);
-    void dropIdle(PlainHttpConnection &connection);
+    void dropIdle(Http1Connection &connection);
+
+    // TLS holds received bytes no event announces: read them from the event loop.
+    void readBufferedLater(const Http1Connection &connection);
+    void onReadBuffered();
 
     void scheduleDeadline(Exchange &exchange);
     void onDeadline();
@@ -109,6 +128,9 @@ private:
     std::unique_ptr<Timer> m_deadlineTimer;
     Clock::TimePoint m_deadlineArmedFor{};
     std::unique_ptr<Timer> m_endLater; // 0 ms: reports ends that start() found, from the event loop
+    std::unique_ptr<Timer> m_readBufferedTimer; // 0 ms: see readBufferedLater()
+    std::vector<quint64> m_readBuffered;        // transfers whose connection holds input
+    TlsClientContexts m_tlsContexts;
     std::vector<Ended> m_ended;
     std::function<void()> m_afterEvents;
     std::unique_ptr<char[]> m_readBuffer;

@@ -1,0 +1,96 @@
+#include "net/TlsClientContexts.h"
+
+#include "net/TlsTrust.h"
+
+#include <openssl/ssl.h>
+
+namespace sb {
+
+namespace {
+
+// Servers a worker has sessions for at most: more than any configuration names, few enough that a
+// misconfigured loop over many hosts cannot grow it.
+constexpr std::size_t kMaxSessions = 256;
+
+SSL_CTX *newContext(bool verify)
+{
+    SSL_CTX *context = SSL_CTX_new(TLS_client_method());
+    if (!context)
+        return nullptr;
+    SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+    // Renegotiation would make a read wait for the socket to be writable (and a write for it to
+    // be readable); no HTTP/1.1 API server needs it. An end without close_notify reads as an end:
+    // HTTP's own framing tells a whole response from a cut one, as it does over plain TCP.
+    SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
+    // Partial writes carry on from where they stopped; the output buffer may have moved by then.
+    SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_read_ahead(context, 1);
+    SSL_CTX_set_verify(context, verify ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nullptr);
+    // This engine speaks HTTP/1.1 only: a server that offers h2 is told so in the handshake.
+    static const unsigned char http11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+    SSL_CTX_set_alpn_protos(context, http11, sizeof http11);
+    // Sessions are kept by the engine per endpoint, not in OpenSSL's own cache keyed by session id.
+    SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    return context;
+}
+
+} // namespace
+
+TlsClientContexts::~TlsClientContexts()
+{
+    for (auto &[endpoint, session] : m_sessions)
+        SSL_SESSION_free(session);
+    for (auto &[key, context] : m_contexts)
+        SSL_CTX_free(context);
+}
+
+ssl_ctx_st *TlsClientContexts::contextFor(const QByteArray &caBundle, bool verify, QString *error)
+{
+    const auto key = std::make_pair(verify ? caBundle : QByteArray(), verify);
+    auto it = m_contexts.find(key);
+    if (it == m_contexts.end()) {
+        SSL_CTX *context = newContext(verify);
+        if (!context) {
+            *error = QStringLiteral("OpenSSL could not make a TLS context");
+            return nullptr;
+        }
+        it = m_contexts.emplace(key, context).first;
+    }
+    // The store is looked up each time: a bundle file that changed is parsed again once, for all.
+    if (verify && !TlsTrust::install(it->second, caBundle, error))
+        return nullptr;
+    return it->second;
+}
+
+ssl_session_st *TlsClientContexts::sessionFor(const QByteArray &endpoint) const
+{
+    const auto it = m_sessions.find(endpoint);
+    return it == m_sessions.end() ? nullptr : it->second;
+}
+
+void TlsClientContexts::remember(const QByteArray &endpoint, ssl_session_st *session)
+{
+    auto it = m_sessions.find(endpoint);
+    if (it != m_sessions.end()) {
+        SSL_SESSION_free(it->second);
+        it->second = session;
+        return;
+    }
+    if (m_sessions.size() >= kMaxSessions) {
+        for (auto &[key, old] : m_sessions)
+            SSL_SESSION_free(old);
+        m_sessions.clear();
+    }
+    m_sessions.emplace(endpoint, session);
+}
+
+void TlsClientContexts::forget(const QByteArray &endpoint)
+{
+    const auto it = m_sessions.find(endpoint);
+    if (it == m_sessions.end())
+        return;
+    SSL_SESSION_free(it->second);
+    m_sessions.erase(it);
+}
+
+} // namespace sb

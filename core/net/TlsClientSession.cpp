@@ -1,0 +1,167 @@
+#include "net/TlsClientSession.h"
+
+#include <QHostAddress>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sb {
+
+namespace {
+
+QString openSslErrorQueue()
+{
+    QString text;
+    while (const unsigned long code = ERR_get_error()) {
+        char line[256];
+        ERR_error_string_n(code, line, sizeof line);
+        if (!text.isEmpty())
+            text += QStringLiteral("; ");
+        text += QString::fromLatin1(line);
+    }
+    return text;
+}
+
+} // namespace
+
+TlsClientSession::TlsClientSession(ssl_ctx_st *context, int descriptor, const TlsPeer &peer, ssl_session_st *resume)
+{
+    ERR_clear_error();
+    SSL *ssl = SSL_new(context);
+    if (!ssl || SSL_set_fd(ssl, descriptor) != 1) {
+        m_error = QStringLiteral("OpenSSL could not start a session: %1").arg(openSslErrorQueue());
+        SSL_free(ssl);
+        return;
+    }
+    const QHostAddress literal(QString::fromLatin1(peer.host));
+    const bool isAddress = !literal.isNull();
+    // SNI names a host, never an address (RFC 6066, section 3).
+    if (!isAddress)
+        SSL_set_tlsext_host_name(ssl, peer.host.constData());
+    if (peer.verify) {
+        X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        const int named = isAddress ? X509_VERIFY_PARAM_set1_ip_asc(param, peer.host.constData())
+                                    : X509_VERIFY_PARAM_set1_host(param, peer.host.constData(), 0);
+        if (named != 1) {
+            m_error = QStringLiteral("OpenSSL cannot check a certificate for \"%1\"").arg(QString::fromLatin1(peer.host));
+            SSL_free(ssl);
+            return;
+        }
+    }
+    if (resume)
+        SSL_set_session(ssl, resume);
+    SSL_set_connect_state(ssl);
+    m_ssl = ssl;
+}
+
+TlsClientSession::~TlsClientSession()
+{
+    // No close_notify: the connection is torn down, and a client's notify tells an HTTP server
+    // nothing its FIN does not. Marked as shut down all the same, since OpenSSL takes a session
+    // freed without it for a bad one and makes it unresumable, the copy kept for the next
+    // connection included.
+    if (m_ssl && m_handshakeDone)
+        SSL_set_shutdown(m_ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    SSL_free(m_ssl);
+}
+
+TlsClientSession::Step TlsClientSession::handshake()
+{
+    ERR_clear_error();
+    const int result = SSL_do_handshake(m_ssl);
+    if (result == 1) {
+        m_handshakeDone = true;
+        return Step::Done;
+    }
+    return failure(result);
+}
+
+bool TlsClientSession::resumed() const
+{
+    return m_ssl && SSL_session_reused(m_ssl) == 1;
+}
+
+TlsClientSession::Step TlsClientSession::write(const char *data, std::size_t size, std::size_t *written)
+{
+    ERR_clear_error();
+    *written = 0;
+    if (SSL_write_ex(m_ssl, data, size, written) == 1)
+        return Step::Done;
+    return failure(0);
+}
+
+TlsClientSession::Step TlsClientSession::read(char *buffer, std::size_t capacity, std::size_t *got)
+{
+    *got = 0;
+    while (*got < capacity) {
+        ERR_clear_error();
+        std::size_t taken = 0;
+        if (SSL_read_ex(m_ssl, buffer + *got, capacity - *got, &taken) == 1) {
+            *got += taken;
+            continue;
+        }
+        const Step step = failure(0);
+        if (*got > 0 && step != Step::Failed)
+            return Step::Done; // the end, or the wait, is reported by the next call
+        return step;
+    }
+    return Step::Done;
+}
+
+bool TlsClientSession::hasBufferedInput() const
+{
+    return m_ssl && SSL_has_pending(m_ssl) == 1;
+}
+
+ssl_session_st *TlsClientSession::resumableSession() const
+{
+    SSL_SESSION *session = m_ssl ? SSL_get1_session(m_ssl) : nullptr;
+    if (session && SSL_SESSION_is_resumable(session) != 1) {
+        SSL_SESSION_free(session);
+        return nullptr;
+    }
+    return session;
+}
+
+TlsClientSession::Step TlsClientSession::failure(int result)
+{
+    const int code = SSL_get_error(m_ssl, result);
+    switch (code) {
+    case SSL_ERROR_WANT_READ:
+        return Step::WantRead;
+    case SSL_ERROR_WANT_WRITE:
+        return Step::WantWrite;
+    case SSL_ERROR_ZERO_RETURN:
+        return Step::Closed;
+    default:
+        break;
+    }
+    const int savedErrno = errno;
+    if (!m_handshakeDone) {
+        const long verdict = SSL_get_verify_result(m_ssl);
+        if (verdict != X509_V_OK) {
+            m_error = QStringLiteral("SSL certificate problem: %1").arg(QString::fromLatin1(X509_verify_cert_error_string(verdict)));
+            ERR_clear_error();
+            return Step::Failed;
+        }
+    }
+    QString detail = openSslErrorQueue();
+    if (detail.isEmpty() && code == SSL_ERROR_SYSCALL)
+        detail = savedErrno != 0 ? QString::fromLocal8Bit(std::strerror(savedErrno))
+                                 : QStringLiteral("the server closed the connection");
+    if (detail.isEmpty())
+        detail = QStringLiteral("OpenSSL error %1").arg(code);
+    if (!m_handshakeDone) {
+        m_error = QStringLiteral("the TLS handshake failed: %1").arg(detail);
+        return Step::Failed;
+    }
+    m_error = detail;
+    return Step::Failed;
+}
+
+} // namespace sb

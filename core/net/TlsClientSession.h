@@ -1,0 +1,71 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+#include <cstddef>
+#include <cstdint>
+
+struct ssl_st;
+struct ssl_ctx_st;
+struct ssl_session_st;
+
+namespace sb {
+
+// Who the client expects at the other end of a TLS connection: the name sent in SNI and checked
+// against the certificate (a DNS name, or an IP address checked against the certificate's IP
+// entries and never sent as SNI), and whether anything is checked at all.
+struct TlsPeer {
+    QByteArray host; // "api.example.com", "127.0.0.1", "::1"
+    bool verify = true;
+};
+
+// The client side of one TLS connection over a connected non-blocking socket: OpenSSL reading and
+// writing the descriptor itself (read-ahead on, so a record costs one recv()), every call
+// returning what the socket must wait for instead of blocking. Renegotiation is refused, so
+// reads never need the socket writable and writes never need it readable.
+class TlsClientSession {
+public:
+    enum class Step {
+        Done,      // handshake finished / bytes moved
+        WantRead,  // call again once the socket is readable
+        WantWrite, // call again once the socket is writable
+        Closed,    // the server ended the stream (close_notify, or its FIN)
+        Failed,    // error() says why
+    };
+
+    // A session for `descriptor` under `context` (an SSL_CTX), resuming `resume` (an SSL_SESSION,
+    // may be null) when the server agrees. isValid() false, with error(), when OpenSSL refused.
+    TlsClientSession(ssl_ctx_st *context, int descriptor, const TlsPeer &peer, ssl_session_st *resume);
+    ~TlsClientSession();
+    TlsClientSession(const TlsClientSession &) = delete;
+    TlsClientSession &operator=(const TlsClientSession &) = delete;
+
+    bool isValid() const { return m_ssl != nullptr; }
+    Step handshake();
+    bool handshakeDone() const { return m_handshakeDone; }
+    // Whether the handshake resumed an earlier session (no certificate sent or checked again).
+    bool resumed() const;
+
+    Step write(const char *data, std::size_t size, std::size_t *written);
+    // Fills `buffer` with what is decrypted and waiting, up to `capacity`: Done with `*got` > 0,
+    // or why nothing came.
+    Step read(char *buffer, std::size_t capacity, std::size_t *got);
+    // Decrypted or received bytes OpenSSL holds that no socket event will announce.
+    bool hasBufferedInput() const;
+
+    // A new reference to the session the server issued, when it can resume (the caller frees it
+    // with SSL_SESSION_free), else null.
+    ssl_session_st *resumableSession() const;
+
+    const QString &error() const { return m_error; }
+
+private:
+    Step failure(int result);
+
+    ssl_st *m_ssl = nullptr;
+    bool m_handshakeDone = false;
+    QString m_error;
+};
+
+} // namespace sb
