@@ -15,6 +15,8 @@ packages=(
   gnome-keyring dbus-x11
   # engine libraries
   node-llhttp libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev libsqlite3-dev libjemalloc-dev
+  # a fleet's shared state: the hiredis client, and a real redis-server for the fleet tests
+  libhiredis-dev redis-server
   # tests, fuzzing, benchmarks
   clang libclang-rt-14-dev libbenchmark-dev xvfb xauth fonts-dejavu-core
   sqlite3 curl wrk nginx-light procps iproute2 openssl

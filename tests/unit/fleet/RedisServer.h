@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QProcess>
+#include <QString>
+#include <QTemporaryDir>
+
+namespace sb::test {
+
+// A real redis-server (Debian's) on a free loopback port, in a temporary directory of its own,
+// without persistence. stop() kills it as a crash would; start() again brings it back on the
+// same port, empty.
+class RedisServer {
+public:
+    RedisServer();
+    ~RedisServer();
+    RedisServer(const RedisServer &) = delete;
+    RedisServer &operator=(const RedisServer &) = delete;
+
+    // True once it accepts connections; `password` non-empty sets requirepass.
+    bool start(const QString &password = {}, QString *error = nullptr);
+    void kill();
+    quint16 port() const { return m_port; }
+    QString url() const;
+    // One command through redis-cli, its output trimmed (for a test's own checks and DEBUG SLEEP).
+    QString cli(const QStringList &args) const;
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    quint16 m_port = 0;
+    QString m_password;
+};
+
+} // namespace sb::test
