@@ -304,7 +304,7 @@ void Http1Engine::continueHandshake(Exchange &exchange)
         sendRequest(exchange);
         return;
     case Http1Connection::Handshake::Failed:
-        // A session the server would not take back is not offered again.
+        // A TLS session the server would not take back is not offered again.
         m_tlsContexts.forget(exchange.target->endpoint);
         end(exchange, TransferError::TlsFailed, QStringLiteral("TLS with the upstream failed: %1").arg(error));
         return;

@@ -8,7 +8,7 @@ namespace sb {
 
 namespace {
 
-// Servers a worker has sessions for at most: more than any configuration names, few enough that a
+// Servers a worker keeps TLS sessions for, at most: more than any configuration names, few enough that a
 // misconfigured loop over many hosts cannot grow it.
 constexpr std::size_t kMaxSessions = 256;
 

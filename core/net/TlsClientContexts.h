@@ -12,7 +12,7 @@ struct ssl_session_st;
 namespace sb {
 
 // The OpenSSL client contexts of one Http1Engine (one worker thread), one for each way of trusting
-// a server (a CA bundle, the system's, or no verification), and the sessions its servers issued, so
+// a server (a CA bundle, the system's, or no verification), and the TLS sessions its servers issued, so
 // that a new connection to a server met before resumes instead of doing the full handshake (no
 // certificate chain sent and checked again).
 //
@@ -31,7 +31,7 @@ public:
     // bundle cannot be read.
     ssl_ctx_st *contextFor(const QByteArray &caBundle, bool verify, QString *error);
 
-    // The session to resume for a connection to `endpoint` (connections that share a key are
+    // The TLS session to resume for a connection to `endpoint` (connections that share a key are
     // interchangeable), or null; it stays owned here.
     ssl_session_st *sessionFor(const QByteArray &endpoint) const;
     // Keeps `session` (one reference, now owned here) for the next connection to `endpoint`.

@@ -44,7 +44,7 @@ public:
     bool isValid() const { return m_ssl != nullptr; }
     Step handshake();
     bool handshakeDone() const { return m_handshakeDone; }
-    // Whether the handshake resumed an earlier session (no certificate sent or checked again).
+    // Whether the handshake resumed an earlier TLS session (no certificate sent or checked again).
     bool resumed() const;
 
     Step write(const char *data, std::size_t size, std::size_t *written);
@@ -54,7 +54,7 @@ public:
     // Decrypted or received bytes OpenSSL holds that no socket event will announce.
     bool hasBufferedInput() const;
 
-    // A new reference to the session the server issued, when it can resume (the caller frees it
+    // A new reference to the TLS session the server issued, when it can resume (the caller frees it
     // with SSL_SESSION_free), else null.
     ssl_session_st *resumableSession() const;
 
