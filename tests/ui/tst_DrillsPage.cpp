@@ -142,7 +142,9 @@ private slots:
         QVERIFY2(success.endsWith(QStringLiteral(" %")) && success.section(QLatin1Char(' '), 0, 0).toDouble() >= 95.0,
                  qPrintable(success));
         QCOMPARE(figure(figures, QStringLiteral("Success rate"), 2), QStringLiteral("≥ 99.50 %"));
-        QVERIFY(figure(figures, QStringLiteral("TTFT p95"), 1).endsWith(QStringLiteral(" ms")));
+        // A duration with its unit: milliseconds, or seconds from 10 s on (a sanitizer build under load).
+        const QString ttft = figure(figures, QStringLiteral("TTFT p95"), 1);
+        QVERIFY2(ttft.endsWith(QStringLiteral(" ms")) || ttft.endsWith(QStringLiteral(" s")), qPrintable(ttft));
         QCOMPARE(figure(figures, QStringLiteral("TTFT p95"), 2), QStringLiteral("< 1,000 ms"));
         QVERIFY(figure(figures, QStringLiteral("TTFT p95"), 3).contains(QStringLiteral("pass"))
                 || figure(figures, QStringLiteral("TTFT p95"), 3).contains(QStringLiteral("fail")));

@@ -1,5 +1,9 @@
 #include "RedisServer.h"
 
+#include "fleet/RedisConnection.h"
+
+#include <QSignalSpy>
+
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QThread>
@@ -80,6 +84,16 @@ QString RedisServer::cli(const QStringList &args) const
     cli.start(QStringLiteral("redis-cli"), all + args);
     cli.waitForFinished(10000);
     return QString::fromUtf8(cli.readAllStandardOutput()).trimmed();
+}
+
+bool openOn(RedisConnection &connection, const RedisServer &server, int database)
+{
+    QString error;
+    RedisAddress address = RedisAddress::parse(server.url(), &error);
+    address.database = database;
+    QSignalSpy ready(&connection, &RedisConnection::ready);
+    connection.open(address, QHostAddress::LocalHost, std::chrono::seconds(2));
+    return ready.wait(3000) || ready.count() == 1;
 }
 
 } // namespace sb::test

@@ -4,6 +4,10 @@
 #include <QString>
 #include <QTemporaryDir>
 
+namespace sb {
+class RedisConnection;
+}
+
 namespace sb::test {
 
 // A real redis-server (Debian's) on a free loopback port, in a temporary directory of its own,
@@ -30,5 +34,8 @@ private:
     quint16 m_port = 0;
     QString m_password;
 };
+
+// Opens `connection` on `server` (database `database`); true once it is ready.
+bool openOn(RedisConnection &connection, const RedisServer &server, int database = 0);
 
 } // namespace sb::test

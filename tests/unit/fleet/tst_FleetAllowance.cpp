@@ -19,19 +19,6 @@ using namespace sb;
 using namespace sb::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-bool openOn(RedisConnection &connection, const RedisServer &server)
-{
-    QString error;
-    const RedisAddress address = RedisAddress::parse(server.url(), &error);
-    QSignalSpy ready(&connection, &RedisConnection::ready);
-    connection.open(address, QHostAddress::LocalHost, 2s);
-    return ready.wait(3000) || ready.count() == 1;
-}
-
-} // namespace
-
 class tst_FleetAllowance : public QObject {
     Q_OBJECT
 

@@ -18,15 +18,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool openOn(RedisConnection &connection, const RedisServer &server)
-{
-    QString error;
-    const RedisAddress address = RedisAddress::parse(server.url(), &error);
-    QSignalSpy ready(&connection, &RedisConnection::ready);
-    connection.open(address, QHostAddress::LocalHost, 2s);
-    return ready.wait(3000) || ready.count() == 1;
-}
-
 FleetInstance instance(int n, const QString &configHash)
 {
     FleetInstance i;

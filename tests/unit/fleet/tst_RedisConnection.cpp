@@ -26,15 +26,6 @@ class tst_RedisConnection : public QObject {
         return a;
     }
 
-    static bool openAndWait(RedisConnection &connection, const RedisServer &server, int database = 0)
-    {
-        RedisAddress a = address(server.url());
-        a.database = database;
-        QSignalSpy ready(&connection, &RedisConnection::ready);
-        connection.open(a, QHostAddress::LocalHost, 2s);
-        return ready.wait(3000) || ready.count() == 1;
-    }
-
 private slots:
     void theAddressIsParsedAndItsPasswordNeverShown()
     {
@@ -70,7 +61,7 @@ private slots:
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
         RedisConnection connection(m_clock);
-        QVERIFY(openAndWait(connection, server, 3));
+        QVERIFY(openOn(connection, server, 3));
 
         QList<QByteArray> got;
         QVERIFY(connection.command({"SET", "fleet:test", "one"}, [&](const RedisReply &r) { got << r.text; }));
@@ -93,7 +84,7 @@ private slots:
         QString error;
         QVERIFY2(server.start(QStringLiteral("fleet-pass-7"), &error), qPrintable(error));
         RedisConnection connection(m_clock);
-        QVERIFY(openAndWait(connection, server));
+        QVERIFY(openOn(connection, server));
         bool answered = false;
         QVERIFY(connection.command({"PING"}, [&](const RedisReply &r) { answered = r.text == "PONG"; }));
         QTRY_VERIFY(answered);
@@ -118,8 +109,8 @@ private slots:
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
         RedisConnection subscriber(m_clock), publisher(m_clock);
-        QVERIFY(openAndWait(subscriber, server));
-        QVERIFY(openAndWait(publisher, server));
+        QVERIFY(openOn(subscriber, server));
+        QVERIFY(openOn(publisher, server));
         QList<QByteArray> messages;
         QVERIFY(subscriber.subscribe({"sb:fleet:events"}, [&](const QByteArray &channel, const QByteArray &message) {
             messages << channel + " " + message;
@@ -143,7 +134,7 @@ private slots:
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
         RedisConnection connection(m_clock);
-        QVERIFY(openAndWait(connection, server));
+        QVERIFY(openOn(connection, server));
         QSignalSpy lost(&connection, &RedisConnection::lost);
         // The server sleeps on the first command, so the others are still waiting when it dies.
         int errors = 0;
@@ -160,7 +151,7 @@ private slots:
 
         // Back on the same port: the same object connects again.
         QVERIFY2(server.start({}, &error), qPrintable(error));
-        QVERIFY(openAndWait(connection, server));
+        QVERIFY(openOn(connection, server));
         bool answered = false;
         QVERIFY(connection.command({"PING"}, [&](const RedisReply &r) { answered = r.text == "PONG"; }));
         QTRY_VERIFY(answered);
@@ -172,7 +163,7 @@ private slots:
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
         RedisConnection connection(m_clock);
-        QVERIFY(openAndWait(connection, server));
+        QVERIFY(openOn(connection, server));
         QVERIFY(connection.command({"DEBUG", "SLEEP", "1"}));
         int accepted = 1;
         while (connection.command({"INCR", "n"}))
@@ -203,7 +194,7 @@ private slots:
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
         auto connection = std::make_unique<RedisConnection>(m_clock);
-        QVERIFY(openAndWait(*connection, server));
+        QVERIFY(openOn(*connection, server));
         bool called = false;
         QVERIFY(connection->command({"DEBUG", "SLEEP", "0.2"}, [&](const RedisReply &) { called = true; }));
         connection.reset();
