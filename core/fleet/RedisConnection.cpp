@@ -229,44 +229,46 @@ void RedisConnection::onMessage(redisAsyncContext *context, void *reply, void *)
                           QByteArray(r->element[2]->str, int(r->element[2]->len)));
 }
 
-void RedisConnection::addRead(void *data)
+void RedisConnection::watch(QSocketNotifier::Type type, bool on)
 {
-    auto *self = static_cast<RedisConnection *>(data);
-    if (!self->m_read) {
-        self->m_read = new QSocketNotifier(qintptr(self->m_context->c.fd), QSocketNotifier::Read, self);
-        connect(self->m_read, &QSocketNotifier::activated, self, [self] {
-            if (self->m_context)
-                redisAsyncHandleRead(self->m_context);
+    QSocketNotifier *&notifier = type == QSocketNotifier::Read ? m_read : m_write;
+    if (!on) {
+        if (notifier)
+            notifier->setEnabled(false);
+        return;
+    }
+    if (!notifier) {
+        notifier = new QSocketNotifier(qintptr(m_context->c.fd), type, this);
+        connect(notifier, &QSocketNotifier::activated, this, [this, type] {
+            if (!m_context)
+                return;
+            if (type == QSocketNotifier::Read)
+                redisAsyncHandleRead(m_context);
+            else
+                redisAsyncHandleWrite(m_context);
         });
     }
-    self->m_read->setEnabled(true);
+    notifier->setEnabled(true);
+}
+
+void RedisConnection::addRead(void *data)
+{
+    static_cast<RedisConnection *>(data)->watch(QSocketNotifier::Read, true);
 }
 
 void RedisConnection::delRead(void *data)
 {
-    auto *self = static_cast<RedisConnection *>(data);
-    if (self->m_read)
-        self->m_read->setEnabled(false);
+    static_cast<RedisConnection *>(data)->watch(QSocketNotifier::Read, false);
 }
 
 void RedisConnection::addWrite(void *data)
 {
-    auto *self = static_cast<RedisConnection *>(data);
-    if (!self->m_write) {
-        self->m_write = new QSocketNotifier(qintptr(self->m_context->c.fd), QSocketNotifier::Write, self);
-        connect(self->m_write, &QSocketNotifier::activated, self, [self] {
-            if (self->m_context)
-                redisAsyncHandleWrite(self->m_context);
-        });
-    }
-    self->m_write->setEnabled(true);
+    static_cast<RedisConnection *>(data)->watch(QSocketNotifier::Write, true);
 }
 
 void RedisConnection::delWrite(void *data)
 {
-    auto *self = static_cast<RedisConnection *>(data);
-    if (self->m_write)
-        self->m_write->setEnabled(false);
+    static_cast<RedisConnection *>(data)->watch(QSocketNotifier::Write, false);
 }
 
 void RedisConnection::cleanup(void *data)

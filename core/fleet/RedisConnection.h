@@ -8,13 +8,13 @@
 #include <QHostAddress>
 #include <QList>
 #include <QObject>
+#include <QSocketNotifier>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 
 struct redisAsyncContext;
-class QSocketNotifier;
 
 namespace sb {
 
@@ -79,6 +79,8 @@ private:
     static void cleanup(void *self);
 
     bool send(const QList<QByteArray> &args, void (*callback)(redisAsyncContext *, void *, void *), void *privdata);
+    // hiredis's event hooks: read or write readiness of the socket watched, or not.
+    void watch(QSocketNotifier::Type type, bool on);
     void handshake();
     void fail(const QString &reason);
     void dropNotifiers();
