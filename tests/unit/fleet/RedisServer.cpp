@@ -96,4 +96,16 @@ bool openOn(RedisConnection &connection, const RedisServer &server, int database
     return ready.wait(3000) || ready.count() == 1;
 }
 
+std::vector<std::unique_ptr<RedisConnection>> openConnections(const RedisServer &server, int count)
+{
+    std::vector<std::unique_ptr<RedisConnection>> connections;
+    for (int i = 0; i < count; ++i) {
+        auto connection = std::make_unique<RedisConnection>(SystemClock::instance());
+        if (!openOn(*connection, server))
+            break;
+        connections.push_back(std::move(connection));
+    }
+    return connections;
+}
+
 } // namespace sb::test

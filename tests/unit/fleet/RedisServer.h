@@ -4,6 +4,9 @@
 #include <QString>
 #include <QTemporaryDir>
 
+#include <memory>
+#include <vector>
+
 namespace sb {
 class RedisConnection;
 }
@@ -37,5 +40,8 @@ private:
 
 // Opens `connection` on `server` (database `database`); true once it is ready.
 bool openOn(RedisConnection &connection, const RedisServer &server, int database = 0);
+// `count` connections to `server`, one per instance of a test's fleet, each ready; fewer when one
+// could not open.
+std::vector<std::unique_ptr<RedisConnection>> openConnections(const RedisServer &server, int count);
 
 } // namespace sb::test

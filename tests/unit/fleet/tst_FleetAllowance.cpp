@@ -49,13 +49,12 @@ private slots:
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
         constexpr int kInstances = 3;
-        std::vector<std::unique_ptr<RedisConnection>> connections;
+        const auto connections = openConnections(server, kInstances);
+        QCOMPARE(int(connections.size()), kInstances);
         std::vector<std::unique_ptr<FleetAllowance>> allowances;
         const FleetAllowance::Limit limit{"sb:test:limit:provider-a:rpm", perMinute, burst, FleetAllowance::chunkFor(perMinute, kInstances)};
         for (int i = 0; i < kInstances; ++i) {
-            connections.push_back(std::make_unique<RedisConnection>(m_clock));
-            QVERIFY(openOn(*connections.back(), server));
-            allowances.push_back(std::make_unique<FleetAllowance>(m_clock, *connections.back(), limit));
+            allowances.push_back(std::make_unique<FleetAllowance>(m_clock, *connections[i], limit));
         }
         QElapsedTimer elapsed;
         elapsed.start();
@@ -93,12 +92,11 @@ private slots:
         QVERIFY2(server.start({}, &error), qPrintable(error));
         constexpr int kInstances = 3;
         const FleetAllowance::Limit limit{"sb:test:limit:provider-c:rpm", 6000, 300, FleetAllowance::chunkFor(6000, kInstances)};
-        std::vector<std::unique_ptr<RedisConnection>> connections;
+        const auto connections = openConnections(server, kInstances);
+        QCOMPARE(int(connections.size()), kInstances);
         std::vector<std::unique_ptr<FleetAllowance>> allowances;
         for (int i = 0; i < kInstances; ++i) {
-            connections.push_back(std::make_unique<RedisConnection>(m_clock));
-            QVERIFY(openOn(*connections.back(), server));
-            allowances.push_back(std::make_unique<FleetAllowance>(m_clock, *connections.back(), limit));
+            allowances.push_back(std::make_unique<FleetAllowance>(m_clock, *connections[i], limit));
             allowances.back()->topUp();
         }
         for (auto &allowance : allowances)

@@ -36,12 +36,11 @@ private slots:
         RedisServer server;
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
-        std::vector<std::unique_ptr<RedisConnection>> connections;
+        const auto connections = openConnections(server, 3);
+        QCOMPARE(int(connections.size()), 3);
         std::vector<std::unique_ptr<FleetLease>> leases;
         for (int n = 0; n < 3; ++n) {
-            connections.push_back(std::make_unique<RedisConnection>(m_clock));
-            QVERIFY(openOn(*connections.back(), server));
-            leases.push_back(std::make_unique<FleetLease>(*connections.back(), "sb:test:", QStringLiteral("edge-%1").arg(n)));
+            leases.push_back(std::make_unique<FleetLease>(*connections[n], "sb:test:", QStringLiteral("edge-%1").arg(n)));
         }
         QList<FleetLease::Result> results;
         for (auto &lease : leases)

@@ -54,12 +54,11 @@ private slots:
         RedisServer server;
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
-        std::vector<std::unique_ptr<RedisConnection>> connections;
+        const auto connections = openConnections(server, 3);
+        QCOMPARE(int(connections.size()), 3);
         std::vector<std::unique_ptr<FleetRoster>> rosters;
         for (int n = 1; n <= 3; ++n) {
-            connections.push_back(std::make_unique<RedisConnection>(m_clock));
-            QVERIFY(openOn(*connections.back(), server));
-            rosters.push_back(std::make_unique<FleetRoster>(*connections.back(), "sb:test:", 400ms));
+            rosters.push_back(std::make_unique<FleetRoster>(*connections[n - 1], "sb:test:", 400ms));
         }
         // Another fleet on the same Redis is not ours.
         server.cli({QStringLiteral("SET"), QStringLiteral("sb:other:instance:x"), QStringLiteral("{\"id\":\"x\"}")});

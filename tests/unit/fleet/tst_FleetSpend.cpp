@@ -27,12 +27,11 @@ private slots:
         RedisServer server;
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
-        std::vector<std::unique_ptr<RedisConnection>> connections;
+        const auto connections = openConnections(server, 3);
+        QCOMPARE(int(connections.size()), 3);
         std::vector<std::unique_ptr<FleetSpend>> spends;
         for (int i = 0; i < 3; ++i) {
-            connections.push_back(std::make_unique<RedisConnection>(m_clock));
-            QVERIFY(openOn(*connections.back(), server));
-            spends.push_back(std::make_unique<FleetSpend>(*connections.back(), "sb:test:"));
+            spends.push_back(std::make_unique<FleetSpend>(*connections[i], "sb:test:"));
         }
         // 300 requests of 0.25 USD each, spread over the three.
         for (int i = 0; i < 300; ++i)
@@ -83,12 +82,11 @@ private slots:
         RedisServer server;
         QString error;
         QVERIFY2(server.start({}, &error), qPrintable(error));
-        std::vector<std::unique_ptr<RedisConnection>> connections;
+        const auto connections = openConnections(server, 3);
+        QCOMPARE(int(connections.size()), 3);
         std::vector<std::unique_ptr<FleetSpend>> spends;
         for (int i = 0; i < 3; ++i) {
-            connections.push_back(std::make_unique<RedisConnection>(m_clock));
-            QVERIFY(openOn(*connections.back(), server));
-            spends.push_back(std::make_unique<FleetSpend>(*connections.back(), "sb:test:"));
+            spends.push_back(std::make_unique<FleetSpend>(*connections[i], "sb:test:"));
         }
         QList<FleetSpend::Claim> claims;
         for (int i = 0; i < 3; ++i)
