@@ -10,6 +10,9 @@
 #include "drills/DrillOffer.h"
 #include "drills/DrillsPage.h"
 #include "engine/EngineHost.h"
+#include "fleet/FleetBanner.h"
+#include "fleet/FleetPage.h"
+#include "fleet/FleetReport.h"
 #include "control/Gateway.h"
 #include "history/HistoryService.h"
 #include "incidents/IncidentsPage.h"
@@ -31,6 +34,7 @@
 #include <QMenuBar>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -40,6 +44,9 @@ constexpr int kIncidentsPage = 2;
 constexpr int kRequestsPage = 3;
 constexpr int kProvidersPage = 4;
 constexpr int kDrillsPage = 5;
+// Often enough that a Redis outage shows within a poll or two, rarely enough that an instance
+// answering /admin/fleet (a Redis round trip) never notices the console.
+constexpr int kFleetPollMs = 2000;
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
@@ -71,11 +78,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     right->setContentsMargins(0, 0, 0, 0);
     right->setSpacing(0);
     m_secretBanner = new sb::SecretStorageBanner(central);
+    m_fleetBanner = new sb::FleetBanner(central);
     m_drillOffer = new sb::DrillOffer(central);
     m_drillOffer->hide(); // offered only while the demo configuration runs
     m_pages = new QStackedWidget(central);
     m_indicator = new sb::InstanceIndicator(central);
     right->addWidget(m_indicator); // first: whatever else is on screen, which instance it belongs to
+    right->addWidget(m_fleetBanner); // the instance shown decides alone: that concerns every page
     right->addWidget(m_secretBanner);
     right->addWidget(m_drillOffer);
     right->addWidget(m_pages, 1);
@@ -91,16 +100,23 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_requests = new sb::RequestsPage(nullptr, this);
     m_providers = new sb::ProvidersPage(this);
     m_drills = new sb::DrillsPage(this);
+    m_fleet = new sb::FleetPage(this);
     m_settings = new sb::SettingsPage(this);
     addPage(tr("Incidents"), m_incidents);
     addPage(tr("Requests"), m_requests);
     addPage(tr("Providers"), m_providers);
     addPage(tr("Drills"), m_drills);
+    addPage(tr("Fleet"), m_fleet);
     addPage(tr("Settings"), m_settings);
     // Stands in for a page that needs this machine's database or configuration while attached;
     // after the pages, so page i stays widget i of the stack.
     m_notice = new sb::UnavailableNotice(m_pages);
     m_pages->addWidget(m_notice);
+
+    m_fleetPoll = new QTimer(this);
+    m_fleetPoll->setInterval(kFleetPollMs);
+    connect(m_fleetPoll, &QTimer::timeout, this, &MainWindow::pollFleet);
+    m_fleetPoll->start();
 
     connect(m_sidebar, &QListWidget::currentRowChanged, this, &MainWindow::showRow);
     m_sidebar->setCurrentRow(0);
@@ -209,6 +225,7 @@ void MainWindow::connectEmbedded()
     m_channels->setConfig(m_gateway->config());
     m_drillOffer->setVisible(m_gateway->config()->demo);
     setProxyAddress(m_gateway->baseUrl());
+    pollFleet();
 }
 
 void MainWindow::disconnectSource()
@@ -217,6 +234,24 @@ void MainWindow::disconnectSource()
         disconnect(connection);
     m_sourceConnections.clear();
     ++m_sourceGeneration;
+    m_fleet->clear();
+    m_fleetBanner->clear();
+}
+
+void MainWindow::pollFleet()
+{
+    const quint64 generation = m_sourceGeneration;
+    auto show = [this, generation](const QJsonObject &body) {
+        if (generation != m_sourceGeneration)
+            return; // an answer from the source shown before
+        const sb::FleetReport report = sb::FleetReport::fromJson(body);
+        m_fleet->showReport(report);
+        m_fleetBanner->showReport(report);
+    };
+    if (m_remote)
+        m_remote->requestFleet(this, show);
+    else if (m_gateway)
+        m_gateway->requestFleet(this, show);
 }
 
 void MainWindow::setActions(sb::ChannelActions *actions)
@@ -271,6 +306,7 @@ void MainWindow::attachRemote(sb::RemoteGateway *remote)
     setRemotePagesUnavailable(true);
     setProxyAddress(remote->displayName() + QStringLiteral("/v1")); // the admin API shares the proxy's port
     remote->start();
+    pollFleet();
 }
 
 void MainWindow::attachTo(const sb::RemoteGateway::Target &target)

@@ -12,6 +12,7 @@ class QListWidget;
 class QStackedWidget;
 class QLabel;
 class QAction;
+class QTimer;
 
 namespace sb {
 class AttachDialog;
@@ -20,6 +21,8 @@ class ChannelsPage;
 class DrillOffer;
 class DrillsPage;
 class EngineHost;
+class FleetBanner;
+class FleetPage;
 class Gateway;
 class HistoryService;
 class IncidentsPage;
@@ -87,6 +90,10 @@ public:
     sb::RequestsPage *requestsPage() const { return m_requests; }
     sb::ProvidersPage *providersPage() const { return m_providers; }
     sb::DrillsPage *drillsPage() const { return m_drills; }
+    sb::FleetPage *fleetPage() const { return m_fleet; }
+    sb::FleetBanner *fleetBanner() const { return m_fleetBanner; }
+    // Asks the source shown for /admin/fleet now (also every two seconds on its own).
+    void pollFleet();
     sb::SettingsPage *settingsPage() const { return m_settings; }
     sb::SecretStorageBanner *secretStorageBanner() const { return m_secretBanner; }
     QString statusText() const; // the status bar's fields, joined (tests)
@@ -131,7 +138,10 @@ private:
     sb::RequestsPage *m_requests = nullptr;
     sb::ProvidersPage *m_providers = nullptr;
     sb::DrillsPage *m_drills = nullptr;
+    sb::FleetPage *m_fleet = nullptr;
     sb::SettingsPage *m_settings = nullptr;
+    sb::FleetBanner *m_fleetBanner = nullptr;
+    QTimer *m_fleetPoll = nullptr;
     sb::SecretStorageBanner *m_secretBanner = nullptr;
     sb::DrillOffer *m_drillOffer = nullptr;
     sb::HistoryService *m_history = nullptr; // created after the pages, so deleted before them

@@ -12,7 +12,7 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Switchboard: a local OpenAI-compatible proxy that fails over between model providers,\n"
+        "Switchboard: a local OpenAI-compatible proxy that fails over between model providers, "
         "with an operations console."));
     const QCommandLineOption helpOption = parser.addHelpOption();
     const QCommandLineOption versionOption = parser.addVersionOption();
@@ -27,6 +27,10 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
     const QCommandLineOption listen(QStringLiteral("listen"),
                                     QStringLiteral("Address of the local proxy port (default 127.0.0.1:8400)."),
                                     QStringLiteral("host:port"));
+    const QCommandLineOption redis(QStringLiteral("redis"),
+                                   QStringLiteral("Join a fleet: share breaker, key, limit and budget state with the other "
+                                                  "instances through this Redis (redis://[:password@]host[:port][/db])."),
+                                   QStringLiteral("url"));
     const QCommandLineOption logLevel(QStringLiteral("log-level"),
                                       QStringLiteral("trace, debug, info, warn or error (default info)."),
                                       QStringLiteral("level"), QStringLiteral("info"));
@@ -34,20 +38,20 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
                                          QStringLiteral("Save a PNG of every console page into a directory, then quit."),
                                          QStringLiteral("dir"));
     const QCommandLineOption attach(QStringLiteral("attach"),
-                                    QStringLiteral("Console: watch a running instance through its admin API (token from\n"
+                                    QStringLiteral("Console: watch a running instance through its admin API (token from "
                                                    "SWITCHBOARD_TOKEN, or asked for)."),
                                     QStringLiteral("host:port"));
     const QCommandLineOption exportOption(QStringLiteral("export"),
-                                          QStringLiteral("Write the stored configuration to a JSON file, then exit (API keys\n"
+                                          QStringLiteral("Write the stored configuration to a JSON file, then exit (API keys "
                                                          "left out unless --with-keys)."),
                                           QStringLiteral("file"));
     const QCommandLineOption withKeys(QStringLiteral("with-keys"),
                                       QStringLiteral("With --export: include the API keys and the local token (file mode 0600)."));
     const QCommandLineOption importOption(QStringLiteral("import"),
-                                          QStringLiteral("Check a JSON configuration file, print what it changes and save it\n"
+                                          QStringLiteral("Check a JSON configuration file, print what it changes and save it "
                                                          "into the database in one transaction, then exit."),
                                           QStringLiteral("file"));
-    parser.addOptions({headless, db, config, listen, logLevel, screenshots, attach, exportOption, withKeys, importOption});
+    parser.addOptions({headless, db, config, listen, redis, logLevel, screenshots, attach, exportOption, withKeys, importOption});
 
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "switchboard: %s\nTry 'switchboard --help'.\n", qPrintable(parser.errorText()));
@@ -117,6 +121,7 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
     options->dbPath = parser.value(db);
     options->configPath = parser.value(config);
     options->listen = parser.value(listen);
+    options->redis = parser.value(redis);
     options->logLevel = parser.value(logLevel);
     options->screenshotDir = parser.value(screenshots);
     return true;

@@ -11,6 +11,7 @@ struct AppOptions {
     QString dbPath;      // empty: QStandardPaths::AppDataLocation/switchboard.db
     QString configPath;  // JSON configuration to load instead of the database's
     QString listen;      // HOST:PORT override, empty = from configuration
+    QString redis;       // the fleet's Redis URL, overriding fleet.redis_url
     QString logLevel = QStringLiteral("info");
     QString screenshotDir; // GUI only: save a PNG of every page there, then quit (docs, tests)
     // GUI only: HOST:PORT of a running instance to watch instead of the embedded engine (already

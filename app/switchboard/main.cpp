@@ -46,6 +46,7 @@ sb::EngineHost::Options hostOptions(const AppOptions &options)
     host.dbPath = options.dbPath;
     host.configPath = options.configPath;
     host.listen = options.listen;
+    host.redisUrl = options.redis;
     // A database that has keys keeps them where they are, in either mode; a new one a service starts
     // puts them in the file, since a service has no keyring login to unlock one.
     host.secrets = options.headless ? sb::SecretStoreFactory::Preference::FileForNewDatabase : sb::SecretStoreFactory::Preference::Auto;
@@ -165,8 +166,10 @@ int runConsole(int argc, char **argv, const AppOptions &options)
         // Checked by parseCommandLine; the token never travels on the command line (ps shows argv).
         sb::RemoteGateway::Target target = *sb::RemoteAddress::parse(options.attach);
         target.token = qEnvironmentVariable("SWITCHBOARD_TOKEN").trimmed();
-        if (target.token.isEmpty())
-            window.openAttachDialog(target); // it may have no token (loopback), or the user types it
+        // Without a token the user may type one (or need none, on loopback); a token bound for
+        // another machine over plain HTTP waits for the dialog's explicit choice.
+        if (target.token.isEmpty() || (!target.tls && !target.isLoopback()))
+            window.openAttachDialog(target);
         else
             window.attachTo(target);
     }

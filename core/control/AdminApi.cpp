@@ -127,6 +127,9 @@ void AdminApi::handle(const HttpRequest &request, std::shared_ptr<ResponseWriter
     } else if (rest == "reload") {
         if (requireMethod(request, response, "POST"))
             reload(response);
+    } else if (rest == "fleet") {
+        if (requireMethod(request, response, "GET"))
+            fleet(response);
     } else if (rest.startsWith("keys/")) {
         keys(request, response, rest.mid(5));
     } else {
@@ -322,6 +325,16 @@ void AdminApi::reload(const std::shared_ptr<ResponseWriter> &response)
     });
 }
 
+void AdminApi::fleet(const std::shared_ptr<ResponseWriter> &response)
+{
+    // Listing the instances is a Redis round trip on the control thread; this worker answers when
+    // it is in, and never blocks meanwhile.
+    m_controls.requestFleet(m_context, [response](const QJsonObject &body) {
+        if (response->isOpen())
+            sendJson(response, 200, body);
+    });
+}
+
 void AdminApi::keys(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response, const QByteArray &rest)
 {
     // rest is "{id}/enable"
@@ -349,7 +362,8 @@ void AdminApi::metrics(const std::shared_ptr<ResponseWriter> &response)
     HttpHeaders headers;
     headers.set("Content-Type", PrometheusExporter::contentType);
     response->send(200, headers,
-                   renderPrometheusMetrics(m_controls.snapshot(), m_engine.requestMetrics().snapshot(), *m_engine.config()));
+                   renderPrometheusMetrics(m_controls.snapshot(), m_engine.requestMetrics().snapshot(), *m_engine.config(),
+                                           m_controls.fleetStatus()));
 }
 
 void AdminApi::sendJson(const std::shared_ptr<ResponseWriter> &response, int status, const QJsonObject &body)

@@ -53,6 +53,7 @@ private:
     void incidents(const std::shared_ptr<ResponseWriter> &response);
     void snapshot(const std::shared_ptr<ResponseWriter> &response);
     void reload(const std::shared_ptr<ResponseWriter> &response);
+    void fleet(const std::shared_ptr<ResponseWriter> &response);
     void keys(const HttpRequest &request, const std::shared_ptr<ResponseWriter> &response, const QByteArray &rest);
     void metrics(const std::shared_ptr<ResponseWriter> &response);
     QJsonObject channelJson(int channelId) const;

@@ -1,11 +1,15 @@
 #pragma once
 
 #include "control/EventLog.h"
+#include "control/FleetStatus.h"
 #include "control/MetricsSnapshot.h"
 
 #include <QString>
 
 #include <functional>
+#include <optional>
+
+class QJsonObject;
 
 class QObject;
 
@@ -27,6 +31,9 @@ public:
     // Takes an API key the provider refused back into rotation (its stored refusal is forgotten), on
     // the engine's thread; then `reply` as for requestReload.
     virtual void requestKeyReenable(int keyId, QObject *replyContext, std::function<void(bool ok, const QString &message)> reply) = 0;
+    // The fleet this instance is part of, described for /admin/fleet, then `reply` as above.
+    virtual void requestFleet(QObject *replyContext, std::function<void(const QJsonObject &)> reply) = 0;
+    virtual std::optional<FleetStatus> fleetStatus() const = 0; // nullopt: no fleet
 };
 
 } // namespace sb

@@ -2,6 +2,7 @@
 
 #include "control/AdapterProbeTransport.h"
 #include "control/AdminApi.h"
+#include "control/FleetLink.h"
 #include "proxy/ProxyHandler.h"
 #include "health/HeartbeatProber.h"
 #include "net/HttpServer.h"
@@ -23,8 +24,13 @@ public:
     ControlLoop(Gateway &gateway, EngineContext &context, OperatorLog &operatorLog)
         : m_gateway(gateway), m_context(context), m_operatorLog(operatorLog) {}
 
-    void begin()
+    // With a fleet configured, this instance joins it (FleetLink); the link lives here, on the
+    // control thread, with the rest of the engine's housekeeping.
+    void begin(std::unique_ptr<FleetLink> fleet)
     {
+        m_fleet = std::move(fleet);
+        if (m_fleet)
+            m_fleet->start();
         m_transport = std::make_unique<AdapterProbeTransport>(m_context);
         m_prober = std::make_unique<HeartbeatProber>(m_context.clock(), m_context.router().pool(), *m_transport,
                                                      m_context.config()->probe);
@@ -39,6 +45,8 @@ public:
         if (m_timer)
             m_timer->stop();
         m_operatorLog.stop();
+        if (m_fleet)
+            m_fleet->stop();
         m_context.router().setProber(nullptr);
         m_prober.reset();
         m_transport.reset();
@@ -82,6 +90,13 @@ public:
 
     bool isProbing(int channelId) const { return m_probing.count(channelId) != 0; }
 
+    FleetLink *fleet() const { return m_fleet.get(); }
+    void configChanged()
+    {
+        if (m_fleet)
+            m_fleet->configChanged();
+    }
+
     Gateway::ManualProbeStats manualStats() const
     {
         std::lock_guard lock(m_statsMutex);
@@ -103,6 +118,7 @@ private:
     std::unique_ptr<AdapterProbeTransport> m_transport;
     std::unique_ptr<HeartbeatProber> m_prober;
     std::unique_ptr<Timer> m_timer;
+    std::unique_ptr<FleetLink> m_fleet;
     std::set<int> m_probing; // control thread only
     mutable std::mutex m_statsMutex;
     Gateway::ManualProbeStats m_manual;
@@ -155,10 +171,20 @@ Gateway::Gateway(const Clock &clock, Random &random, EngineConfigPtr config, QOb
     qRegisterMetaType<sb::HealthEvent>();
     m_adminRoutes = std::make_unique<AdminRoutes>(m_context, *this);
     m_context.router().setEventSink([this](const HealthEvent &event) {
-        m_events.append(event);
-        m_operatorLog.note(event);
-        emit healthEvent(event);
+        if (FleetLink *fleet = m_fleet.load()) {
+            fleet->noteLocal(event);
+            if (fleet->holdBudgetAlert(event, [this](const HealthEvent &e) { deliver(e); }))
+                return;
+        }
+        deliver(event);
     });
+}
+
+void Gateway::deliver(const HealthEvent &event)
+{
+    m_events.append(event);
+    m_operatorLog.note(event);
+    emit healthEvent(event);
 }
 
 Gateway::~Gateway()
@@ -206,8 +232,22 @@ bool Gateway::start(QString *error)
     auto *control = new ControlLoop(*this, m_context, m_operatorLog);
     control->moveToThread(m_controlThread);
     m_controlThread->start();
-    QMetaObject::invokeMethod(control, [control] { control->begin(); }, Qt::BlockingQueuedConnection);
+    const FleetConfig fleet = m_context.config()->fleet;
+    const QString instance = fleet.instanceId.trimmed().isEmpty() ? FleetLink::defaultInstanceId(port()) : fleet.instanceId.trimmed();
+    FleetLink *link = nullptr;
+    // The link and its connections are made on the control thread, whose event loop runs them.
+    QMetaObject::invokeMethod(
+        control,
+        [this, control, &fleet, &instance, &link] {
+            std::unique_ptr<FleetLink> made;
+            if (fleet.enabled())
+                made = std::make_unique<FleetLink>(m_context, fleet, instance, [this](const HealthEvent &e) { deliver(e); });
+            link = made.get();
+            control->begin(std::move(made));
+        },
+        Qt::BlockingQueuedConnection);
     m_control = control;
+    m_fleet = link;
     prepareTls(*m_context.config(), control);
     spdlog::info("proxy listening on {}", baseUrl().toStdString());
     return true;
@@ -225,6 +265,7 @@ void Gateway::stop(std::chrono::milliseconds drain)
     if (server)
         server->shutdown(drain);
     joinRetired();
+    m_fleet = nullptr;
     if (ControlLoop *control = m_control.exchange(nullptr)) {
         QMetaObject::invokeMethod(control, [control] { control->end(); }, Qt::BlockingQueuedConnection);
         QMetaObject::invokeMethod(control, [control] { delete control; }, Qt::BlockingQueuedConnection);
@@ -281,7 +322,10 @@ void Gateway::applyConfig(EngineConfigPtr config)
     prepareTls(*config, m_control.load());
     m_context.setConfig(std::move(config));
     if (ControlLoop *control = m_control)
-        QMetaObject::invokeMethod(control, [control, probe] { control->setProbeConfig(probe); });
+        QMetaObject::invokeMethod(control, [control, probe] {
+            control->setProbeConfig(probe);
+            control->configChanged();
+        });
     if (rebound) {
         spdlog::info("proxy moved to {}", baseUrl().toStdString());
         emit listenAddressChanged(baseUrl());
@@ -361,6 +405,39 @@ void Gateway::requestKeyReenable(int keyId, QObject *replyContext, std::function
                     reply(ok, message);
             });
     });
+}
+
+void Gateway::requestFleet(QObject *replyContext, std::function<void(const QJsonObject &)> reply)
+{
+    QPointer<QObject> context(replyContext);
+    auto answer = [context, reply = std::move(reply)](const QJsonObject &body) {
+        if (context)
+            QMetaObject::invokeMethod(context, [context, reply, body] {
+                if (context)
+                    reply(body);
+            });
+    };
+    ControlLoop *control = m_control;
+    if (!control) {
+        answer(QJsonObject{{QStringLiteral("configured"), false}});
+        return;
+    }
+    QMetaObject::invokeMethod(control, [control, answer] {
+        if (FleetLink *fleet = control->fleet())
+            fleet->describe([answer](QJsonObject body) {
+                body.insert(QStringLiteral("configured"), true);
+                answer(body);
+            });
+        else
+            answer(QJsonObject{{QStringLiteral("configured"), false}});
+    });
+}
+
+std::optional<FleetStatus> Gateway::fleetStatus() const
+{
+    if (const FleetLink *fleet = m_fleet.load())
+        return fleet->status();
+    return std::nullopt;
 }
 
 QString Gateway::baseUrl() const

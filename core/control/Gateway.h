@@ -24,6 +24,7 @@ namespace sb {
 
 class HttpServer;
 class ControlLoop;
+class FleetLink;
 
 // The one object app/ and ui/ talk to (ARCHITECTURE.md, "Layers" and "Threads"): it owns the routing engine, the
 // local proxy port with its worker threads, and the control thread that ticks health, breakers,
@@ -86,6 +87,11 @@ public:
     using KeyReenableHandler = std::function<bool(int keyId, QString *message)>;
     void setKeyReenableHandler(KeyReenableHandler handler);
     void requestKeyReenable(int keyId, QObject *replyContext, std::function<void(bool ok, const QString &message)> reply) override;
+    // /admin/fleet's body (FleetLink::describe; {"configured": false} without a fleet), then
+    // `reply` on `replyContext`'s thread.
+    void requestFleet(QObject *replyContext, std::function<void(const QJsonObject &)> reply) override;
+    // The fleet link's state; nullopt without a fleet (or while stopped). Thread-safe.
+    std::optional<FleetStatus> fleetStatus() const override;
 
 signals:
     // Once a second from the control thread; connect with a queued connection from the GUI.
@@ -99,6 +105,7 @@ signals:
 
 private:
     std::unique_ptr<HttpServer> openServer(const ProxyConfig &proxy, QString *error);
+    void deliver(const HealthEvent &event); // to the event log, the operator's log and healthEvent
     void rebind(EngineConfigPtr config);
     void retire(std::unique_ptr<HttpServer> server, std::chrono::milliseconds drain);
     void joinRetired();
@@ -115,6 +122,7 @@ private:
     KeyReenableHandler m_keyReenableHandler; // owner thread only
     QThread *m_controlThread = nullptr;
     std::atomic<ControlLoop *> m_control{nullptr}; // read by workers (probe now, snapshots)
+    std::atomic<FleetLink *> m_fleet{nullptr};     // owned by the control loop; read by whoever emits an event
 };
 
 // Refuses an address that is not loopback unless a local token is set: anyone who can reach the

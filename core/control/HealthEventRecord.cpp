@@ -46,6 +46,10 @@ EventRecord toEventRecord(const HealthEvent &event)
         row.kind = EventKind::BucketRefusal;
         row.message = event.reason;
         break;
+    case HealthEvent::Type::Fleet:
+        row.kind = EventKind::Other;
+        row.message = QStringLiteral("fleet: %1").arg(event.reason);
+        break;
     }
     row.providerId = event.providerId;
     row.keyId = event.keyId;

@@ -48,11 +48,40 @@ void channelGauge(PrometheusExporter &out, const MetricsSnapshot &s, const Engin
         out.sample(channelLabels(c, config), value(c));
 }
 
+void fleetFamilies(PrometheusExporter &out, const FleetStatus &fleet)
+{
+    out.family(QStringLiteral("switchboard_fleet_connected"),
+               QStringLiteral("1 while this instance shares state with its fleet through Redis; 0 while it serves on its own state."),
+               Type::Gauge);
+    out.sample({{QStringLiteral("fleet"), fleet.fleet}}, fleet.connected ? 1 : 0);
+    const struct {
+        const char *name;
+        const char *help;
+        std::uint64_t value;
+    } counters[] = {
+        {"switchboard_fleet_changes_published_total", "Health changes this instance published to the fleet.", fleet.published},
+        {"switchboard_fleet_changes_adopted_total", "Other instances' health changes that changed something here.", fleet.adopted},
+        {"switchboard_fleet_changes_ignored_total", "Other instances' changes that changed nothing here or could not be read.", fleet.ignored},
+        {"switchboard_fleet_events_dropped_total", "Local events dropped from the fleet link's full queue.", fleet.dropped},
+        {"switchboard_fleet_reconnects_total", "Reconnections to the fleet's Redis.", fleet.reconnects},
+        {"switchboard_fleet_limit_draws_total", "Draws on the fleet's shared rate limits.", fleet.limitDraws},
+        {"switchboard_fleet_limit_granted_total", "Requests and tokens the fleet's shared rate limits granted this instance.", fleet.limitGranted},
+        {"switchboard_fleet_limit_refused_total", "Requests a shared rate limit refused here.", fleet.limitRefused},
+    };
+    for (const auto &c : counters) {
+        out.family(QLatin1String(c.name), QLatin1String(c.help), Type::Counter);
+        out.sample({}, double(c.value));
+    }
+}
+
 } // namespace
 
-QByteArray renderPrometheusMetrics(const MetricsSnapshot &s, const RequestMetrics::Snapshot &requests, const EngineConfig &config)
+QByteArray renderPrometheusMetrics(const MetricsSnapshot &s, const RequestMetrics::Snapshot &requests, const EngineConfig &config,
+                                   const std::optional<FleetStatus> &fleet)
 {
     PrometheusExporter out;
+    if (fleet)
+        out.setCommonLabels({{QStringLiteral("instance_id"), fleet->instance}});
 
     out.family(QStringLiteral("switchboard_requests_total"),
                QStringLiteral("Client requests finished, by route (the model asked for), the channel that answered last, its provider, "
@@ -169,6 +198,8 @@ QByteArray renderPrometheusMetrics(const MetricsSnapshot &s, const RequestMetric
     out.sample({{QStringLiteral("result"), QStringLiteral("succeeded")}}, double(s.prober.succeeded));
     out.sample({{QStringLiteral("result"), QStringLiteral("failed")}}, double(s.prober.failed));
 
+    if (fleet)
+        fleetFamilies(out, *fleet);
     return out.text();
 }
 

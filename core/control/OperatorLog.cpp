@@ -94,6 +94,12 @@ void OperatorLog::note(const HealthEvent &e)
     case HealthEvent::Type::Bucket:
         spdlog::info("rate limit: {}", e.reason.toStdString()); // the router already keeps these 10 s apart
         return;
+    case HealthEvent::Type::Fleet:
+        if (e.to == u"lost")
+            spdlog::warn("fleet: {}", e.reason.toStdString());
+        else
+            spdlog::info("fleet: {}", e.reason.toStdString());
+        return;
     case HealthEvent::Type::Budget:
         return; // ProxyCall writes it where the spend is counted
     case HealthEvent::Type::Failover:

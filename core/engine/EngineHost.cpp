@@ -174,16 +174,12 @@ bool EngineHost::startParts(const Options &options, QString *error)
 
     if (!options.listen.isEmpty()) {
         QString listenError;
-        const auto address = ListenAddress::parse(options.listen, &listenError);
-        if (!address) {
+        if (!ListenAddress::parse(options.listen, &listenError)) {
             *error = QStringLiteral("--listen %1: %2").arg(options.listen, listenError);
             return false;
         }
-        auto edited = std::make_shared<EngineConfig>(*config);
-        edited->proxy.listenHost = address->host.toString();
-        edited->proxy.listenPort = address->port;
-        config = std::move(edited);
     }
+    config = withOverrides(config);
     const ConfigProblems problems = config->problems();
     if (!problems.whole.isEmpty() || (m_configFromFile && !problems.providers.isEmpty())) {
         *error = QStringLiteral("The configuration has problems: %1").arg((problems.whole + problems.providers).join(QStringLiteral(" ")));
@@ -223,15 +219,16 @@ bool EngineHost::startParts(const Options &options, QString *error)
 
 EngineConfigPtr EngineHost::withOverrides(const EngineConfigPtr &config) const
 {
-    if (m_options.listen.isEmpty())
-        return config;
-    QString ignored;
-    const auto address = ListenAddress::parse(m_options.listen, &ignored);
-    if (!address)
+    if (m_options.listen.isEmpty() && m_options.redisUrl.isEmpty())
         return config;
     auto edited = std::make_shared<EngineConfig>(*config);
-    edited->proxy.listenHost = address->host.toString();
-    edited->proxy.listenPort = address->port;
+    QString ignored;
+    if (const auto address = ListenAddress::parse(m_options.listen, &ignored); address && !m_options.listen.isEmpty()) {
+        edited->proxy.listenHost = address->host.toString();
+        edited->proxy.listenPort = address->port;
+    }
+    if (!m_options.redisUrl.isEmpty())
+        edited->fleet.redisUrl = m_options.redisUrl;
     return edited;
 }
 

@@ -29,6 +29,7 @@ public:
         QString dbPath;     // empty: QStandardPaths::AppDataLocation/switchboard.db
         QString configPath; // a JSON configuration that replaces the stored one for this run
         QString listen;     // HOST:PORT overriding the configured address
+        QString redisUrl;   // overrides fleet.redis_url: this instance joins that fleet
         bool seedDemo = true; // an empty database gets the demo configuration
         // Where a database that has no keys yet puts them; one that has keys keeps them where they
         // are (SecretStoreFactory). Tests say DatabaseOnly: never the user's keyring.

@@ -51,21 +51,22 @@ int FleetAllowance::chunkFor(double perMinute, int instances, double accuracy)
     return std::clamp(int(std::floor(share)), 1, 1000);
 }
 
-FleetAllowance::FleetAllowance(const Clock &clock, RedisConnection &redis, Limit limit, QObject *parent)
-    : QObject(parent), m_clock(clock), m_redis(redis), m_limit(withChunkWithinBurst(std::move(limit)))
+FleetAllowance::FleetAllowance(const Clock &clock, Random &random, RedisConnection &redis, Limit limit, QObject *parent)
+    : QObject(parent), m_clock(clock), m_random(random), m_redis(redis), m_limit(withChunkWithinBurst(std::move(limit)))
 {
     m_retry = m_clock.createTimer([this] { draw(); });
 }
 
 FleetAllowance::~FleetAllowance() = default;
 
-bool FleetAllowance::tryTake()
+bool FleetAllowance::tryTake(int amount)
 {
+    amount = std::max(1, amount);
     int held = m_held.load(std::memory_order_relaxed);
-    while (held > 0) {
-        if (m_held.compare_exchange_weak(held, held - 1, std::memory_order_relaxed)) {
-            m_taken.fetch_add(1, std::memory_order_relaxed);
-            if (held - 1 <= m_limit.chunk / 2)
+    while (held >= std::min(amount, m_limit.chunk)) {
+        if (m_held.compare_exchange_weak(held, held - amount, std::memory_order_relaxed)) {
+            m_taken.fetch_add(std::uint64_t(amount), std::memory_order_relaxed);
+            if (held - amount <= m_limit.chunk / 2)
                 requestTopUp();
             return true;
         }
@@ -73,6 +74,13 @@ bool FleetAllowance::tryTake()
     m_refused.fetch_add(1, std::memory_order_relaxed);
     requestTopUp();
     return false;
+}
+
+void FleetAllowance::giveBack(int amount)
+{
+    amount = std::max(1, amount);
+    m_held.fetch_add(amount, std::memory_order_relaxed);
+    m_taken.fetch_sub(std::uint64_t(amount), std::memory_order_relaxed);
 }
 
 void FleetAllowance::requestTopUp()
@@ -104,8 +112,16 @@ void FleetAllowance::draw()
     m_drawing = m_redis.command({"EVALSHA", m_sha, "1", m_limit.key, QByteArray::number(m_limit.burst),
                                  QByteArray::number(perMs, 'g', 17), QByteArray::number(m_limit.chunk)},
                                 [this](const RedisReply &reply) { onDrawn(reply); });
-    if (m_drawing)
+    if (m_drawing) {
         m_draws.fetch_add(1, std::memory_order_relaxed);
+        m_drawSentNanos.store(m_clock.now().time_since_epoch().count(), std::memory_order_relaxed);
+    }
+}
+
+bool FleetAllowance::answering() const
+{
+    const std::int64_t sent = m_drawSentNanos.load(std::memory_order_relaxed);
+    return sent == 0 || m_clock.now().time_since_epoch() - Clock::Duration(sent) < kAnswerWithin;
 }
 
 void FleetAllowance::loadScriptThenDraw()
@@ -123,6 +139,7 @@ void FleetAllowance::loadScriptThenDraw()
 void FleetAllowance::onDrawn(const RedisReply &reply)
 {
     m_drawing = false;
+    m_drawSentNanos.store(0, std::memory_order_relaxed);
     if (reply.isError()) {
         // A restarted Redis has forgotten the script: load it again and draw once more.
         if (reply.text.startsWith("NOSCRIPT")) {
@@ -133,6 +150,7 @@ void FleetAllowance::onDrawn(const RedisReply &reply)
     }
     if (reply.type != RedisReply::Type::Array || reply.elements.size() != 2)
         return;
+    m_heard.store(true, std::memory_order_release);
     const int granted = int(reply.elements[0].integer);
     const long long waitMs = reply.elements[1].integer;
     m_granted.fetch_add(std::uint64_t(std::max(0, granted)), std::memory_order_relaxed);
@@ -143,7 +161,8 @@ void FleetAllowance::onDrawn(const RedisReply &reply)
         // per token on every instance; what the wait leaves in the bucket is drawn next time.
         const double perMs = m_limit.perMinute / 60000.0;
         const auto halfChunk = static_cast<long long>(std::ceil(double(std::max(1, m_limit.chunk / 2)) / perMs));
-        m_retry->start(std::chrono::milliseconds(std::max(waitMs, halfChunk)));
+        const double spread = m_random.uniform(1.0, 1.5);
+        m_retry->start(std::chrono::milliseconds(static_cast<long long>(double(std::max(waitMs, halfChunk)) * spread)));
     }
     else if (held <= m_limit.chunk / 2)
         draw();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/Clock.h"
+#include "common/Random.h"
 #include "fleet/RedisReply.h"
 
 #include <QByteArray>
@@ -43,15 +44,28 @@ public:
     // `instances` hold unspent counted against it.
     static int chunkFor(double perMinute, int instances, double accuracy = 0.05);
 
-    FleetAllowance(const Clock &clock, RedisConnection &redis, Limit limit, QObject *parent = nullptr);
+    // `random` spreads the retries of instances that all found the bucket short, so that none of
+    // them always comes just after another and never gets a grant.
+    FleetAllowance(const Clock &clock, Random &random, RedisConnection &redis, Limit limit, QObject *parent = nullptr);
     ~FleetAllowance() override;
 
-    // Any thread. True when a granted token was left to spend; false asks for more (without waiting).
-    bool tryTake();
+    // Any thread. True when the granted tokens held cover `amount`, or hold at least a whole chunk
+    // (an amount larger than a chunk overdraws, repaid from the next grants, as a local bucket's
+    // oversized request is); false asks for more (without waiting).
+    bool tryTake(int amount = 1);
+    // Any thread: tokens taken for a request that did not go after all.
+    void giveBack(int amount);
     // Owner thread: draw now if below the low-water mark (on start, and when Redis is back).
     void topUp();
 
     int held() const { return m_held.load(std::memory_order_relaxed); }
+    // Any thread: false while a draw has waited longer than kAnswerWithin for Redis (a DEBUG SLEEP,
+    // a partition): the caller then decides on its own rather than refuse while Redis is stuck.
+    bool answering() const;
+    static constexpr std::chrono::milliseconds kAnswerWithin{1000};
+    // Any thread: a draw has been answered, with a grant or without one (the fleet at its limit).
+    bool heard() const { return m_heard.load(std::memory_order_acquire); }
+    const QByteArray &key() const { return m_limit.key; }
     Stats stats() const; // any thread
 
 private:
@@ -61,6 +75,7 @@ private:
     void requestTopUp();
 
     const Clock &m_clock;
+    Random &m_random;
     RedisConnection &m_redis;
     const Limit m_limit;
     QByteArray m_sha; // owner thread
@@ -68,6 +83,8 @@ private:
     std::unique_ptr<Timer> m_retry;
     std::atomic<int> m_held{0};
     std::atomic<bool> m_topUpQueued{false};
+    std::atomic<bool> m_heard{false};
+    std::atomic<std::int64_t> m_drawSentNanos{0}; // when the draw in flight went out; 0: none
     std::atomic<std::uint64_t> m_taken{0}, m_refused{0}, m_draws{0}, m_granted{0}, m_scriptLoads{0};
 };
 

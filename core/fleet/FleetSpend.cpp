@@ -2,6 +2,8 @@
 
 #include "fleet/RedisConnection.h"
 
+#include <utility>
+
 namespace sb {
 
 namespace {
@@ -11,10 +13,21 @@ constexpr auto kPeriodKeyTtlSeconds = 100 * 24 * 3600;
 
 } // namespace
 
-FleetSpend::FleetSpend(RedisConnection &redis, QByteArray prefix, QObject *parent)
-    : QObject(parent), m_redis(redis), m_prefix(std::move(prefix))
+FleetSpend::FleetSpend(const Clock &clock, RedisConnection &redis, QByteArray prefix, QObject *parent)
+    : QObject(parent)
+    , m_redis(redis)
+    , m_prefix(std::move(prefix))
+    , m_sendTimer(clock.createTimer([this] {
+        {
+            std::lock_guard lock(m_mutex);
+            m_sendScheduled = false;
+        }
+        flush();
+    }))
 {
 }
+
+FleetSpend::~FleetSpend() = default;
 
 QByteArray FleetSpend::key(const QString &route, const QString &period) const
 {
@@ -29,8 +42,17 @@ void FleetSpend::add(const QString &route, const QString &period, double usd)
     {
         std::lock_guard lock(m_mutex);
         m_routes[k].unsent += usd;
+        if (m_sendScheduled)
+            return; // the send on its way takes this too
+        m_sendScheduled = true;
     }
-    QMetaObject::invokeMethod(this, [this, k] { send(k); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, [this] { scheduleSend(); }, Qt::QueuedConnection);
+}
+
+void FleetSpend::scheduleSend()
+{
+    if (!m_sendTimer->isActive())
+        m_sendTimer->start(kSendEvery);
 }
 
 double FleetSpend::total(const QString &route, const QString &period) const
@@ -73,10 +95,19 @@ void FleetSpend::send(const QByteArray &k)
                 route.unsent += amount; // not counted: send it again when Redis is back
             more = route.unsent > 0 && reply.type == RedisReply::Type::String;
         }
-        if (reply.type == RedisReply::Type::String)
+        bool setExpiry = false;
+        bool schedule = false;
+        {
+            std::lock_guard lock(m_mutex);
+            if (reply.type == RedisReply::Type::String)
+                setExpiry = !std::exchange(m_routes[k].expirySet, true);
+            // What was added meanwhile goes with the next paced send, not at once.
+            schedule = more && !std::exchange(m_sendScheduled, true);
+        }
+        if (setExpiry)
             m_redis.command({"EXPIRE", k, QByteArray::number(kPeriodKeyTtlSeconds)});
-        if (more)
-            send(k);
+        if (schedule)
+            scheduleSend();
     });
     if (!sent)
         return;
@@ -84,6 +115,19 @@ void FleetSpend::send(const QByteArray &k)
     Route &route = m_routes[k];
     route.unsent -= amount;
     route.inFlight = amount;
+}
+
+void FleetSpend::refresh(const QString &route, const QString &period)
+{
+    const QByteArray k = key(route, period);
+    m_redis.command({"GET", k}, [this, k](const RedisReply &reply) {
+        if (reply.type != RedisReply::Type::String)
+            return; // nothing spent yet, or Redis went away: the last total stands
+        std::lock_guard lock(m_mutex);
+        Route &route = m_routes[k];
+        if (route.inFlight == 0) // an add in flight brings a newer total with its reply
+            route.fleetTotal = reply.text.toDouble();
+    });
 }
 
 void FleetSpend::claimAlert(const QString &route, const QString &period, const QString &what, const QString &instance,

@@ -5,6 +5,7 @@
 
 #include <QSocketNotifier>
 
+#include <utility>
 #include <vector>
 
 namespace sb {
@@ -57,6 +58,7 @@ void RedisConnection::close()
         m_timeout->stop();
     m_ready = false;
     m_onMessage = {};
+    m_onSubscribed = {};
     m_pending = 0;
     if (!m_context)
         return;
@@ -84,13 +86,15 @@ bool RedisConnection::command(const QList<QByteArray> &args, ReplyHandler handle
     return true;
 }
 
-bool RedisConnection::subscribe(const QList<QByteArray> &channels, MessageHandler handler)
+bool RedisConnection::subscribe(const QList<QByteArray> &channels, MessageHandler handler, std::function<void()> subscribed)
 {
     if (!m_ready || channels.isEmpty()) {
         ++m_stats.refused;
         return false;
     }
     m_onMessage = std::move(handler);
+    m_onSubscribed = std::move(subscribed);
+    m_unconfirmedChannels = int(channels.size());
     QList<QByteArray> args{QByteArrayLiteral("SUBSCRIBE")};
     args += channels;
     return send(args, &RedisConnection::onMessage, nullptr);
@@ -196,6 +200,7 @@ void RedisConnection::onDisconnected(const redisAsyncContext *context, int statu
     self->m_context = nullptr;
     self->m_ready = false;
     self->m_onMessage = {};
+    self->m_onSubscribed = {};
     self->dropNotifiers();
     if (self->m_timeout)
         self->m_timeout->stop();
@@ -221,8 +226,16 @@ void RedisConnection::onMessage(redisAsyncContext *context, void *reply, void *)
     if (!self || !r || r->type != REDIS_REPLY_ARRAY || r->elements != 3)
         return;
     const redisReply *kind = r->element[0];
-    if (kind->type != REDIS_REPLY_STRING || QByteArray(kind->str, int(kind->len)) != "message")
-        return; // the subscribe confirmations
+    if (kind->type != REDIS_REPLY_STRING)
+        return;
+    const QByteArray what(kind->str, int(kind->len));
+    if (what == "subscribe") {
+        if (--self->m_unconfirmedChannels == 0 && self->m_onSubscribed)
+            std::exchange(self->m_onSubscribed, {})();
+        return;
+    }
+    if (what != "message")
+        return;
     ++self->m_stats.messages;
     if (self->m_onMessage)
         self->m_onMessage(QByteArray(r->element[1]->str, int(r->element[1]->len)),

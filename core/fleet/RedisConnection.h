@@ -56,8 +56,10 @@ public:
 
     // False, and the handler never called, when not ready or too many replies are outstanding.
     bool command(const QList<QByteArray> &args, ReplyHandler handler = {});
-    // Every message published to these channels from now on goes to `handler`.
-    bool subscribe(const QList<QByteArray> &channels, MessageHandler handler);
+    // Every message published to these channels from now on goes to `handler`. `subscribed` is
+    // called once Redis has confirmed each channel: only from then on is no message missed, which
+    // is what a reader of shared state waits for before it reads what was published earlier.
+    bool subscribe(const QList<QByteArray> &channels, MessageHandler handler, std::function<void()> subscribed = {});
 
     int pending() const { return m_pending; }
     Stats stats() const { return m_stats; }
@@ -92,6 +94,8 @@ private:
     std::unique_ptr<Timer> m_timeout;
     RedisAddress m_address;
     MessageHandler m_onMessage;
+    std::function<void()> m_onSubscribed;
+    int m_unconfirmedChannels = 0;
     bool m_ready = false;
     int m_pending = 0;
     Stats m_stats;

@@ -347,6 +347,53 @@ bool ChannelHealth::readmit(const QString &reason)
     return true;
 }
 
+bool ChannelHealth::adoptBreaker(BreakerState to, Clock::TimePoint until, const QString &origin, const QString &reason)
+{
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        std::vector<BreakerTransition> transitions;
+        const QString why = QStringLiteral("%1 (seen by %2)").arg(reason, origin);
+        bool changed = false;
+        if (to == BreakerState::Open)
+            changed = m_breaker.adoptOpen(until, why, &transitions);
+        else if (to == BreakerState::Closed)
+            changed = m_breaker.adoptClosed(why, &transitions);
+        if (!changed)
+            return false;
+        if (to == BreakerState::Closed)
+            m_evidenceSince = m_clock.now();
+        emitBreaker(transitions, &events);
+        mirrorLocked();
+    }
+    for (HealthEvent &e : events)
+        e.fleetOrigin = origin;
+    publish(events);
+    return true;
+}
+
+bool ChannelHealth::adoptPool(PoolState to, const QString &origin, const QString &reason)
+{
+    if (to != PoolState::Active && to != PoolState::Ejected && to != PoolState::Drained)
+        return false;
+    std::vector<HealthEvent> events;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_poolState == PoolState::Misconfigured || m_poolState == to || (to == PoolState::Active && inPool(m_poolState)))
+            return false;
+        if (to == PoolState::Ejected && m_poolState == PoolState::Drained)
+            return false; // an operator's drain outranks an instance's evidence
+        if (to == PoolState::Drained)
+            ++m_stats.drains;
+        setPoolLocked(to, QStringLiteral("%1 (seen by %2)").arg(reason, origin), &events);
+        mirrorLocked();
+    }
+    for (HealthEvent &e : events)
+        e.fleetOrigin = origin;
+    publish(events);
+    return true;
+}
+
 bool ChannelHealth::markMisconfigured(Misconfiguration cause, const QString &reason)
 {
     if (cause == Misconfiguration::None)

@@ -84,6 +84,8 @@ public:
 
     double score() const { return m_score.load(std::memory_order_relaxed); }
     PoolState poolState() const { return static_cast<PoolState>(m_poolMirror.load(std::memory_order_relaxed)); }
+    // When an OPEN breaker turns HALF_OPEN (meaningless otherwise).
+    Clock::TimePoint openUntil() const { return Clock::TimePoint(Clock::Duration(m_openUntilNanos.load(std::memory_order_relaxed))); }
     BreakerState breakerState() const { return static_cast<BreakerState>(m_breakerMirror.load(std::memory_order_relaxed)); }
     double latencyEwmaMs() const { return m_ewmaMs.load(std::memory_order_relaxed); }
     int inFlight() const { return m_inFlight.load(std::memory_order_relaxed); }
@@ -99,6 +101,14 @@ public:
     bool wantsProbe(bool probeIdle) const;
     bool drain(const QString &reason);   // manual; false if already drained
     bool readmit(const QString &reason); // manual; false if already in the pool
+
+    // --- the fleet (control thread): changes another instance saw, adopted here. Their events carry
+    // `origin` (the instance's id) in HealthEvent::fleetOrigin. False when nothing changed. ---
+    // Open until `until` (the other instance's deadline), or closed: its trials proved the recovery.
+    bool adoptBreaker(BreakerState to, Clock::TimePoint until, const QString &origin, const QString &reason);
+    // Ejected, drained or re-admitted (Active); degradation stays each instance's own (a weight,
+    // not an exclusion), and a misconfigured channel stays so until its own evidence says otherwise.
+    bool adoptPool(PoolState to, const QString &origin, const QString &reason);
 
     ChannelSnapshot snapshot() const;
     WindowSnapshot window(std::chrono::seconds span) const;

@@ -53,6 +53,42 @@ void CircuitBreaker::trip(QString reason, std::vector<BreakerTransition> *transi
                reason + QStringLiteral("; open for %1 s").arg(toSeconds(m_currentOpenDuration), 0, 'f', 0), transitions);
 }
 
+void CircuitBreaker::close(QString reason, std::vector<BreakerTransition> *transitions)
+{
+    ++m_stats.closes;
+    m_tripsSinceClose = 0;
+    m_consecutiveFailures = 0;
+    m_trialsInFlight = 0;
+    resetRateWindow();
+    transition(BreakerState::Closed, std::move(reason), transitions);
+}
+
+bool CircuitBreaker::adoptOpen(Clock::TimePoint until, QString reason, std::vector<BreakerTransition> *transitions)
+{
+    if (until <= m_clock.now())
+        return false;
+    if (m_state == BreakerState::Open) {
+        m_openUntil = std::max(m_openUntil, until);
+        return false;
+    }
+    m_openUntil = until;
+    m_currentOpenDuration = until - m_clock.now();
+    m_consecutiveFailures = 0;
+    m_consecutiveSuccesses = 0;
+    m_trialsInFlight = 0;
+    resetRateWindow();
+    transition(BreakerState::Open, std::move(reason), transitions);
+    return true;
+}
+
+bool CircuitBreaker::adoptClosed(QString reason, std::vector<BreakerTransition> *transitions)
+{
+    if (m_state == BreakerState::Closed)
+        return false;
+    close(std::move(reason), transitions);
+    return true;
+}
+
 void CircuitBreaker::poll(std::vector<BreakerTransition> *transitions)
 {
     if (m_state == BreakerState::Open && m_clock.now() >= m_openUntil) {
@@ -159,15 +195,8 @@ void CircuitBreaker::onResult(BreakerResult result, bool wasTrial, std::vector<B
             trip(QStringLiteral("a trial call failed while half-open"), transitions);
             return;
         }
-        if (++m_consecutiveSuccesses >= std::max(1, m_config.successesToClose)) {
-            ++m_stats.closes;
-            m_tripsSinceClose = 0;
-            m_consecutiveFailures = 0;
-            m_trialsInFlight = 0;
-            resetRateWindow();
-            transition(BreakerState::Closed,
-                       QStringLiteral("%1 consecutive successful trial calls").arg(m_consecutiveSuccesses), transitions);
-        }
+        if (++m_consecutiveSuccesses >= std::max(1, m_config.successesToClose))
+            close(QStringLiteral("%1 consecutive successful trial calls").arg(m_consecutiveSuccesses), transitions);
         return;
     case BreakerState::Closed:
         break;

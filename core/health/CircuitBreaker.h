@@ -66,6 +66,14 @@ public:
     void releaseTrial();
     void onResult(BreakerResult result, bool wasTrial, std::vector<BreakerTransition> *transitions);
 
+    // Another instance of the fleet tripped or re-opened this channel's breaker: open here too until
+    // `until` (its deadline, on this clock), without a trip of its own, so the open duration's growth
+    // stays with the instance that saw the failures. An OPEN breaker keeps the later deadline. False
+    // when nothing changed.
+    bool adoptOpen(Clock::TimePoint until, QString reason, std::vector<BreakerTransition> *transitions);
+    // Another instance's trials proved the channel recovered: closed here too, as after trials of its own.
+    bool adoptClosed(QString reason, std::vector<BreakerTransition> *transitions);
+
     Clock::TimePoint openUntil() const { return m_openUntil; }
     Clock::Duration currentOpenDuration() const { return m_currentOpenDuration; }
     int consecutiveFailures() const { return m_consecutiveFailures; }
@@ -83,6 +91,7 @@ private:
     };
     void transition(BreakerState to, QString reason, std::vector<BreakerTransition> *transitions);
     void trip(QString reason, std::vector<BreakerTransition> *transitions);
+    void close(QString reason, std::vector<BreakerTransition> *transitions);
     void countInRateWindow(bool failure);
     void rateWindowTotals(int *calls, int *failures) const;
     void resetRateWindow();

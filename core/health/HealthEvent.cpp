@@ -12,6 +12,7 @@ const char *toString(HealthEvent::Type type)
     case HealthEvent::Type::Budget: return "budget";
     case HealthEvent::Type::Key: return "key";
     case HealthEvent::Type::Bucket: return "bucket";
+    case HealthEvent::Type::Fleet: return "fleet";
     }
     return "unknown";
 }

@@ -23,6 +23,7 @@ struct HealthEvent {
         Key,      // an API key started cooling down after a 429 (to: "cooling_down") or was disabled (to: "disabled");
                   // providerId / keyId set, channelId 0, channelName = the provider; the reason names the key masked
         Bucket,   // a provider's own rate limit (its token buckets) refused a request; providerId set, channelId 0
+        Fleet,    // this instance lost its fleet's Redis (to: "lost"; it serves on its own state) or has it again (to: "connected")
     };
     Type type = Type::Breaker;
     int channelId = 0;
@@ -38,6 +39,9 @@ struct HealthEvent {
     int providerId = 0;    // Key and Bucket
     int keyId = 0;         // Key
     QString keyMasked;     // Key: the key's masked form (maskSecret), so a refusal is kept for the secret that got it
+    // Breaker, Pool, Key: set when the change was adopted from another instance of the fleet (its
+    // id), so it is shown as the fleet's and not published back to it.
+    QString fleetOrigin;
 };
 
 using EventSink = std::function<void(const HealthEvent &)>;

@@ -5,6 +5,7 @@
 
 #include <QFile>
 #include <QHash>
+#include <QUrl>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
@@ -187,6 +188,10 @@ const std::vector<Setting> &settingsTable()
         SB_SETTING("proxy.idle_timeout_s", proxy.idleTimeout),
         SB_SETTING("proxy.drain_timeout_s", proxy.drainTimeout),
 
+        SB_SETTING("fleet.redis_url", fleet.redisUrl),
+        SB_SETTING("fleet.name", fleet.name),
+        SB_SETTING("fleet.instance_id", fleet.instanceId),
+
         SB_SETTING("cache.max_entries", cache.maxEntries),
         SB_SETTING("cache.max_bytes", cache.maxBytes),
         SB_SETTING("cache.semantic_max_entries", cache.semanticMaxEntries),
@@ -361,6 +366,15 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
         } else {
             out.warnings << QStringLiteral("The local proxy token was left out; set it again after importing, or export with secrets.");
         }
+    }
+    const QUrl redisUrl(config.fleet.redisUrl);
+    if (!options.includeSecrets && !redisUrl.password().isEmpty()) {
+        QUrl withoutPassword = redisUrl;
+        withoutPassword.setPassword(QString());
+        QJsonObject fleet = settings.value(QStringLiteral("fleet")).toObject();
+        fleet.insert(QStringLiteral("redis_url"), withoutPassword.toString());
+        settings.insert(QStringLiteral("fleet"), fleet);
+        out.warnings << QStringLiteral("The Redis password was left out of the fleet's URL; add it again after importing, or export with secrets.");
     }
     root.insert(QStringLiteral("settings"), settings);
 

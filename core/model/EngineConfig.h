@@ -115,6 +115,15 @@ struct ProxyConfig {
     std::chrono::seconds drainTimeout = 10s; // graceful shutdown: in-flight streams get this long
 };
 
+// Several instances sharing breaker, key, limit and budget state through one Redis (ARCHITECTURE.md,
+// "A fleet"). Off unless a Redis URL is set: then nothing connects anywhere.
+struct FleetConfig {
+    QString redisUrl;   // redis://[user:password@]host[:port][/db]; empty = no fleet
+    QString name = QStringLiteral("switchboard"); // instances with one name are one fleet (the keys' prefix)
+    QString instanceId; // empty: the host name and the proxy port
+    bool enabled() const { return !redisUrl.trimmed().isEmpty(); }
+};
+
 // What a model costs, for the cost column of the history and the budget.
 struct ModelPrice {
     QString model;             // upstream model name as a channel names it, e.g. "gpt-4o-mini"
@@ -151,6 +160,7 @@ struct EngineConfig {
     RetryConfig retry;
     ProxyConfig proxy;
     CacheLimits cache;
+    FleetConfig fleet;
 
     std::vector<ProviderConfig> providers;
     std::vector<ChannelConfig> channels;

@@ -40,9 +40,13 @@ QString hostProblem(const QString &input)
 
 std::optional<RemoteGateway::Target> parse(const QString &input, QString *error)
 {
-    const QString text = input.trimmed();
-    if (text.contains(QStringLiteral("://")))
-        return refuse(error, QStringLiteral("Give the instance without http:// or a path. ") + usage);
+    QString text = input.trimmed();
+    // https:// says the instance is reached over TLS; any other scheme, or a path, is a URL pasted whole.
+    const bool tls = text.startsWith(QLatin1String("https://"), Qt::CaseInsensitive);
+    if (tls)
+        text = text.mid(8);
+    if (text.contains(QStringLiteral("://")) || text.contains(u'/'))
+        return refuse(error, QStringLiteral("Give the instance without http:// or a path (https:// for TLS). ") + usage);
     hostport::Parts parts;
     switch (hostport::split(text, &parts)) {
     case hostport::Problem::UnclosedBracket:
@@ -65,6 +69,7 @@ std::optional<RemoteGateway::Target> parse(const QString &input, QString *error)
     RemoteGateway::Target target;
     target.host = parts.host.trimmed();
     target.port = *port;
+    target.tls = tls;
     return target;
 }
 

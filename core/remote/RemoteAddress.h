@@ -14,7 +14,7 @@ namespace sb {
 // poll connects, never while parsing.
 namespace RemoteAddress {
 
-// "HOST:PORT", "[IPv6]:PORT"; the token is never part of it (it comes from the environment or the
+// "HOST:PORT", "[IPv6]:PORT", either after "https://" for an instance reached over TLS; the token is never part of it (it comes from the environment or the
 // dialog). Port 1–65535: port 0 means "any free port" when listening, but nothing can be reached there.
 std::optional<RemoteGateway::Target> parse(const QString &hostPort, QString *error = nullptr);
 

@@ -3,6 +3,7 @@
 #include "control/SnapshotJson.h"
 
 #include <QHash>
+#include <QHostAddress>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
@@ -67,7 +68,29 @@ void RemoteGateway::stop()
 QString RemoteGateway::displayName() const
 {
     const QString host = m_target.host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]").arg(m_target.host) : m_target.host;
-    return QStringLiteral("http://%1:%2").arg(host).arg(m_target.port);
+    return QStringLiteral("%1://%2:%3").arg(m_target.tls ? QStringLiteral("https") : QStringLiteral("http"), host).arg(m_target.port);
+}
+
+bool RemoteGateway::Target::isLoopback() const
+{
+    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
+        return true;
+    const QHostAddress address(host);
+    return !address.isNull() && address.isLoopback();
+}
+
+void RemoteGateway::requestFleet(QObject *context, std::function<void(const QJsonObject &)> reply)
+{
+    QNetworkReply *answer = send("GET", QStringLiteral("/admin/fleet"));
+    QPointer<QObject> guard(context);
+    connect(answer, &QNetworkReply::finished, this, [answer, guard, reply = std::move(reply)] {
+        answer->deleteLater();
+        const int status = answer->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QJsonObject body = QJsonDocument::fromJson(answer->readAll()).object();
+        // The poll reports an unreachable or refusing instance; this one only answers when it can.
+        if (guard && status == 200 && !body.isEmpty())
+            reply(body);
+    });
 }
 
 QNetworkReply *RemoteGateway::send(const QByteArray &method, const QString &pathAndQuery)

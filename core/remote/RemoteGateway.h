@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 class QNetworkAccessManager;
@@ -41,6 +42,9 @@ public:
         QString host = QStringLiteral("127.0.0.1");
         quint16 port = 8400;
         QString token; // the instance's local token; empty when it has none (it then answers loopback only)
+        bool tls = false; // https: the instance's proxy port serves TLS
+        // True for 127.0.0.0/8, ::1 and "localhost": a token sent there never leaves the machine.
+        bool isLoopback() const;
     };
 
     RemoteGateway(const Clock &clock, Target target, QObject *parent = nullptr);
@@ -52,7 +56,7 @@ public:
     void stop();
 
     State state() const { return m_state; }
-    // "http://host:port" — for the console's "which instance is shown" indicator (no token in it).
+    // "http://host:port" (https with TLS) — for the console's "which instance is shown" indicator (no token in it).
     QString displayName() const;
     const MetricsSnapshot &lastSnapshot() const { return m_last; }
     // Names only (see namesReady); null until the instance has told them.
@@ -63,6 +67,9 @@ public:
     void readmit(int channelId);
     void probeNow(int channelId);
     void reload();
+    // GET /admin/fleet, outside the poll; `reply` gets the body (on `context`'s thread, never after
+    // `context` is gone), or nothing when the instance did not answer it.
+    void requestFleet(QObject *context, std::function<void(const QJsonObject &)> reply);
 
 signals:
     void snapshotReady(const sb::MetricsSnapshot &snapshot);

@@ -102,8 +102,11 @@ std::optional<CostMeter::Refusal> CostMeter::refusal(const QString &route, const
     if (!budget || budget->hardLimitUsd <= 0)
         return std::nullopt;
     std::lock_guard lock(m_mutex);
+    const double fleetSpent = fleetSpentLocked(route, budget->period, wallMs);
     const auto it = m_routes.find(route);
-    if (it == m_routes.end() || !it->second.overHardLimit(*budget, wallMs))
+    const RouteBudget none;
+    const RouteBudget &state = it == m_routes.end() ? none : it->second;
+    if (!state.overHardLimit(*budget, wallMs, fleetSpent))
         return std::nullopt;
     rollStats(wallMs);
     ++m_refusedToday;
@@ -112,7 +115,7 @@ std::optional<CostMeter::Refusal> CostMeter::refusal(const QString &route, const
     r.retryAfterMs = std::max<qint64>(1000, endMs - wallMs);
     r.message = QStringLiteral("The %1 budget of route \"%2\" is spent (%3 of its %4 hard limit). Requests for \"%2\" are refused "
                                "until the budget resets at %5 UTC; raise the limit in Switchboard's budget settings to continue now.")
-                    .arg(periodWord(budget->period), route, usd(it->second.spent(budget->period, wallMs)), usd(budget->hardLimitUsd),
+                    .arg(periodWord(budget->period), route, usd(std::max(fleetSpent, state.spent(budget->period, wallMs))), usd(budget->hardLimitUsd),
                          QDateTime::fromMSecsSinceEpoch(endMs, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     return r;
 }
@@ -129,13 +132,16 @@ std::vector<HealthEvent> CostMeter::record(const QString &route, const RequestCo
     state.add(cost.usd, wallMs);
     if (!budget)
         return events;
-    const double spent = state.spent(budget->period, wallMs);
-    if (state.takeSoftAlert(*budget, wallMs))
+    if (m_fleet && cost.usd > 0)
+        m_fleet->add(route, QString::number(RouteBudget::periodKey(budget->period, wallMs)), cost.usd);
+    const double fleetSpent = fleetSpentLocked(route, budget->period, wallMs);
+    const double spent = std::max(fleetSpent, state.spent(budget->period, wallMs));
+    if (state.takeSoftAlert(*budget, wallMs, fleetSpent))
         events.push_back(budgetEvent(route, QStringLiteral("over_soft_limit"),
                                      QStringLiteral("route \"%1\" has spent %2 of its %3 alert limit (%4 budget)")
                                          .arg(route, usd(spent), usd(budget->softLimitUsd), periodWord(budget->period)),
                                      wallMs, now));
-    if (state.takeHardAlert(*budget, wallMs))
+    if (state.takeHardAlert(*budget, wallMs, fleetSpent))
         events.push_back(budgetEvent(route, QStringLiteral("hard_stop"),
                                      QStringLiteral("route \"%1\" reached its %2 hard limit (%3 of %4); its requests get 429 until %5 UTC")
                                          .arg(route, periodWord(budget->period), usd(spent), usd(budget->hardLimitUsd),
@@ -143,6 +149,17 @@ std::vector<HealthEvent> CostMeter::record(const QString &route, const RequestCo
                                                   .toString(QStringLiteral("yyyy-MM-dd HH:mm"))),
                                      wallMs, now));
     return events;
+}
+
+void CostMeter::share(std::shared_ptr<SharedSpend> fleet)
+{
+    std::lock_guard lock(m_mutex);
+    m_fleet = std::move(fleet);
+}
+
+double CostMeter::fleetSpentLocked(const QString &route, BudgetPeriod period, qint64 wallMs) const
+{
+    return m_fleet ? m_fleet->total(route, QString::number(RouteBudget::periodKey(period, wallMs))) : 0.0;
 }
 
 double CostMeter::spent(const QString &route, BudgetPeriod period, qint64 wallMs) const
@@ -179,7 +196,8 @@ std::vector<RouteSpend> CostMeter::routeSpend(const EngineConfig &config, qint64
             spend.hardLimitUsd = budget->hardLimitUsd;
         }
         const auto it = m_routes.find(route.logicalModel);
-        spend.spentUsd = it == m_routes.end() ? 0.0 : it->second.spent(spend.period, wallMs);
+        spend.spentUsd = std::max(fleetSpentLocked(route.logicalModel, spend.period, wallMs),
+                                  it == m_routes.end() ? 0.0 : it->second.spent(spend.period, wallMs));
         out.push_back(std::move(spend));
     }
     return out;

@@ -6,6 +6,7 @@
 #include "model/EngineConfig.h"
 #include "model/TokenUsage.h"
 #include "routing/RouteBudget.h"
+#include "routing/SharedSpend.h"
 #include "routing/RouteSpend.h"
 
 #include <QString>
@@ -71,6 +72,10 @@ public:
     // lock (the control thread builds this into each second's snapshot).
     std::vector<RouteSpend> routeSpend(const EngineConfig &config, qint64 wallMs) const;
 
+    // A fleet's spend (SharedSpend): each request's cost is added to it too, and the hard stop
+    // and alerts go by the larger of it and this instance's own count. Null: this instance alone.
+    void share(std::shared_ptr<SharedSpend> fleet);
+
     // Spend survives a restart by being read back from the history: `spentSince(route, fromMs)` is
     // the sum of the route's request costs since fromMs (an empty route = every request). Called
     // once at start, before traffic.
@@ -80,9 +85,11 @@ private:
     static constexpr const char *kOtherRoutes = ""; // spend of routes no longer configured, for today's total
 
     void rollStats(qint64 wallMs);
+    double fleetSpentLocked(const QString &route, BudgetPeriod period, qint64 wallMs) const;
 
     mutable std::mutex m_mutex;
     std::map<QString, RouteBudget> m_routes;
+    std::shared_ptr<SharedSpend> m_fleet;
     qint64 m_statsDay = 0;
     std::uint64_t m_unpricedToday = 0;
     std::uint64_t m_refusedToday = 0;

@@ -158,7 +158,7 @@ std::optional<HealthEvent> KeyRing::coolLocked(int keyId, std::optional<std::chr
 }
 
 
-void KeyRing::reportAuthError(int keyId, const QString &reason)
+void KeyRing::reportAuthError(int keyId, const QString &reason, const QString &fleetOrigin)
 {
     HealthEvent event;
     {
@@ -192,8 +192,33 @@ void KeyRing::reportAuthError(int keyId, const QString &reason)
                                                                                     .arg(m_providerName)
                                                                               : QString()));
         event.cause = reason;
+        event.fleetOrigin = fleetOrigin;
     }
     emitOutsideLock(event);
+}
+
+bool KeyRing::adoptCoolDown(int keyId, Clock::TimePoint until, const QString &fleetOrigin)
+{
+    HealthEvent event;
+    {
+        std::lock_guard lock(m_mutex);
+        Key *key = findLocked(keyId);
+        const auto now = m_clock.now();
+        if (!key || key->disabled || until <= now)
+            return false;
+        const bool wasActive = stateLocked(*key, now) == KeyState::Active;
+        key->coolingUntil = std::max(key->coolingUntil, until);
+        if (!wasActive)
+            return false;
+        ++m_stats.coolDowns;
+        if (!m_events)
+            return true;
+        event = keyEvent(*key, "cooling_down",
+                         QStringLiteral("got a 429 on %1, cooling for %2 s").arg(fleetOrigin).arg(toSeconds(until - now), 0, 'f', 1));
+        event.fleetOrigin = fleetOrigin;
+    }
+    emitOutsideLock(event);
+    return true;
 }
 
 void KeyRing::adoptRefusals(const std::vector<ApiKeyConfig> &keys)

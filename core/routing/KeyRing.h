@@ -67,7 +67,11 @@ public:
     // Disabled for good (the event it emits is what the engine host stores as the key's refusal); reason
     // is shown in the console. A provider without keys is not disabled by an auth error: its channel's
     // health records it.
-    void reportAuthError(int keyId, const QString &reason);
+    // `fleetOrigin`: another instance of the fleet saw the refusal (its id goes into the event).
+    void reportAuthError(int keyId, const QString &reason, const QString &fleetOrigin = {});
+    // Another instance of the fleet got a 429 with this key (0: the provider without keys): it rests
+    // here too until `until`, unless a longer rest runs already. True when the key was serving.
+    bool adoptCoolDown(int keyId, Clock::TimePoint until, const QString &fleetOrigin);
     // A ring kept across a configuration change takes the refusals that configuration carries (one
     // stored meanwhile, or by another process) without emitting them again. Clearing a refusal is
     // not done here: a re-enabled key gets a new ring (RoutingTable).

@@ -34,17 +34,45 @@ ProviderLimiter::ProviderLimiter(const Clock &clock, const ProviderConfig &provi
 bool ProviderLimiter::tryAdmit(int estimatedTokens)
 {
     std::lock_guard lock(m_mutex);
+    SharedAllowance *sharedRequests = m_shared.requests && m_shared.requests->live() ? m_shared.requests.get() : nullptr;
+    SharedAllowance *sharedTokens = m_shared.tokens && m_shared.tokens->live() ? m_shared.tokens.get() : nullptr;
     // Only this class touches its buckets, so under m_mutex a positive check cannot go stale before the take.
     const bool tokensNeeded = estimatedTokens > 0 && !m_tokens.unlimited();
-    if (!m_requests.wouldAdmit(1.0) || (tokensNeeded && !m_tokens.wouldAdmit(estimatedTokens))) {
+    const bool localRequestsAdmit = sharedRequests || m_requests.wouldAdmit(1.0);
+    const bool localTokensAdmit = !tokensNeeded || sharedTokens || m_tokens.wouldAdmit(estimatedTokens);
+    if (!localRequestsAdmit || !localTokensAdmit) {
         ++m_stats.refused;
         return false;
     }
-    m_requests.tryAcquire(1.0);
-    if (tokensNeeded)
+    // The shared ones last, each undone when the other refuses, so a refusal takes nothing anywhere.
+    if (sharedTokens && tokensNeeded && !sharedTokens->tryTake(estimatedTokens)) {
+        ++m_stats.refused;
+        return false;
+    }
+    if (sharedRequests && !sharedRequests->tryTake(1)) {
+        if (sharedTokens && tokensNeeded)
+            sharedTokens->giveBack(estimatedTokens);
+        ++m_stats.refused;
+        return false;
+    }
+    if (!sharedRequests)
+        m_requests.tryAcquire(1.0);
+    if (tokensNeeded && !sharedTokens)
         m_tokens.tryAcquire(estimatedTokens);
     ++m_stats.admitted;
     return true;
+}
+
+void ProviderLimiter::share(SharedLimits limits)
+{
+    std::lock_guard lock(m_mutex);
+    m_shared = std::move(limits);
+}
+
+bool ProviderLimiter::shared() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_shared.requests || m_shared.tokens;
 }
 
 bool ProviderLimiter::reportRefusal(Clock::TimePoint now, Clock::Duration quiet)
@@ -64,6 +92,10 @@ double ProviderLimiter::headroom() const
 Clock::Duration ProviderLimiter::timeUntilAdmit(int estimatedTokens) const
 {
     std::lock_guard lock(m_mutex);
+    // A shared limit's next grant is a draw away, whose timing this instance cannot know: a short
+    // wait, then ask again.
+    if ((m_shared.requests && m_shared.requests->live()) || (m_shared.tokens && m_shared.tokens->live()))
+        return std::chrono::milliseconds(100);
     auto wait = m_requests.timeUntilAvailable(1.0);
     if (estimatedTokens > 0)
         wait = std::max(wait, m_tokens.timeUntilAvailable(estimatedTokens));

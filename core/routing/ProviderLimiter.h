@@ -1,5 +1,6 @@
 #pragma once
 
+#include "routing/SharedAllowance.h"
 #include "routing/TokenBucket.h"
 
 #include "model/ProviderConfig.h"
@@ -19,7 +20,8 @@ public:
     // A zero rpm or tpm leaves that bucket unlimited.
     ProviderLimiter(const Clock &clock, const ProviderConfig &provider);
 
-    // Both buckets must admit. A refusal by the token bucket does not consume a request token (and
+    // Both buckets must admit. A limit shared with the fleet (share()) decides in place of its local
+    // bucket while it is live. A refusal by the token bucket does not consume a request token (and
     // vice versa). estimatedTokens <= 0 skips the token bucket.
     bool tryAdmit(int estimatedTokens);
     double headroom() const; // min of the two buckets' headroom, in [0, 1]
@@ -30,6 +32,10 @@ public:
     // True for the first refusal after `quiet` without a reported one: the console and history get one
     // event when a provider's limit starts refusing, not one per refused request (those are in /metrics).
     bool reportRefusal(Clock::TimePoint now, Clock::Duration quiet);
+
+    // The fleet's allowances for this provider's limits (SharedAllowance); empty ones unshare.
+    void share(SharedLimits limits);
+    bool shared() const;
 
     int providerId() const { return m_providerId; }
     const TokenBucket &requestBucket() const { return m_requests; }
@@ -42,6 +48,7 @@ private:
     // Serialises check-then-take over the two buckets, so a refusal never leaves one of them charged.
     mutable std::mutex m_mutex;
     TokenBucket::Stats m_stats;
+    SharedLimits m_shared;
     std::optional<Clock::TimePoint> m_lastReportedRefusal;
 };
 

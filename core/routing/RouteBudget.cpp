@@ -1,5 +1,7 @@
 #include "routing/RouteBudget.h"
 
+#include <algorithm>
+
 #include <QDateTime>
 
 namespace sb {
@@ -71,24 +73,24 @@ double RouteBudget::spent(BudgetPeriod period, qint64 wallMs) const
     return monthIndex(wallMs) == m_month ? m_monthSpent : 0.0;
 }
 
-bool RouteBudget::overHardLimit(const BudgetConfig &budget, qint64 wallMs) const
+bool RouteBudget::overHardLimit(const BudgetConfig &budget, qint64 wallMs, double fleetSpent) const
 {
-    return budget.hardLimitUsd > 0 && spent(budget.period, wallMs) >= budget.hardLimitUsd;
+    return budget.hardLimitUsd > 0 && std::max(fleetSpent, spent(budget.period, wallMs)) >= budget.hardLimitUsd;
 }
 
-bool RouteBudget::takeSoftAlert(const BudgetConfig &budget, qint64 wallMs)
+bool RouteBudget::takeSoftAlert(const BudgetConfig &budget, qint64 wallMs, double fleetSpent)
 {
     const qint64 key = periodKey(budget.period, wallMs);
-    if (budget.softLimitUsd <= 0 || m_softRaisedFor == key || spent(budget.period, wallMs) < budget.softLimitUsd)
+    if (budget.softLimitUsd <= 0 || m_softRaisedFor == key || std::max(fleetSpent, spent(budget.period, wallMs)) < budget.softLimitUsd)
         return false;
     m_softRaisedFor = key;
     return true;
 }
 
-bool RouteBudget::takeHardAlert(const BudgetConfig &budget, qint64 wallMs)
+bool RouteBudget::takeHardAlert(const BudgetConfig &budget, qint64 wallMs, double fleetSpent)
 {
     const qint64 key = periodKey(budget.period, wallMs);
-    if (m_hardRaisedFor == key || !overHardLimit(budget, wallMs))
+    if (m_hardRaisedFor == key || !overHardLimit(budget, wallMs, fleetSpent))
         return false;
     m_hardRaisedFor = key;
     return true;

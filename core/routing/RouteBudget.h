@@ -17,10 +17,12 @@ public:
     // What the route has spent in the period containing wallMs; 0 once that period has rolled over.
     double spent(BudgetPeriod period, qint64 wallMs) const;
 
-    bool overHardLimit(const BudgetConfig &budget, qint64 wallMs) const;
+    // `fleetSpent`: what the route's fleet has spent this period (SharedSpend), when that is more
+    // than this instance's own count.
+    bool overHardLimit(const BudgetConfig &budget, qint64 wallMs, double fleetSpent = 0) const;
     // True once per period, the first time spend is at or past the limit (and marks it raised).
-    bool takeSoftAlert(const BudgetConfig &budget, qint64 wallMs);
-    bool takeHardAlert(const BudgetConfig &budget, qint64 wallMs);
+    bool takeSoftAlert(const BudgetConfig &budget, qint64 wallMs, double fleetSpent = 0);
+    bool takeHardAlert(const BudgetConfig &budget, qint64 wallMs, double fleetSpent = 0);
 
     // A number that names the period containing wallMs (days and months never share one), and when
     // that period ends, in UTC wall-clock milliseconds.

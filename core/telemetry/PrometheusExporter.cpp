@@ -84,16 +84,17 @@ void PrometheusExporter::family(const QString &name, const QString &help, Type t
 void PrometheusExporter::writeSample(const QString &name, const Labels &labels, const QString &value)
 {
     m_text += name.toUtf8();
-    if (!labels.empty()) {
+    if (!labels.empty() || !m_common.empty()) {
         m_text += '{';
         bool first = true;
-        for (const auto &[label, labelValue] : labels) {
-            Q_ASSERT_X(validLabelName(label), "PrometheusExporter", "invalid label name");
-            if (!first)
-                m_text += ',';
-            first = false;
-            m_text += label.toUtf8() + "=\"" + escapeLabelValue(labelValue).toUtf8() + '"';
-        }
+        for (const Labels *set : std::initializer_list<const Labels *>{&m_common, &labels})
+            for (const auto &[label, labelValue] : *set) {
+                Q_ASSERT_X(validLabelName(label), "PrometheusExporter", "invalid label name");
+                if (!first)
+                    m_text += ',';
+                first = false;
+                m_text += label.toUtf8() + "=\"" + escapeLabelValue(labelValue).toUtf8() + '"';
+            }
         m_text += '}';
     }
     m_text += ' ' + value.toUtf8() + '\n';

@@ -22,6 +22,8 @@ public:
 
     static constexpr const char *contentType = "text/plain; version=0.0.4; charset=utf-8";
 
+    // Labels every sample written from now on carries first (an instance of a fleet names itself).
+    void setCommonLabels(Labels labels) { m_common = std::move(labels); }
     // Starts a family. `name` must match [a-zA-Z_:][a-zA-Z0-9_:]* (checked; a bad name is a bug).
     void family(const QString &name, const QString &help, Type type);
     void sample(const Labels &labels, double value);
@@ -40,6 +42,7 @@ private:
     void writeSample(const QString &name, const Labels &labels, const QString &value);
 
     QByteArray m_text;
+    Labels m_common;
     QString m_family;
     Type m_type = Type::Gauge;
     std::set<QString> m_written;

@@ -161,12 +161,12 @@ private slots:
         }
         // Settings keeps the console's own preferences; the engine's groups give way to a notice
         // that they belong to the instance shown.
-        window.showPage(6);
+        window.showPage(7);
         for (int round = 0; round < 4; ++round)
             QCoreApplication::processEvents();
         SettingsPage *settings = window.settingsPage();
         QCOMPARE(window.currentPageWidget(), static_cast<QWidget *>(settings));
-        QVERIFY(window.unavailableReason(6).isEmpty());
+        QVERIFY(window.unavailableReason(7).isEmpty());
         QVERIFY(!settings->showsEngineSettings());
         QVERIFY(settings->engineNotice()->isVisible());
         QVERIFY2(settings->engineNotice()->text().contains(remoteAddress()), qPrintable(settings->engineNotice()->text()));

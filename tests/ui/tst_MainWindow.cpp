@@ -20,7 +20,7 @@ private slots:
     {
         MainWindow window;
         QCOMPARE(window.pageNames(),
-                 (QStringList{"Overview", "Channels", "Incidents", "Requests", "Providers", "Drills", "Settings"}));
+                 (QStringList{"Overview", "Channels", "Incidents", "Requests", "Providers", "Drills", "Fleet", "Settings"}));
         auto *stack = window.findChild<QStackedWidget *>();
         QVERIFY(stack);
         window.showPage(4);

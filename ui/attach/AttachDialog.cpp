@@ -4,6 +4,7 @@
 #include "remote/RemoteAddress.h"
 #include "providers/InlineMessage.h"
 
+#include <QCheckBox>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QTimer>
@@ -13,10 +14,12 @@ namespace sb {
 AttachDialog::AttachDialog(QWidget *parent) : QDialog(parent), m_ui(std::make_unique<Ui::AttachDialog>())
 {
     m_ui->setupUi(this);
+    // Never smaller than what it says: the plain-HTTP warning comes and goes with the host typed.
+    m_ui->form->setSizeConstraint(QLayout::SetMinimumSize);
     m_ui->intro->setWordWrap(true);
     m_ui->intro->setText(tr("Watch a running Switchboard — a headless one on a server, or another console — through "
                             "its admin API. The pages show that instance until you go back to the embedded engine."));
-    for (QLabel *label : {m_ui->hostError, m_ui->tokenError, m_ui->connectState})
+    for (QLabel *label : {m_ui->hostError, m_ui->tokenError, m_ui->plainWarning, m_ui->connectState})
         InlineMessage::prepare(label);
     m_ui->tokenHint->setWordWrap(true);
     m_ui->tokenHint->setForegroundRole(QPalette::PlaceholderText);
@@ -35,6 +38,8 @@ AttachDialog::AttachDialog(QWidget *parent) : QDialog(parent), m_ui(std::make_un
     connect(m_ui->hostEdit, &QLineEdit::textChanged, this, &AttachDialog::validate);
     connect(m_ui->tokenEdit, &QLineEdit::textChanged, this, &AttachDialog::validate);
     connect(m_ui->portSpin, &QSpinBox::valueChanged, this, &AttachDialog::validate);
+    connect(m_ui->tlsBox, &QCheckBox::toggled, this, &AttachDialog::validate);
+    connect(m_ui->plainConsent, &QCheckBox::toggled, this, &AttachDialog::validate);
     connect(this, &QDialog::rejected, this, &AttachDialog::dropGateway);
     connect(this, &QDialog::finished, m_ui->tokenEdit, &QLineEdit::clear);
     validate();
@@ -47,6 +52,7 @@ void AttachDialog::setTarget(const RemoteGateway::Target &target)
     m_ui->hostEdit->setText(target.host);
     m_ui->portSpin->setValue(target.port);
     m_ui->tokenEdit->setText(target.token);
+    m_ui->tlsBox->setChecked(target.tls);
     if (target.token.isEmpty())
         m_ui->tokenEdit->setFocus();
 }
@@ -60,6 +66,7 @@ RemoteGateway::Target AttachDialog::target() const
         t.host = t.host.mid(1, t.host.size() - 2);
     t.port = static_cast<quint16>(m_ui->portSpin->value());
     t.token = m_ui->tokenEdit->text().trimmed();
+    t.tls = m_ui->tlsBox->isChecked();
     return t;
 }
 
@@ -83,12 +90,29 @@ void AttachDialog::validate()
     InlineMessage::show(m_ui->tokenError, tokenProblem);
     if (!tokenProblem.isEmpty())
         m_problems << tokenProblem;
+    // A token sent over plain HTTP to another machine crosses the network readable by anyone on
+    // the path: allowed, but only as a choice made here, with the reason in view.
+    const RemoteGateway::Target shown = target();
+    const bool inClear = hostProblem.isEmpty() && !shown.token.isEmpty() && !shown.tls && !shown.isLoopback();
+    m_ui->plainConsent->setVisible(inClear);
+    if (inClear) {
+        const QString warning = tr("%1 is not this machine: over plain HTTP the token crosses the network in clear, "
+                                   "readable by anyone on the path. Reach it over TLS (a TLS-terminating proxy in front of it) and tick "
+                                   "\"Connect over TLS\", or tunnel it (ssh -L) and attach to 127.0.0.1.")
+                                    .arg(shown.host);
+        InlineMessage::show(m_ui->plainWarning, warning, m_ui->plainConsent->isChecked() ? InlineMessage::Kind::Warning : InlineMessage::Kind::Error);
+        if (!m_ui->plainConsent->isChecked())
+            m_problems << warning;
+    } else {
+        InlineMessage::show(m_ui->plainWarning, QString());
+        m_ui->plainConsent->setChecked(false);
+    }
     m_connect->setEnabled(m_problems.isEmpty() && !m_gateway);
 }
 
 void AttachDialog::setEditing(bool editing)
 {
-    for (QWidget *field : std::initializer_list<QWidget *>{m_ui->hostEdit, m_ui->portSpin, m_ui->tokenEdit})
+    for (QWidget *field : std::initializer_list<QWidget *>{m_ui->hostEdit, m_ui->portSpin, m_ui->tokenEdit, m_ui->tlsBox, m_ui->plainConsent})
         field->setEnabled(editing);
 }
 

@@ -90,7 +90,7 @@ void ChannelDialog::showProviderDomain()
     const EngineConfigPtr config = m_store.current();
     const ProviderConfig *p = config ? config->provider(m_ui->providerCombo->currentData().toInt()) : nullptr;
     const FailureDomain d = p ? p->domain : FailureDomain{};
-    auto placeholder = [this](const QString &value) { return value.isEmpty() ? tr("none") : tr("provider: %1").arg(value); };
+    auto placeholder = [](const QString &value) { return value.isEmpty() ? tr("none") : tr("provider: %1").arg(value); };
     m_ui->accountEdit->setPlaceholderText(placeholder(d.account));
     m_ui->regionEdit->setPlaceholderText(placeholder(d.region));
     m_ui->egressEdit->setPlaceholderText(placeholder(d.egressProxy));

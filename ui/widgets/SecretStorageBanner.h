@@ -1,16 +1,13 @@
 #pragma once
 
-#include <QFrame>
-
-class QLabel;
+#include "widgets/WarningStrip.h"
 
 namespace sb {
 
 // A warning strip across the top of the console when API keys (and the local token) live in the
 // database file instead of a keyring: what is the case, where the file is, and
-// what to do about it. Hidden when there is nothing to warn about. Fixed amber colours, so it
-// reads the same on the light and the dark palette.
-class SecretStorageBanner : public QFrame {
+// what to do about it. Hidden when there is nothing to warn about. Amber: the half-open colour.
+class SecretStorageBanner : public WarningStrip {
     Q_OBJECT
 public:
     explicit SecretStorageBanner(QWidget *parent = nullptr);
@@ -19,10 +16,6 @@ public:
     // keysInFile: the keys are in that file (else in a keyring that cannot be reached), which
     // changes what to do about it.
     void setWarning(const QString &warning, const QString &databasePath = QString(), bool keysInFile = true);
-    QString text() const;
-
-private:
-    QLabel *m_text = nullptr;
 };
 
 } // namespace sb

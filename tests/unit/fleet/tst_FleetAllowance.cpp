@@ -23,6 +23,7 @@ class tst_FleetAllowance : public QObject {
     Q_OBJECT
 
     const Clock &m_clock = SystemClock::instance();
+    SplitMixRandom m_random{7};
 
 private slots:
     void chunksKeepTheFleetWithinItsAccuracy()
@@ -54,7 +55,7 @@ private slots:
         std::vector<std::unique_ptr<FleetAllowance>> allowances;
         const FleetAllowance::Limit limit{"sb:test:limit:provider-a:rpm", perMinute, burst, FleetAllowance::chunkFor(perMinute, kInstances)};
         for (int i = 0; i < kInstances; ++i) {
-            allowances.push_back(std::make_unique<FleetAllowance>(m_clock, *connections[i], limit));
+            allowances.push_back(std::make_unique<FleetAllowance>(m_clock, m_random, *connections[i], limit));
         }
         QElapsedTimer elapsed;
         elapsed.start();
@@ -96,7 +97,7 @@ private slots:
         QCOMPARE(int(connections.size()), kInstances);
         std::vector<std::unique_ptr<FleetAllowance>> allowances;
         for (int i = 0; i < kInstances; ++i) {
-            allowances.push_back(std::make_unique<FleetAllowance>(m_clock, *connections[i], limit));
+            allowances.push_back(std::make_unique<FleetAllowance>(m_clock, m_random, *connections[i], limit));
             allowances.back()->topUp();
         }
         for (auto &allowance : allowances)
@@ -127,7 +128,7 @@ private slots:
         QVERIFY2(server.start({}, &error), qPrintable(error));
         RedisConnection connection(m_clock);
         QVERIFY(openOn(connection, server));
-        FleetAllowance allowance(m_clock, connection, {"sb:test:limit:b", 60000, 20, 5});
+        FleetAllowance allowance(m_clock, m_random, connection, {"sb:test:limit:b", 60000, 20, 5});
         allowance.topUp();
         QTRY_VERIFY(allowance.held() > 0);
         QCOMPARE(allowance.stats().scriptLoads, quint64(1));

@@ -47,7 +47,8 @@ private slots:
             }
         QVERIFY(!bytes.contains(original.proxy.localToken.toUtf8()));
         QVERIFY(bytes.contains("sk-proj-…1234") || bytes.contains("sk-…1234"));
-        QCOMPARE(exported.warnings.size(), 2); // keys and local token
+        QVERIFY(!bytes.contains("fleet-pass-42"));
+        QCOMPARE(exported.warnings.size(), 3); // keys, local token and the Redis password
         QVERIFY(exported.warnings.join('\n').contains(QStringLiteral("3 API key(s) were left out")));
 
         // Importing it back gives the same configuration minus the secrets, and says so.
@@ -173,7 +174,7 @@ private slots:
         QVERIFY(!applyEngineSetting(&c, QStringLiteral("breaker.half_open_mode"), QStringLiteral("sometimes")).isEmpty());
         QCOMPARE(c.breaker.halfOpenMode, HalfOpenMode::TrafficShare);
         QVERIFY(applyEngineSetting(&c, QStringLiteral("no.such"), 1).contains(QStringLiteral("no setting")));
-        QCOMPARE(engineSettingKeys().size(), 49);
+        QCOMPARE(engineSettingKeys().size(), 52);
     }
 
     void theShippedDefaultConfigFileImports()

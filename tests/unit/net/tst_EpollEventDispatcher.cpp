@@ -251,12 +251,14 @@ private slots:
     {
         // How the proxy starts an upstream transfer: a client's bytes arrive, libcurl asks for a
         // 0 ms timeout. Qt's glib loop would poll every descriptor once more before firing it.
-        LoopThread loop;
-        SocketPair pair;
+        // Declared before the loop, so the loop thread (which counts every wake-up) has stopped
+        // before they go.
         std::atomic<int> turns{0};
         int turnOfSocket = -1;
         int turnOfTimer = -1;
         QSemaphore done;
+        SocketPair pair;
+        LoopThread loop;
         loop.run([&] {
             connect(loop.dispatcher(), &QAbstractEventDispatcher::awake, loop.context(), [&] { ++turns; },
                     Qt::DirectConnection);

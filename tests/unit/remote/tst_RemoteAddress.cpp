@@ -24,6 +24,25 @@ private slots:
         t = RemoteAddress::parse(QStringLiteral("switchboard.internal:8400"));
         QVERIFY(t);
         QCOMPARE(t->host, QStringLiteral("switchboard.internal"));
+        QVERIFY(!t->tls);
+        QVERIFY(!t->isLoopback());
+
+        // https:// asks for TLS; the rest is the same address.
+        t = RemoteAddress::parse(QStringLiteral("HTTPS://switchboard.internal:8443"));
+        QVERIFY(t);
+        QVERIFY(t->tls);
+        QCOMPARE(t->host, QStringLiteral("switchboard.internal"));
+        QCOMPARE(t->port, quint16(8443));
+        QCOMPARE(RemoteGateway(SystemClock::instance(), *t).displayName(), QStringLiteral("https://switchboard.internal:8443"));
+    }
+
+    // Where a token may go over plain HTTP without a second thought: this machine only.
+    void knowsWhatIsThisMachine()
+    {
+        for (const char *input : {"127.0.0.1:8400", "127.0.0.53:8400", "[::1]:8400", "localhost:8400", "LocalHost:8400"})
+            QVERIFY2(RemoteAddress::parse(QLatin1String(input))->isLoopback(), input);
+        for (const char *input : {"10.0.0.5:8400", "[fd00::5]:8400", "switchboard.internal:8400", "128.0.0.1:8400"})
+            QVERIFY2(!RemoteAddress::parse(QLatin1String(input))->isLoopback(), input);
     }
 
     void refusesWithASentence_data()
@@ -34,6 +53,7 @@ private slots:
         QTest::newRow("port 0") << QStringLiteral("10.0.0.5:0") << QStringLiteral("1 to 65535");
         QTest::newRow("not a number") << QStringLiteral("10.0.0.5:http") << QStringLiteral("1 to 65535");
         QTest::newRow("URL") << QStringLiteral("http://10.0.0.5:8400/v1") << QStringLiteral("without http://");
+        QTest::newRow("TLS URL with a path") << QStringLiteral("https://10.0.0.5:8400/v1") << QStringLiteral("without http://");
         QTest::newRow("bare IPv6") << QStringLiteral("fd00::5:8400") << QStringLiteral("brackets");
         QTest::newRow("empty host") << QStringLiteral(":8400") << QStringLiteral("Give the host");
         QTest::newRow("bad name") << QStringLiteral("my_host!:8400") << QStringLiteral("neither an IP address nor a host name");

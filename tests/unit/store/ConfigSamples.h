@@ -7,6 +7,7 @@
 #include "model/EngineConfig.h"
 
 #include <QStringList>
+#include <QUrl>
 
 namespace sb::test {
 
@@ -64,6 +65,9 @@ inline EngineConfig everyFieldSetConfig()
     c.proxy.maxHeaderBytes = 65537;
     c.proxy.idleTimeout = 59s;
     c.proxy.drainTimeout = 9s;
+    c.fleet.redisUrl = QStringLiteral("redis://:fleet-pass-42@127.0.0.1:6380/2");
+    c.fleet.name = QStringLiteral("team-a");
+    c.fleet.instanceId = QStringLiteral("desk-7");
     c.cache.maxEntries = 321;
     c.cache.maxBytes = 4321;
     c.cache.semanticMaxEntries = 654;
@@ -151,9 +155,14 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
     SB_CMP(retry.keyCoolDown); SB_CMP(retry.maxClientWait);
     SB_CMP(proxy.listenHost); SB_CMP(proxy.listenPort); SB_CMP(proxy.maxBodyBytes); SB_CMP(proxy.maxHeaderBytes);
     SB_CMP(proxy.idleTimeout); SB_CMP(proxy.drainTimeout); SB_CMP(demo);
+    SB_CMP(fleet.name); SB_CMP(fleet.instanceId);
     SB_CMP(cache.maxEntries); SB_CMP(cache.maxBytes); SB_CMP(cache.semanticMaxEntries); SB_CMP(cache.maxAnswerBytes);
-    if (compareSecrets)
+    if (compareSecrets) {
         SB_CMP(proxy.localToken);
+        SB_CMP(fleet.redisUrl);
+    } else if (QUrl(a.fleet.redisUrl).adjusted(QUrl::RemovePassword) != QUrl(b.fleet.redisUrl).adjusted(QUrl::RemovePassword)) {
+        d << QStringLiteral("fleet.redisUrl");
+    }
 #undef SB_CMP
     if (a.providers.size() != b.providers.size())
         d << QStringLiteral("providers.size");

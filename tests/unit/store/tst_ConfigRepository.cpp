@@ -204,10 +204,11 @@ private slots:
         QVERIFY(imported.ok());
         const auto saved = f.repo.save(imported.config, QStringLiteral("import"));
         QVERIFY2(saved.ok(), qPrintable(saved.errors.join('\n')));
-        // The local token is a setting like any other: left out of the file, it is now unset (the
-        // export said so); the API keys are kept.
+        // The local token and the Redis password are settings like any other: left out of the file,
+        // they are now unset (the export said so); the API keys are kept.
         EngineConfig expected = original;
         expected.proxy.localToken.clear();
+        expected.fleet.redisUrl = QUrl(original.fleet.redisUrl).adjusted(QUrl::RemovePassword).toString();
         QCOMPARE(test::configDifferences(expected, *saved.config), QStringList());
         QCOMPARE(f.repo.keyPreviews()[0].maskedPreview, maskSecret(original.providers[0].keys[0].secret));
     }

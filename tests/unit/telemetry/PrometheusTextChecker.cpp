@@ -280,7 +280,8 @@ QStringList PrometheusTextChecker::check(const QByteArray &bytes)
         }
     }
     for (const auto &[family, seriesMap] : histograms) {
-        for (const auto &[labels, s] : seriesMap) {
+        for (const auto &[labelText, s] : seriesMap) {
+            const QString &labels = labelText; // clang before 16 cannot capture a structured binding
             auto fail = [&](const QString &message) { errors << QStringLiteral("histogram %1: %2").arg(labels, message); };
             if (s.buckets.empty() || !s.hasSum || !s.hasCount) {
                 fail(QStringLiteral("needs buckets, _sum and _count"));
