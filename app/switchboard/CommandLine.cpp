@@ -4,6 +4,7 @@
 #include "remote/RemoteAddress.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QCoreApplication>
 
 #include <cstdio>
@@ -31,6 +32,12 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
                                    QStringLiteral("Join a fleet: share breaker, key, limit and budget state with the other "
                                                   "instances through this Redis (redis://[:password@]host[:port][/db])."),
                                    QStringLiteral("url"));
+    const QCommandLineOption tlsCert(QStringLiteral("tls-cert"),
+                                     QStringLiteral("Serve HTTPS on the proxy port with this PEM certificate chain (with "
+                                                    "--tls-key)."),
+                                     QStringLiteral("file"));
+    const QCommandLineOption tlsKey(QStringLiteral("tls-key"),
+                                    QStringLiteral("The unencrypted PEM private key of --tls-cert."), QStringLiteral("file"));
     const QCommandLineOption logLevel(QStringLiteral("log-level"),
                                       QStringLiteral("trace, debug, info, warn or error (default info)."),
                                       QStringLiteral("level"), QStringLiteral("info"));
@@ -51,7 +58,8 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
                                           QStringLiteral("Check a JSON configuration file, print what it changes and save it "
                                                          "into the database in one transaction, then exit."),
                                           QStringLiteral("file"));
-    parser.addOptions({headless, db, config, listen, redis, logLevel, screenshots, attach, exportOption, withKeys, importOption});
+    parser.addOptions({headless, db, config, listen, redis, tlsCert, tlsKey, logLevel, screenshots, attach, exportOption,
+                       withKeys, importOption});
 
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "switchboard: %s\nTry 'switchboard --help'.\n", qPrintable(parser.errorText()));
@@ -108,6 +116,11 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
             return false;
         }
     }
+    if (parser.isSet(tlsCert) != parser.isSet(tlsKey)) {
+        std::fputs("switchboard: HTTPS needs both --tls-cert FILE and --tls-key FILE\n", stderr);
+        *exitCode = 2;
+        return false;
+    }
     if (parser.isSet(withKeys) && !parser.isSet(exportOption)) {
         std::fputs("switchboard: --with-keys only means something with --export FILE\n", stderr);
         *exitCode = 2;
@@ -122,6 +135,11 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
     options->configPath = parser.value(config);
     options->listen = parser.value(listen);
     options->redis = parser.value(redis);
+    // Absolute, so a reload later reads the same files whatever the working directory is then.
+    if (parser.isSet(tlsCert)) {
+        options->tlsCertFile = QFileInfo(parser.value(tlsCert)).absoluteFilePath();
+        options->tlsKeyFile = QFileInfo(parser.value(tlsKey)).absoluteFilePath();
+    }
     options->logLevel = parser.value(logLevel);
     options->screenshotDir = parser.value(screenshots);
     return true;

@@ -12,6 +12,8 @@ struct AppOptions {
     QString configPath;  // JSON configuration to load instead of the database's
     QString listen;      // HOST:PORT override, empty = from configuration
     QString redis;       // the fleet's Redis URL, overriding fleet.redis_url
+    QString tlsCertFile; // HTTPS on the proxy port, overriding proxy.tls_cert_file / tls_key_file
+    QString tlsKeyFile;
     QString logLevel = QStringLiteral("info");
     QString screenshotDir; // GUI only: save a PNG of every page there, then quit (docs, tests)
     // GUI only: HOST:PORT of a running instance to watch instead of the embedded engine (already

@@ -47,6 +47,8 @@ sb::EngineHost::Options hostOptions(const AppOptions &options)
     host.configPath = options.configPath;
     host.listen = options.listen;
     host.redisUrl = options.redis;
+    host.tlsCertFile = options.tlsCertFile;
+    host.tlsKeyFile = options.tlsKeyFile;
     // A database that has keys keeps them where they are, in either mode; a new one a service starts
     // puts them in the file, since a service has no keyring login to unlock one.
     host.secrets = options.headless ? sb::SecretStoreFactory::Preference::FileForNewDatabase : sb::SecretStoreFactory::Preference::Auto;

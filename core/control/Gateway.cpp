@@ -6,6 +6,7 @@
 #include "proxy/ProxyHandler.h"
 #include "health/HeartbeatProber.h"
 #include "net/HttpServer.h"
+#include "net/TlsServerContext.h"
 #include "net/TlsTrust.h"
 
 #include <QHostAddress>
@@ -164,6 +165,24 @@ bool listenAddressAllowed(const ProxyConfig &proxy, QString *error)
     return true;
 }
 
+namespace {
+
+// The certificate the proxy port serves with as `proxy` names it: null for plain HTTP; false with
+// a sentence when the files cannot serve.
+bool proxyTls(const ProxyConfig &proxy, std::shared_ptr<const TlsServerContext> *tls, QString *error)
+{
+    tls->reset();
+    if (!proxy.servesTls())
+        return true;
+    QString why;
+    *tls = TlsServerContext::load(proxy.tlsCertFile.trimmed(), proxy.tlsKeyFile.trimmed(), &why);
+    if (!*tls)
+        *error = QStringLiteral("Cannot serve HTTPS on the proxy port: %1").arg(why);
+    return *tls != nullptr;
+}
+
+} // namespace
+
 Gateway::Gateway(const Clock &clock, Random &random, EngineConfigPtr config, QObject *parent)
     : QObject(parent), m_clock(clock), m_context(clock, random, std::move(config)), m_operatorLog(clock)
 {
@@ -197,12 +216,16 @@ std::unique_ptr<HttpServer> Gateway::openServer(const ProxyConfig &proxy, QStrin
 {
     if (!listenAddressAllowed(proxy, error))
         return nullptr;
+    std::shared_ptr<const TlsServerContext> tls;
+    if (!proxyTls(proxy, &tls, error))
+        return nullptr;
     HttpServerLimits limits;
     limits.maxBodyBytes = proxy.maxBodyBytes;
     limits.maxHeaderBytes = proxy.maxHeaderBytes;
     limits.idleTimeout = proxy.idleTimeout;
     auto server = std::make_unique<HttpServer>(
         limits, [this](int workerIndex) { return std::make_unique<ProxyHandler>(m_context, workerIndex, m_adminRoutes.get()); });
+    server->setTls(std::move(tls));
     const QString host = proxy.listenHost == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : proxy.listenHost;
     QString listenError;
     if (!server->listen(QHostAddress(host), static_cast<quint16>(proxy.listenPort), &listenError)) {
@@ -250,7 +273,36 @@ bool Gateway::start(QString *error)
     m_fleet = link;
     prepareTls(*m_context.config(), control);
     spdlog::info("proxy listening on {}", baseUrl().toStdString());
+    warnIfInClear(m_context.config()->proxy);
     return true;
+}
+
+void Gateway::warnIfInClear(const ProxyConfig &proxy) const
+{
+    const QHostAddress address(proxy.listenHost == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : proxy.listenHost);
+    if (address.isLoopback() || proxy.servesTls())
+        return;
+    spdlog::warn("the proxy port on {} speaks plain HTTP: the local token, prompts and answers cross the network in clear; "
+                 "set proxy.tls_cert_file and proxy.tls_key_file to serve HTTPS",
+                 proxy.listenHost.toStdString());
+}
+
+bool Gateway::renewTls(const ProxyConfig &proxy, QString *error)
+{
+    std::shared_ptr<const TlsServerContext> tls;
+    if (!proxyTls(proxy, &tls, error))
+        return false;
+    std::lock_guard lock(m_serverMutex);
+    if (m_server)
+        m_server->setTls(std::move(tls));
+    return true;
+}
+
+std::optional<TlsCertificateInfo> Gateway::tlsCertificate() const
+{
+    std::lock_guard lock(m_serverMutex);
+    const auto tls = m_server ? m_server->tls() : nullptr;
+    return tls ? std::optional(tls->certificate()) : std::nullopt;
 }
 
 void Gateway::stop(std::chrono::milliseconds drain)
@@ -306,6 +358,8 @@ void Gateway::applyConfig(EngineConfigPtr config)
             auto kept = std::make_shared<EngineConfig>(*config);
             kept->proxy.listenHost = current->proxy.listenHost;
             kept->proxy.listenPort = current->proxy.listenPort;
+            kept->proxy.tlsCertFile = current->proxy.tlsCertFile;
+            kept->proxy.tlsKeyFile = current->proxy.tlsKeyFile;
             config = std::move(kept);
             emit listenFailed(QStringLiteral("%1 The proxy keeps listening on %2.").arg(error, baseUrl()));
         } else {
@@ -318,6 +372,21 @@ void Gateway::applyConfig(EngineConfigPtr config)
             rebound = true;
         }
     }
+    const bool wasHttps = current->proxy.servesTls();
+    // The certificate is read again on every apply, so a renewed one at the same paths (a reload
+    // after certbot ran) serves new connections; those open keep the one they began with.
+    if (!rebound && m_server && (config->proxy.servesTls() || wasHttps)) {
+        QString error;
+        if (!renewTls(config->proxy, &error)) {
+            spdlog::warn("{}", error.toStdString());
+            auto kept = std::make_shared<EngineConfig>(*config);
+            kept->proxy.tlsCertFile = current->proxy.tlsCertFile;
+            kept->proxy.tlsKeyFile = current->proxy.tlsKeyFile;
+            config = std::move(kept);
+            emit listenFailed(QStringLiteral("%1 The proxy keeps serving %2 as before.").arg(error, wasHttps ? QStringLiteral("HTTPS") : QStringLiteral("plain HTTP")));
+        }
+    }
+    const bool schemeChanged = config->proxy.servesTls() != wasHttps;
     const ProbeConfig probe = config->probe;
     prepareTls(*config, m_control.load());
     m_context.setConfig(std::move(config));
@@ -326,7 +395,7 @@ void Gateway::applyConfig(EngineConfigPtr config)
             control->setProbeConfig(probe);
             control->configChanged();
         });
-    if (rebound) {
+    if (rebound || schemeChanged) {
         spdlog::info("proxy moved to {}", baseUrl().toStdString());
         emit listenAddressChanged(baseUrl());
     }
@@ -443,7 +512,9 @@ std::optional<FleetStatus> Gateway::fleetStatus() const
 QString Gateway::baseUrl() const
 {
     const auto config = m_context.config();
-    return QStringLiteral("http://%1:%2/v1").arg(config->proxy.listenHost).arg(port() ? port() : config->proxy.listenPort);
+    return QStringLiteral("%1://%2:%3/v1")
+        .arg(config->proxy.servesTls() ? QStringLiteral("https") : QStringLiteral("http"), config->proxy.listenHost)
+        .arg(port() ? port() : config->proxy.listenPort);
 }
 
 MetricsSnapshot Gateway::snapshot() const

@@ -6,6 +6,7 @@
 #include "proxy/EngineContext.h"
 #include "control/MetricsSnapshot.h"
 #include "health/HealthEvent.h"
+#include "net/TlsServerContext.h"
 
 #include <QObject>
 #include <QString>
@@ -15,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -54,7 +56,10 @@ public:
     EngineConfigPtr config() const { return m_context.config(); }
 
     quint16 port() const;
-    QString baseUrl() const override; // "http://127.0.0.1:8400/v1"
+    QString baseUrl() const override; // "http://127.0.0.1:8400/v1", "https://…" when it serves TLS
+    // The certificate the proxy port presents to new connections; nullopt over plain HTTP.
+    // Thread-safe.
+    std::optional<TlsCertificateInfo> tlsCertificate() const;
 
     EngineContext &context() { return m_context; }
     Router &router() { return m_context.router(); }
@@ -105,6 +110,10 @@ signals:
 
 private:
     std::unique_ptr<HttpServer> openServer(const ProxyConfig &proxy, QString *error);
+    // The running port's certificate from `proxy`'s files (or plain HTTP); false with a sentence,
+    // and nothing changed, when they cannot serve.
+    bool renewTls(const ProxyConfig &proxy, QString *error);
+    void warnIfInClear(const ProxyConfig &proxy) const;
     void deliver(const HealthEvent &event); // to the event log, the operator's log and healthEvent
     void rebind(EngineConfigPtr config);
     void retire(std::unique_ptr<HttpServer> server, std::chrono::milliseconds drain);

@@ -98,7 +98,7 @@ const std::vector<Field<HttpServer::Stats>> &serverFields()
         SB_FIELD(S, responses3xx),        SB_FIELD(S, responses4xx),    SB_FIELD(S, responses5xx),
         SB_FIELD(S, parseErrors),         SB_FIELD(S, timeouts),        SB_FIELD(S, idleCloses),
         SB_FIELD(S, slowClientCloses),    SB_FIELD(S, clientAborts),    SB_FIELD(S, bytesIn),
-        SB_FIELD(S, bytesOut),
+        SB_FIELD(S, bytesOut),            SB_FIELD(S, tlsHandshakeFailures),
     };
     return fields;
 }

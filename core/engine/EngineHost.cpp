@@ -219,7 +219,7 @@ bool EngineHost::startParts(const Options &options, QString *error)
 
 EngineConfigPtr EngineHost::withOverrides(const EngineConfigPtr &config) const
 {
-    if (m_options.listen.isEmpty() && m_options.redisUrl.isEmpty())
+    if (m_options.listen.isEmpty() && m_options.redisUrl.isEmpty() && m_options.tlsCertFile.isEmpty())
         return config;
     auto edited = std::make_shared<EngineConfig>(*config);
     QString ignored;
@@ -229,6 +229,10 @@ EngineConfigPtr EngineHost::withOverrides(const EngineConfigPtr &config) const
     }
     if (!m_options.redisUrl.isEmpty())
         edited->fleet.redisUrl = m_options.redisUrl;
+    if (!m_options.tlsCertFile.isEmpty()) {
+        edited->proxy.tlsCertFile = m_options.tlsCertFile;
+        edited->proxy.tlsKeyFile = m_options.tlsKeyFile;
+    }
     return edited;
 }
 

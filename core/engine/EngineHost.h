@@ -30,6 +30,8 @@ public:
         QString configPath; // a JSON configuration that replaces the stored one for this run
         QString listen;     // HOST:PORT overriding the configured address
         QString redisUrl;   // overrides fleet.redis_url: this instance joins that fleet
+        QString tlsCertFile; // with tlsKeyFile, overrides proxy.tls_cert_file / tls_key_file: HTTPS
+        QString tlsKeyFile;
         bool seedDemo = true; // an empty database gets the demo configuration
         // Where a database that has no keys yet puts them; one that has keys keeps them where they
         // are (SecretStoreFactory). Tests say DatabaseOnly: never the user's keyring.

@@ -105,14 +105,21 @@ QStringList FleetRoster::divergentConfigs(const std::vector<FleetInstance> &inst
         ++votes[instance.configHash];
     QString majority;
     int most = 0;
-    for (auto it = votes.cbegin(); it != votes.cend(); ++it)
-        if (it.value() > most || (it.value() == most && it.key() < majority)) {
+    bool tied = false;
+    for (auto it = votes.cbegin(); it != votes.cend(); ++it) {
+        if (it.value() > most) {
             majority = it.key();
             most = it.value();
+            tied = false;
+        } else if (it.value() == most) {
+            tied = true;
         }
+    }
+    // With no configuration run by more instances than any other, none of them is the fleet's:
+    // naming one side as the odd one out would be a guess, so every instance is named.
     QStringList divergent;
     for (const FleetInstance &instance : instances)
-        if (instance.configHash != majority)
+        if (votes.size() > 1 && (tied || instance.configHash != majority))
             divergent << instance.id;
     return divergent;
 }

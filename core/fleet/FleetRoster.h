@@ -42,7 +42,8 @@ public:
     // could not be asked.
     void list(std::function<void(std::vector<FleetInstance>)> done);
 
-    // The ids of instances whose configuration differs from the one most of them run.
+    // The ids of instances whose configuration differs from the one most of them run; every id
+    // when no one configuration is run by more of them than any other.
     static QStringList divergentConfigs(const std::vector<FleetInstance> &instances);
 
 private:

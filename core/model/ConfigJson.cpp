@@ -187,6 +187,8 @@ const std::vector<Setting> &settingsTable()
         SB_SETTING("proxy.max_header_bytes", proxy.maxHeaderBytes),
         SB_SETTING("proxy.idle_timeout_s", proxy.idleTimeout),
         SB_SETTING("proxy.drain_timeout_s", proxy.drainTimeout),
+        SB_SETTING("proxy.tls_cert_file", proxy.tlsCertFile),
+        SB_SETTING("proxy.tls_key_file", proxy.tlsKeyFile),
 
         SB_SETTING("fleet.redis_url", fleet.redisUrl),
         SB_SETTING("fleet.name", fleet.name),

@@ -226,6 +226,9 @@ ConfigProblems EngineConfig::problems() const
     }
     if (proxy.listenPort < 0 || proxy.listenPort > 65535)
         problems << QStringLiteral("The listen port must be between 0 and 65535.");
+    if (proxy.tlsCertFile.trimmed().isEmpty() != proxy.tlsKeyFile.trimmed().isEmpty())
+        problems << QStringLiteral("HTTPS on the proxy port needs both a certificate file (proxy.tls_cert_file) and its key "
+                                   "file (proxy.tls_key_file).");
     return found;
 }
 

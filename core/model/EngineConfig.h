@@ -113,6 +113,11 @@ struct ProxyConfig {
     qint64 maxHeaderBytes = 64LL * 1024;
     std::chrono::seconds idleTimeout = 60s;
     std::chrono::seconds drainTimeout = 10s; // graceful shutdown: in-flight streams get this long
+    // PEM files: with both set the proxy port speaks HTTPS only (clients use https://), with
+    // neither plain HTTP.
+    QString tlsCertFile;
+    QString tlsKeyFile;
+    bool servesTls() const { return !tlsCertFile.trimmed().isEmpty() || !tlsKeyFile.trimmed().isEmpty(); }
 };
 
 // Several instances sharing breaker, key, limit and budget state through one Redis (ARCHITECTURE.md,

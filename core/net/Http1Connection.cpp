@@ -86,7 +86,7 @@ QString Http1Connection::finishConnect()
 
 bool Http1Connection::startTls(ssl_ctx_st *context, const TlsPeer &peer, ssl_session_st *resume, QString *error)
 {
-    m_tls = std::make_unique<TlsClientSession>(context, m_descriptor, peer, resume);
+    m_tls = std::make_unique<TlsSession>(context, m_descriptor, peer, resume);
     if (m_tls->isValid())
         return true;
     *error = m_tls->error();
@@ -96,22 +96,22 @@ bool Http1Connection::startTls(ssl_ctx_st *context, const TlsPeer &peer, ssl_ses
 Http1Connection::Handshake Http1Connection::handshake(QString *error)
 {
     switch (m_tls->handshake()) {
-    case TlsClientSession::Step::Done:
+    case TlsSession::Step::Done:
         watchWritable(false);
         m_read->setEnabled(true);
         return Handshake::Done;
-    case TlsClientSession::Step::WantRead:
+    case TlsSession::Step::WantRead:
         watchWritable(false);
         m_read->setEnabled(true);
         return Handshake::Pending;
-    case TlsClientSession::Step::WantWrite:
+    case TlsSession::Step::WantWrite:
         m_read->setEnabled(false);
         watchWritable(true);
         return Handshake::Pending;
-    case TlsClientSession::Step::Closed:
+    case TlsSession::Step::Closed:
         *error = QStringLiteral("the TLS handshake failed: the server closed the connection");
         return Handshake::Failed;
-    case TlsClientSession::Step::Failed:
+    case TlsSession::Step::Failed:
         break;
     }
     *error = m_tls->error();
@@ -183,12 +183,12 @@ bool Http1Connection::flushTls(QString *error)
         std::size_t written = 0;
         const auto step = m_tls->write(m_output[0].constData() + m_outputSent,
                                        static_cast<std::size_t>(m_output[0].size() - m_outputSent), &written);
-        if (step == TlsClientSession::Step::WantWrite) {
+        if (step == TlsSession::Step::WantWrite) {
             watchWritable(true);
             return true;
         }
-        if (step != TlsClientSession::Step::Done) {
-            *error = step == TlsClientSession::Step::Closed ? QStringLiteral("the server closed the connection") : m_tls->error();
+        if (step != TlsSession::Step::Done) {
+            *error = step == TlsSession::Step::Closed ? QStringLiteral("the server closed the connection") : m_tls->error();
             return false;
         }
         m_outputSent += static_cast<qsizetype>(written);
@@ -207,14 +207,14 @@ Http1Connection::Receive Http1Connection::receive(char *buffer, std::size_t capa
 {
     if (m_tls) {
         switch (m_tls->read(buffer, capacity, size)) {
-        case TlsClientSession::Step::Done:
+        case TlsSession::Step::Done:
             return Receive::Data;
-        case TlsClientSession::Step::WantRead:
+        case TlsSession::Step::WantRead:
             return Receive::WouldBlock;
-        case TlsClientSession::Step::Closed:
+        case TlsSession::Step::Closed:
             return Receive::EndOfStream;
-        case TlsClientSession::Step::WantWrite: // renegotiation is refused: cannot happen
-        case TlsClientSession::Step::Failed:
+        case TlsSession::Step::WantWrite: // renegotiation is refused: cannot happen
+        case TlsSession::Step::Failed:
             break;
         }
         *error = m_tls->error();

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "net/HttpResponseParser.h"
-#include "net/TlsClientSession.h"
+#include "net/TlsSession.h"
 
 #include <QByteArray>
 #include <QString>
@@ -63,7 +63,7 @@ public:
     bool isTls() const { return m_tls != nullptr; }
     enum class Handshake { Pending, Done, Failed };
     Handshake handshake(QString *error);
-    const TlsClientSession *tls() const { return m_tls.get(); }
+    const TlsSession *tls() const { return m_tls.get(); }
     bool sessionRemembered = false; // its TLS session was kept for the next connection
 
     // Queues a request (head, then body) and sends what the kernel takes now; the rest leaves on
@@ -107,7 +107,7 @@ private:
     int m_pieces = 0;
     qsizetype m_outputSent = 0; // bytes of m_output[0] already sent
     HttpResponseParser m_parser;
-    std::unique_ptr<TlsClientSession> m_tls;
+    std::unique_ptr<TlsSession> m_tls;
 };
 
 } // namespace sb

@@ -78,7 +78,7 @@ const llhttp_settings_t &HttpConnection::parserSettings()
 
 HttpConnection::HttpConnection(const Clock &clock, qintptr descriptor, quint64 id, int workerIndex,
                                const HttpServerLimits &limits, HttpHandler *handler, ServerCounters &counters,
-                               QObject *parent)
+                               std::shared_ptr<const TlsServerContext> tls, QObject *parent)
     : QObject(parent)
     , m_socket(new TcpStream(static_cast<int>(descriptor), kReadChunk, this))
     , m_id(id)
@@ -91,7 +91,8 @@ HttpConnection::HttpConnection(const Clock &clock, qintptr descriptor, quint64 i
     llhttp_init(&m_parser, HTTP_REQUEST, &parserSettings());
     m_parser.data = this;
     ++m_counters.connectionsOpen;
-
+    if (tls)
+        m_socket->serveTls(std::move(tls));
 
     m_peer = m_socket->peerAddress();
     // The read buffer is bounded (kReadChunk): when we stop reading (pipelined queue full, error
@@ -99,7 +100,11 @@ HttpConnection::HttpConnection(const Clock &clock, qintptr descriptor, quint64 i
     // Bytes the client wrote before the worker adopted the socket wake the read notifier at once.
     connect(m_socket, &TcpStream::readyRead, this, &HttpConnection::onReadyRead);
     connect(m_socket, &TcpStream::bytesWritten, this, &HttpConnection::onBytesWritten);
-    connect(m_socket, &TcpStream::disconnected, this, [this] { teardown(true); });
+    connect(m_socket, &TcpStream::disconnected, this, [this] {
+        if (!m_socket->tlsError().isEmpty())
+            ++m_counters.tlsHandshakeFailures;
+        teardown(true);
+    });
     updateTimer();
 }
 
@@ -318,6 +323,12 @@ void HttpConnection::parseInput()
             if (m_input.isEmpty())
                 return;
             m_counters.bytesIn += static_cast<std::uint64_t>(m_input.size());
+        }
+        if (m_socket->plainTextOnTlsPort()) {
+            // Answered in plain HTTP, the only thing this client reads: a handshake error would
+            // leave its user with "connection reset" and no hint.
+            failParse({400, QStringLiteral("This port speaks HTTPS: use an https:// URL for it."), QStringLiteral("https_required")});
+            return;
         }
         const char *begin = m_input.constData();
         const llhttp_errno_t error = llhttp_execute(&m_parser, begin, static_cast<size_t>(m_input.size()));

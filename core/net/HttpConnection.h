@@ -19,6 +19,7 @@ namespace sb {
 
 class ResponseWriter;
 class TcpStream;
+class TlsServerContext;
 struct ServerCounters;
 
 // One client connection on a worker thread: reads and parses requests with llhttp, hands them to
@@ -27,8 +28,10 @@ struct ServerCounters;
 class HttpConnection : public QObject {
     Q_OBJECT
 public:
+    // `tls` null: plain HTTP; else HTTPS with its certificate.
     HttpConnection(const Clock &clock, qintptr descriptor, quint64 id, int workerIndex, const HttpServerLimits &limits,
-                   HttpHandler *handler, ServerCounters &counters, QObject *parent = nullptr);
+                   HttpHandler *handler, ServerCounters &counters, std::shared_ptr<const TlsServerContext> tls,
+                   QObject *parent = nullptr);
     ~HttpConnection() override;
 
     bool isOpen() const { return !m_tornDown; }

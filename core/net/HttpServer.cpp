@@ -117,8 +117,20 @@ void HttpServer::handOver(qintptr descriptor)
     }
     ServerWorker *worker = m_workers[m_nextWorker];
     m_nextWorker = (m_nextWorker + 1) % m_workers.size();
-    QMetaObject::invokeMethod(worker, [worker, descriptor] { worker->adoptDescriptor(descriptor); },
+    QMetaObject::invokeMethod(worker, [worker, descriptor, tls = tls()] { worker->adoptDescriptor(descriptor, tls); },
                               Qt::QueuedConnection);
+}
+
+void HttpServer::setTls(std::shared_ptr<const TlsServerContext> context)
+{
+    std::lock_guard lock(m_tlsMutex);
+    m_tls = std::move(context);
+}
+
+std::shared_ptr<const TlsServerContext> HttpServer::tls() const
+{
+    std::lock_guard lock(m_tlsMutex);
+    return m_tls;
 }
 
 void HttpServer::shutdown(std::chrono::milliseconds drainDeadline)
@@ -181,6 +193,7 @@ HttpServer::Stats HttpServer::stats() const
     s.idleCloses = c.idleCloses.load();
     s.slowClientCloses = c.slowClientCloses.load();
     s.clientAborts = c.clientAborts.load();
+    s.tlsHandshakeFailures = c.tlsHandshakeFailures.load();
     s.resets = c.resets.load();
     s.bytesIn = c.bytesIn.load();
     s.bytesOut = c.bytesOut.load();

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 class QThread;
@@ -18,6 +19,7 @@ class QThread;
 namespace sb {
 
 class ServerWorker;
+class TlsServerContext;
 struct ServerCounters;
 
 // The local HTTP/1.1 server behind the proxy port. One acceptor (a QTcpServer on its own thread, so
@@ -42,6 +44,7 @@ public:
         std::uint64_t idleCloses = 0;
         std::uint64_t slowClientCloses = 0;   // response buffer over maxBufferedResponseBytes
         std::uint64_t clientAborts = 0;       // client gone while its response was in progress
+        std::uint64_t tlsHandshakeFailures = 0; // HTTPS connections that ended before TLS was up
         std::uint64_t resets = 0;             // connections reset by a handler (ResponseWriter::abort)
         std::uint64_t bytesIn = 0;
         std::uint64_t bytesOut = 0;
@@ -72,6 +75,12 @@ public:
     // must not be called from a worker thread (a handler): post it to the owner's thread instead.
     void shutdown(std::chrono::milliseconds drainDeadline);
 
+    // HTTPS with `context`'s certificate for every connection accepted from now on (null: plain
+    // HTTP); connections already open keep what they began with, so a renewed certificate
+    // applies without closing anything. Thread-safe.
+    void setTls(std::shared_ptr<const TlsServerContext> context);
+    std::shared_ptr<const TlsServerContext> tls() const;
+
     // Thread-safe.
     Stats stats() const;
 
@@ -89,6 +98,8 @@ private:
     std::vector<QThread *> m_threads;
     std::vector<ServerWorker *> m_workers;
     std::size_t m_nextWorker = 0; // acceptor thread only
+    mutable std::mutex m_tlsMutex;
+    std::shared_ptr<const TlsServerContext> m_tls;
     bool m_stopped = false;
 };
 

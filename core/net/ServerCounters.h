@@ -21,6 +21,7 @@ struct ServerCounters {
     std::atomic<std::uint64_t> idleCloses{0};
     std::atomic<std::uint64_t> slowClientCloses{0};
     std::atomic<std::uint64_t> clientAborts{0};
+    std::atomic<std::uint64_t> tlsHandshakeFailures{0};
     std::atomic<std::uint64_t> resets{0}; // connections the server reset (ResponseWriter::abort)
     std::atomic<std::uint64_t> bytesIn{0};
     std::atomic<std::uint64_t> bytesOut{0};

@@ -26,14 +26,14 @@ void ServerWorker::start(const HttpHandlerFactory &factory)
     m_handler = factory(m_index);
 }
 
-void ServerWorker::adoptDescriptor(qintptr descriptor)
+void ServerWorker::adoptDescriptor(qintptr descriptor, const std::shared_ptr<const TlsServerContext> &tls)
 {
     if (m_draining || !m_handler) {
         ::close(static_cast<int>(descriptor));
         return;
     }
     const quint64 id = ++m_counters->nextConnectionId;
-    auto *connection = new HttpConnection(m_clock, descriptor, id, m_index, m_limits, m_handler.get(), *m_counters, this);
+    auto *connection = new HttpConnection(m_clock, descriptor, id, m_index, m_limits, m_handler.get(), *m_counters, tls, this);
     m_connections.insert(connection);
     connect(connection, &HttpConnection::closed, this, &ServerWorker::connectionClosed);
 }

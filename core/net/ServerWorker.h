@@ -14,6 +14,7 @@
 namespace sb {
 
 class HttpConnection;
+class TlsServerContext;
 struct ServerCounters;
 
 // One worker thread's share of the server: the handler made for this thread and the connections
@@ -25,7 +26,8 @@ public:
     ~ServerWorker() override;
 
     void start(const HttpHandlerFactory &factory);
-    void adoptDescriptor(qintptr descriptor);
+    // `tls` null: plain HTTP.
+    void adoptDescriptor(qintptr descriptor, const std::shared_ptr<const TlsServerContext> &tls);
     // Graceful shutdown: idle connections close now, busy ones after their response; `done` runs
     // (on this thread) when none is left, at the latest at the deadline when the rest are cut.
     void beginDrain(std::chrono::milliseconds deadline, std::function<void()> done);

@@ -1,5 +1,8 @@
 #include "net/TcpStream.h"
 
+#include "net/TlsServerContext.h"
+#include "net/TlsSession.h"
+
 #include <QSocketNotifier>
 
 #include <netinet/in.h>
@@ -16,6 +19,9 @@ namespace {
 
 // Bytes asked of the kernel per read call: a small request arrives in one, a large body in a few.
 constexpr qsizetype kReadSlice = 16 * 1024;
+
+// Every TLS connection opens with a record of type handshake (22); an HTTP request, with a letter.
+constexpr unsigned char kTlsHandshakeRecord = 0x16;
 
 bool wouldBlock(int error)
 {
@@ -47,6 +53,12 @@ TcpStream::~TcpStream()
     abort();
 }
 
+void TcpStream::serveTls(std::shared_ptr<const TlsServerContext> context)
+{
+    m_tlsContext = std::move(context);
+    m_tlsState = m_tlsContext ? TlsState::AwaitingHello : TlsState::None;
+}
+
 QHostAddress TcpStream::peerAddress() const
 {
     sockaddr_storage address{};
@@ -73,7 +85,7 @@ QByteArray TcpStream::readAll()
 {
     // What the kernel holds goes too: a caller discarding input wants the client's window open.
     // An end of stream found here is reported by the next onReadable(): the notifier stays on.
-    if (isOpen() && !m_endOfInput)
+    if (isOpen() && !m_endOfInput && m_tlsState != TlsState::Handshaking)
         fill();
     return read(m_input.size());
 }
@@ -84,14 +96,14 @@ bool TcpStream::write(QByteArrayView bytes)
         return false;
     if (bytes.isEmpty())
         return true;
-    if (bytesToWrite() > 0) {
-        m_output.append(bytes.data(), bytes.size()); // keeps the order; the write notifier is on
+    // Behind what waits (the write notifier is on), or before TLS is up (it sends once it is).
+    if (bytesToWrite() > 0 || m_tlsState == TlsState::AwaitingHello || m_tlsState == TlsState::Handshaking) {
+        m_output.append(bytes.data(), bytes.size());
         return true;
     }
-    const ssize_t sent = ::send(m_descriptor, bytes.data(), static_cast<size_t>(bytes.size()), MSG_NOSIGNAL);
-    if (sent < 0 && !wouldBlock(errno))
+    const qsizetype taken = sendSome(bytes.data(), bytes.size());
+    if (taken < 0)
         return false;
-    const qsizetype taken = sent < 0 ? 0 : static_cast<qsizetype>(sent);
     if (taken < bytes.size()) {
         m_output = QByteArray(bytes.data() + taken, bytes.size() - taken);
         m_outputSent = 0;
@@ -100,10 +112,38 @@ bool TcpStream::write(QByteArrayView bytes)
     return true;
 }
 
+qsizetype TcpStream::sendSome(const char *data, qsizetype size)
+{
+    if (usesTls()) {
+        qsizetype total = 0;
+        while (total < size) {
+            std::size_t written = 0;
+            const TlsSession::Step step = m_tls->write(data + total, static_cast<std::size_t>(size - total), &written);
+            if (step == TlsSession::Step::WantWrite || step == TlsSession::Step::WantRead)
+                return total; // retried from here, with these same bytes, once the socket is writable
+            if (step != TlsSession::Step::Done)
+                return -1;
+            total += static_cast<qsizetype>(written);
+        }
+        return total;
+    }
+    for (;;) {
+        const ssize_t sent = ::send(m_descriptor, data, static_cast<size_t>(size), MSG_NOSIGNAL);
+        if (sent >= 0)
+            return static_cast<qsizetype>(sent);
+        if (errno != EINTR)
+            return wouldBlock(errno) ? 0 : -1;
+    }
+}
+
 void TcpStream::shutdownWrite()
 {
-    if (isOpen())
-        ::shutdown(m_descriptor, SHUT_WR);
+    if (!isOpen())
+        return;
+    // close_notify before the FIN: a TLS client can then tell the end from a cut connection.
+    if (m_tlsState == TlsState::Established)
+        m_tls->closeNotify();
+    ::shutdown(m_descriptor, SHUT_WR);
 }
 
 void TcpStream::abort()
@@ -116,6 +156,7 @@ void TcpStream::abort()
     delete m_writeNotifier;
     m_readNotifier = nullptr;
     m_writeNotifier = nullptr;
+    m_tls.reset();
     ::close(m_descriptor);
     m_descriptor = -1;
     m_input.clear();
@@ -126,6 +167,33 @@ void TcpStream::abort()
 bool TcpStream::fill()
 {
     char slice[kReadSlice];
+    if (usesTls()) {
+        m_tlsMayHoldInput = false;
+        while (m_input.size() < m_readBufferSize) {
+            const qsizetype wanted = std::min(kReadSlice, m_readBufferSize - m_input.size());
+            std::size_t got = 0;
+            switch (m_tls->read(slice, static_cast<std::size_t>(wanted), &got)) {
+            case TlsSession::Step::Done:
+                m_input.append(slice, static_cast<qsizetype>(got));
+                if (static_cast<qsizetype>(got) < wanted)
+                    return true; // TLS reached the socket's end of what waits
+                continue;
+            case TlsSession::Step::WantRead:
+                return true;
+            case TlsSession::Step::WantWrite:
+                m_readWaitsForWritable = true;
+                m_writeNotifier->setEnabled(true);
+                return true;
+            case TlsSession::Step::Closed:
+                m_endOfInput = true;
+                return false;
+            case TlsSession::Step::Failed:
+                return false;
+            }
+        }
+        m_tlsMayHoldInput = true;
+        return true;
+    }
     while (m_input.size() < m_readBufferSize) {
         const qsizetype wanted = std::min(kReadSlice, m_readBufferSize - m_input.size());
         const ssize_t got = ::read(m_descriptor, slice, static_cast<size_t>(wanted));
@@ -145,8 +213,65 @@ bool TcpStream::fill()
     return true;
 }
 
+TcpStream::Progress TcpStream::readHello()
+{
+    unsigned char first = 0;
+    const ssize_t got = ::recv(m_descriptor, &first, 1, MSG_PEEK);
+    if (got < 0 && (errno == EINTR || wouldBlock(errno)))
+        return Progress::Waiting;
+    if (got <= 0)
+        return Progress::Failed; // gone before a word
+    if (first != kTlsHandshakeRecord) {
+        m_tlsState = TlsState::PlainText;
+        return Progress::Ready;
+    }
+    m_tls = std::make_unique<TlsSession>(m_tlsContext->context(), m_descriptor);
+    if (!m_tls->isValid()) {
+        m_tlsError = m_tls->error();
+        return Progress::Failed;
+    }
+    m_tlsState = TlsState::Handshaking;
+    return continueHandshake();
+}
+
+TcpStream::Progress TcpStream::continueHandshake()
+{
+    switch (m_tls->handshake()) {
+    case TlsSession::Step::Done:
+        m_tlsState = TlsState::Established;
+        m_writeNotifier->setEnabled(bytesToWrite() > 0);
+        updateReadNotifier();
+        return Progress::Ready;
+    case TlsSession::Step::WantRead:
+        m_writeNotifier->setEnabled(false);
+        m_readNotifier->setEnabled(true);
+        return Progress::Waiting;
+    case TlsSession::Step::WantWrite:
+        m_readNotifier->setEnabled(false);
+        m_writeNotifier->setEnabled(true);
+        return Progress::Waiting;
+    case TlsSession::Step::Closed:
+        m_tlsError = QStringLiteral("the client closed the connection during the TLS handshake");
+        return Progress::Failed;
+    case TlsSession::Step::Failed:
+        break;
+    }
+    m_tlsError = m_tls->error();
+    return Progress::Failed;
+}
+
 void TcpStream::onReadable()
 {
+    if (m_tlsState == TlsState::AwaitingHello || m_tlsState == TlsState::Handshaking) {
+        const Progress progress = m_tlsState == TlsState::AwaitingHello ? readHello() : continueHandshake();
+        if (progress == Progress::Waiting)
+            return;
+        if (progress == Progress::Failed) {
+            reportFailedStart();
+            return;
+        }
+        // Up: the client's first request often came in the handshake's last flight, so read on.
+    }
     const qsizetype before = m_input.size();
     const bool open = fill();
     if (!open)
@@ -160,6 +285,20 @@ void TcpStream::onReadable()
 
 void TcpStream::onWritable()
 {
+    if (m_tlsState == TlsState::Handshaking) {
+        const Progress progress = continueHandshake();
+        if (progress == Progress::Failed)
+            reportFailedStart();
+        else if (progress == Progress::Ready)
+            onReadable();
+        return;
+    }
+    if (m_readWaitsForWritable) {
+        m_readWaitsForWritable = false;
+        onReadable();
+        if (!isOpen())
+            return;
+    }
     if (!flush()) {
         emit disconnected();
         return;
@@ -167,31 +306,55 @@ void TcpStream::onWritable()
     emit bytesWritten();
 }
 
+void TcpStream::reportFailedStart()
+{
+    m_disconnectReported = true;
+    m_readNotifier->setEnabled(false);
+    m_writeNotifier->setEnabled(false);
+    emit disconnected();
+}
+
 bool TcpStream::flush()
 {
     while (bytesToWrite() > 0) {
-        const ssize_t sent = ::send(m_descriptor, m_output.constData() + m_outputSent,
-                                    static_cast<size_t>(bytesToWrite()), MSG_NOSIGNAL);
-        if (sent < 0) {
-            if (wouldBlock(errno))
-                return true;
-            if (errno == EINTR)
-                continue;
+        const qsizetype sent = sendSome(m_output.constData() + m_outputSent, bytesToWrite());
+        if (sent < 0)
             return false;
-        }
-        m_outputSent += static_cast<qsizetype>(sent);
+        if (sent == 0)
+            return true; // the write notifier stays on
+        m_outputSent += sent;
     }
     m_output.clear();
     m_outputSent = 0;
-    m_writeNotifier->setEnabled(false);
+    m_writeNotifier->setEnabled(m_readWaitsForWritable);
     return true;
 }
 
 void TcpStream::updateReadNotifier()
 {
+    // The handshake decides what it waits for.
+    if (!m_readNotifier || m_tlsState == TlsState::AwaitingHello || m_tlsState == TlsState::Handshaking) {
+        if (m_readNotifier && m_tlsState == TlsState::AwaitingHello)
+            m_readNotifier->setEnabled(true);
+        return;
+    }
     // Off while the buffer is full (flow control) and once the end of the stream was reported.
-    if (m_readNotifier)
-        m_readNotifier->setEnabled(!m_disconnectReported && m_input.size() < m_readBufferSize);
+    const bool wanted = !m_disconnectReported && m_input.size() < m_readBufferSize;
+    m_readNotifier->setEnabled(wanted);
+    // Records TLS read ahead while the buffer was full are in its own buffer, and no socket event
+    // will announce them: they are read on the next pass of the loop.
+    if (wanted && m_tlsMayHoldInput && !m_readPosted) {
+        m_tlsMayHoldInput = false;
+        m_readPosted = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_readPosted = false;
+                if (isOpen() && !m_disconnectReported)
+                    onReadable();
+            },
+            Qt::QueuedConnection);
+    }
 }
 
 } // namespace sb

@@ -1,6 +1,7 @@
 #include "net/TlsTrust.h"
 
 #include "net/CurlGlobal.h"
+#include "net/OpenSslErrors.h"
 
 #include <QFile>
 
@@ -70,17 +71,6 @@ FileStamp stampOf(const QByteArray &file)
     return stamp;
 }
 
-QString openSslErrors()
-{
-    QStringList parts;
-    while (const unsigned long code = ERR_get_error()) {
-        char text[256];
-        ERR_error_string_n(code, text, sizeof text);
-        parts << QString::fromLatin1(text);
-    }
-    return parts.join(QStringLiteral("; "));
-}
-
 struct Entry {
     X509_STORE *store = nullptr; // one reference held by the cache
     FileStamp stamp;
@@ -143,7 +133,7 @@ private:
             }
             g_parsed.fetch_add(1, std::memory_order_relaxed);
             if (X509_STORE_load_file(store, file.constData()) != 1) {
-                const QString detail = openSslErrors();
+                const QString detail = takeOpenSslErrors();
                 *error = QStringLiteral("the CA bundle \"%1\" holds no certificate OpenSSL can read%2")
                              .arg(QString::fromLocal8Bit(file), detail.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(detail));
                 X509_STORE_free(store);
@@ -155,7 +145,7 @@ private:
         if (system && !systemPaths().dir.isEmpty()) {
             if (X509_STORE_load_path(store, systemPaths().dir.constData()) != 1)
                 spdlog::warn("TLS: the system CA directory {} could not be added: {}", systemPaths().dir.toStdString(),
-                             openSslErrors().toStdString());
+                             takeOpenSslErrors().toStdString());
         }
         ERR_clear_error();
         return store;

@@ -78,7 +78,7 @@ QUrl DrillRunner::chatEndpoint(const QUrl &base)
     return url;
 }
 
-bool DrillRunner::startLoad(const QUrl &proxy, const QByteArray &apiKey, QString *error)
+bool DrillRunner::startLoad(const QUrl &proxy, const QByteArray &apiKey, QString *error, const QString &caBundle)
 {
     QUrl endpoint;
     if (proxy.isEmpty()) {
@@ -101,6 +101,7 @@ bool DrillRunner::startLoad(const QUrl &proxy, const QByteArray &apiKey, QString
         endpoint = chatEndpoint(proxy);
     }
     m_load = std::make_unique<LoadDriver>(m_scenario.load, m_clock, m_loadRandom, endpoint, apiKey);
+    m_load->setCaBundle(caBundle);
     connect(m_load.get(), &LoadDriver::finished, this, &DrillRunner::finished);
     m_load->start();
     return true;

@@ -28,7 +28,8 @@ public:
     void stopProviders();
     // Starts the load. `proxy` is the proxy's base URL ("http://127.0.0.1:8400" or ".../v1"); an
     // empty URL sends the load straight to the scenario's direct provider (openai_compat only).
-    bool startLoad(const QUrl &proxy, const QByteArray &apiKey, QString *error);
+    // `caBundle`: certificates to trust for an https proxy instead of the system's.
+    bool startLoad(const QUrl &proxy, const QByteArray &apiKey, QString *error, const QString &caBundle = {});
     // Ends the load early (a cancelled drill): requests in flight are abandoned, what completed is
     // kept for report(). finished() is not emitted.
     void stopLoad();

@@ -111,6 +111,7 @@ void LoadDriver::send(const PlannedRequest &planned)
     options.connectTimeout = std::chrono::milliseconds(static_cast<qint64>(std::ceil(m_clock.toRealMs(m_load.timeoutSeconds * 1000.0))));
     options.totalTimeout = options.connectTimeout;
     options.allowHttp2 = false;
+    options.caBundlePath = m_caBundle;
 
     TransferCallbacks callbacks;
     callbacks.onHeaders = [this, index](int status, const HttpHeaders &headers) {

@@ -34,6 +34,9 @@ public:
     LoadDriver(LoadSpec load, const ScenarioClock &clock, Random &random, QUrl endpoint, QByteArray apiKey = {},
                QObject *parent = nullptr);
     ~LoadDriver() override;
+    // A PEM file of certificates to trust for an https endpoint instead of the system's (the
+    // engine's own self-signed one); before start().
+    void setCaBundle(const QString &path) { m_caBundle = path; }
 
     // Plans the load from `random` and starts sending; finished() follows the last answer.
     void start();
@@ -56,6 +59,7 @@ private:
     Random &m_random;
     QUrl m_endpoint;
     QByteArray m_apiKey;
+    QString m_caBundle;
     std::unique_ptr<UpstreamClient> m_client;
     std::vector<PlannedRequest> m_plan;
     std::size_t m_nextPlanned = 0;

@@ -155,7 +155,9 @@ private slots:
         outage.type = FaultSpec::Type::Blackout;
         outage.from = 0;
         outage.mix = {ErrorMixEntry{SimError::Http503, 1.0}};
-        startFleet({outage}, [](EngineConfig &) {});
+        // The breaker opens on the outage's first failure: the health score steers traffic off the
+        // channel within a second, and a cold instance may not have met five failures by then.
+        startFleet({outage}, [](EngineConfig &config) { config.breaker.consecutiveFailures = 1; });
         const QString channel = QStringLiteral("gpt-4o/A");
         int errors = 0;
         QElapsedTimer meeting;

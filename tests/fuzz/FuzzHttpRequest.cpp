@@ -110,7 +110,7 @@ int fuzzHttpRequest(const std::uint8_t *data, std::size_t size)
     limits.lingerTimeout = std::chrono::milliseconds(1);
     limits.maxPipelinedRequests = 4;
 
-    auto *connection = new HttpConnection(SystemClock::instance(), server, ++counters.nextConnectionId, 0, limits, &handler, counters);
+    auto *connection = new HttpConnection(SystemClock::instance(), server, ++counters.nextConnectionId, 0, limits, &handler, counters, nullptr);
     QEventLoop loop;
     QObject::connect(connection, &HttpConnection::closed, &loop, &QEventLoop::quit, Qt::QueuedConnection);
     loop.exec();

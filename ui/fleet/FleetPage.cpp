@@ -170,11 +170,14 @@ void FleetPage::showReport(const FleetReport &report)
         if (i.configDiffers)
             differing << i.id;
     m_configNotice->setVisible(report.configDiffers);
-    if (report.configDiffers)
-        m_configNotice->setText(tr("Not every instance runs the same configuration: %1 differ(s) from the others. "
-                                   "Routes, limits and budgets may then disagree across the fleet; give every instance "
-                                   "the same configuration file.")
-                                    .arg(differing.join(QStringLiteral(", "))));
+    if (report.configDiffers) {
+        const QString which = differing.size() == int(report.instances.size())
+                                  ? tr("no one configuration is run by most of them (%1).").arg(differing.join(QStringLiteral(", ")))
+                                  : tr("%1 differ(s) from the others.").arg(differing.join(QStringLiteral(", ")));
+        m_configNotice->setText(tr("Not every instance runs the same configuration: %1 Routes, limits and budgets may then "
+                                   "disagree across the fleet; give every instance the same configuration file.")
+                                    .arg(which));
+    }
     fillInstances();
     fillChannels();
 }

@@ -1,6 +1,7 @@
 // FleetRoster against a real redis-server: three instances that announce themselves are listed by
 // each of them with what they announced; one that stops announcing drops out once its key expires;
-// an instance on another configuration is named; a Redis that is gone lists nobody at once.
+// an instance on another configuration than most is named (every one on a tie); a Redis that is
+// gone lists nobody at once.
 #include "RedisServer.h"
 #include "fleet/FleetRoster.h"
 #include "fleet/RedisConnection.h"
@@ -49,6 +50,18 @@ class tst_FleetRoster : public QObject {
     }
 
 private slots:
+    void aTieNamesEveryInstanceAndAMajorityOnlyTheOthers()
+    {
+        const std::vector<FleetInstance> tie{instance(1, QStringLiteral("aaaa")), instance(2, QStringLiteral("bbbb"))};
+        QCOMPARE(FleetRoster::divergentConfigs(tie), (QStringList{QStringLiteral("edge-1:8400"), QStringLiteral("edge-2:8400")}));
+        const std::vector<FleetInstance> majority{instance(1, QStringLiteral("bbbb")), instance(2, QStringLiteral("aaaa")),
+                                                  instance(3, QStringLiteral("aaaa")), instance(4, QStringLiteral("cccc"))};
+        QCOMPARE(FleetRoster::divergentConfigs(majority), (QStringList{QStringLiteral("edge-1:8400"), QStringLiteral("edge-4:8400")}));
+        const std::vector<FleetInstance> same{instance(1, QStringLiteral("aaaa")), instance(2, QStringLiteral("aaaa"))};
+        QVERIFY(FleetRoster::divergentConfigs(same).isEmpty());
+        QVERIFY(FleetRoster::divergentConfigs({}).isEmpty());
+    }
+
     void everyInstanceSeesTheFleet()
     {
         RedisServer server;

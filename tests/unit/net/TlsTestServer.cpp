@@ -37,9 +37,8 @@ TlsTestServer::~TlsTestServer()
 bool TlsTestServer::start(QString *why)
 {
     const QString nginx = QStandardPaths::findExecutable(QStringLiteral("nginx"), {"/usr/sbin", "/usr/bin"});
-    const QString openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
-    if (nginx.isEmpty() || openssl.isEmpty()) {
-        *why = QStringLiteral("nginx or openssl is not installed");
+    if (nginx.isEmpty()) {
+        *why = QStringLiteral("nginx is not installed");
         return false;
     }
     if (!m_dir.isValid()) {
@@ -47,14 +46,8 @@ bool TlsTestServer::start(QString *why)
         return false;
     }
     const QString dir = m_dir.path();
-    QProcess keygen;
-    keygen.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                           "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem", "-days", "1", "-subj",
-                           "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"});
-    if (!keygen.waitForFinished(30000) || keygen.exitCode() != 0) {
-        *why = QStringLiteral("openssl could not make a certificate: ") + QString::fromLocal8Bit(keygen.readAllStandardError());
+    if (!m_certificate.make(why))
         return false;
-    }
     m_port = freePort();
     QFile config(dir + "/nginx.conf");
     if (!config.open(QIODevice::WriteOnly))
@@ -74,8 +67,8 @@ http {
     scgi_temp_path %1;
     server {
         listen 127.0.0.1:%2 ssl%3 backlog=1024;
-        ssl_certificate %1/cert.pem;
-        ssl_certificate_key %1/key.pem;
+        ssl_certificate %4;
+        ssl_certificate_key %5;
         location /files/ { alias %1/files/; default_type application/octet-stream; }
         location / { default_type application/json; return 200 '{"ok":true}'; }
     }
@@ -83,7 +76,7 @@ http {
 )")
                      .arg(dir)
                      .arg(m_port)
-                     .arg(m_http2 ? QStringLiteral(" http2") : QString())
+                     .arg(m_http2 ? QStringLiteral(" http2") : QString(), m_certificate.certificateFile(), m_certificate.keyFile())
                      .toUtf8());
     config.close();
     m_process.start(nginx, {"-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"});
@@ -121,7 +114,7 @@ QUrl TlsTestServer::url(const QString &path) const
 
 QString TlsTestServer::caFile() const
 {
-    return m_dir.filePath(QStringLiteral("cert.pem"));
+    return m_certificate.certificateFile();
 }
 
 bool TlsTestServer::writeSystemSizedBundle(const QString &path, QString *why) const

@@ -11,10 +11,12 @@
 #include <QTemporaryDir>
 #include <QUrl>
 
+#include "TestCertificate.h"
+
 namespace sb::test {
 
 // nginx (when installed) as a real TLS server on loopback, with a throwaway self-signed certificate
-// for 127.0.0.1 made by openssl: HTTP/2 through ALPN when `http2`, else HTTP/1.1 only (so that
+// for 127.0.0.1 (TestCertificate): HTTP/2 through ALPN when `http2`, else HTTP/1.1 only (so that
 // concurrent requests need connections, and handshakes, of their own). /files/NAME serves what
 // writeFile() put there; every other path answers {"ok":true}.
 class TlsTestServer {
@@ -39,6 +41,7 @@ public:
 private:
     bool m_http2;
     QTemporaryDir m_dir;
+    TestCertificate m_certificate;
     QProcess m_process;
     quint16 m_port = 0;
 };

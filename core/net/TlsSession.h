@@ -20,26 +20,30 @@ struct TlsPeer {
     bool verify = true;
 };
 
-// The client side of one TLS connection over a connected non-blocking socket: OpenSSL reading and
+// One TLS connection over a connected non-blocking socket, either side of it: OpenSSL reading and
 // writing the descriptor itself (read-ahead on, so a record costs one recv()), every call
 // returning what the socket must wait for instead of blocking. Renegotiation is refused, so
-// reads never need the socket writable and writes never need it readable.
-class TlsClientSession {
+// writes never need the socket readable; a read may need it writable on the server side, where
+// TLS 1.3 answers a client's key update.
+class TlsSession {
 public:
     enum class Step {
         Done,      // handshake finished / bytes moved
         WantRead,  // call again once the socket is readable
         WantWrite, // call again once the socket is writable
-        Closed,    // the server ended the stream (close_notify, or its FIN)
+        Closed,    // the peer ended the stream (close_notify, or its FIN)
         Failed,    // error() says why
     };
 
-    // A session for `descriptor` under `context` (an SSL_CTX), resuming `resume` (an SSL_SESSION,
-    // may be null) when the server agrees. isValid() false, with error(), when OpenSSL refused.
-    TlsClientSession(ssl_ctx_st *context, int descriptor, const TlsPeer &peer, ssl_session_st *resume);
-    ~TlsClientSession();
-    TlsClientSession(const TlsClientSession &) = delete;
-    TlsClientSession &operator=(const TlsClientSession &) = delete;
+    // The client's side for `descriptor` under `context` (an SSL_CTX), resuming `resume` (an
+    // SSL_SESSION, may be null) when the server agrees. isValid() false, with error(), when OpenSSL
+    // refused.
+    TlsSession(ssl_ctx_st *context, int descriptor, const TlsPeer &peer, ssl_session_st *resume);
+    // The server's side for an accepted `descriptor` under `context`, which holds the certificate.
+    TlsSession(ssl_ctx_st *context, int descriptor);
+    ~TlsSession();
+    TlsSession(const TlsSession &) = delete;
+    TlsSession &operator=(const TlsSession &) = delete;
 
     bool isValid() const { return m_ssl != nullptr; }
     Step handshake();
@@ -55,14 +59,20 @@ public:
     bool hasBufferedInput() const;
 
     // A new reference to the TLS session the server issued, when it can resume (the caller frees it
-    // with SSL_SESSION_free), else null.
+    // with SSL_SESSION_free), else null. Client side.
     ssl_session_st *resumableSession() const;
+
+    // Sends close_notify once, without waiting for the peer's: the server's side says so before
+    // its FIN, so the client can tell the end of a response from a cut connection.
+    void closeNotify();
 
     const QString &error() const { return m_error; }
 
 private:
+    bool adopt(ssl_ctx_st *context, int descriptor);
     Step failure(int result);
 
+    bool m_server = false;
     ssl_st *m_ssl = nullptr;
     bool m_handshakeDone = false;
     QString m_error;

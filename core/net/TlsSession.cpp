@@ -1,4 +1,6 @@
-#include "net/TlsClientSession.h"
+#include "net/TlsSession.h"
+
+#include "net/OpenSslErrors.h"
 
 #include <QHostAddress>
 
@@ -11,66 +13,72 @@
 
 namespace sb {
 
-namespace {
-
-QString openSslErrorQueue()
-{
-    QString text;
-    while (const unsigned long code = ERR_get_error()) {
-        char line[256];
-        ERR_error_string_n(code, line, sizeof line);
-        if (!text.isEmpty())
-            text += QStringLiteral("; ");
-        text += QString::fromLatin1(line);
-    }
-    return text;
-}
-
-} // namespace
-
-TlsClientSession::TlsClientSession(ssl_ctx_st *context, int descriptor, const TlsPeer &peer, ssl_session_st *resume)
+bool TlsSession::adopt(ssl_ctx_st *context, int descriptor)
 {
     ERR_clear_error();
     SSL *ssl = SSL_new(context);
     if (!ssl || SSL_set_fd(ssl, descriptor) != 1) {
-        m_error = QStringLiteral("OpenSSL could not start a session: %1").arg(openSslErrorQueue());
+        m_error = QStringLiteral("OpenSSL could not start a TLS session: %1").arg(takeOpenSslErrors());
         SSL_free(ssl);
-        return;
+        return false;
     }
+    m_ssl = ssl;
+    return true;
+}
+
+TlsSession::TlsSession(ssl_ctx_st *context, int descriptor, const TlsPeer &peer, ssl_session_st *resume)
+{
+    if (!adopt(context, descriptor))
+        return;
     const QHostAddress literal(QString::fromLatin1(peer.host));
     const bool isAddress = !literal.isNull();
     // SNI names a host, never an address (RFC 6066, section 3).
     if (!isAddress)
-        SSL_set_tlsext_host_name(ssl, peer.host.constData());
+        SSL_set_tlsext_host_name(m_ssl, peer.host.constData());
     if (peer.verify) {
-        X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+        X509_VERIFY_PARAM *param = SSL_get0_param(m_ssl);
         X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
         const int named = isAddress ? X509_VERIFY_PARAM_set1_ip_asc(param, peer.host.constData())
                                     : X509_VERIFY_PARAM_set1_host(param, peer.host.constData(), 0);
         if (named != 1) {
             m_error = QStringLiteral("OpenSSL cannot check a certificate for \"%1\"").arg(QString::fromLatin1(peer.host));
-            SSL_free(ssl);
+            SSL_free(m_ssl);
+            m_ssl = nullptr;
             return;
         }
     }
     if (resume)
-        SSL_set_session(ssl, resume);
-    SSL_set_connect_state(ssl);
-    m_ssl = ssl;
+        SSL_set_session(m_ssl, resume);
+    SSL_set_connect_state(m_ssl);
 }
 
-TlsClientSession::~TlsClientSession()
+TlsSession::TlsSession(ssl_ctx_st *context, int descriptor) : m_server(true)
 {
-    // No close_notify: the connection is torn down, and a client's notify tells an HTTP server
-    // nothing its FIN does not. Marked as shut down all the same, since OpenSSL takes a session
-    // freed without it for a bad one and makes it unresumable, the copy kept for the next
-    // connection included.
+    if (adopt(context, descriptor))
+        SSL_set_accept_state(m_ssl);
+}
+
+TlsSession::~TlsSession()
+{
+    // The client's side sends no close_notify: the connection is torn down, and a client's notify
+    // tells an HTTP server nothing its FIN does not. Marked as shut down all the same, since
+    // OpenSSL takes a session freed without it for a bad one and makes it unresumable, the copy
+    // kept for the next connection (or in the server's cache) included.
     if (m_ssl && m_handshakeDone)
         SSL_set_shutdown(m_ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     SSL_free(m_ssl);
 }
 
-TlsClientSession::Step TlsClientSession::handshake()
+void TlsSession::closeNotify()
+{
+    if (!m_ssl || !m_handshakeDone || (SSL_get_shutdown(m_ssl) & SSL_SENT_SHUTDOWN))
+        return;
+    ERR_clear_error();
+    SSL_shutdown(m_ssl); // one alert into the socket; the peer's answer is not waited for
+    ERR_clear_error();
+}
+
+TlsSession::Step TlsSession::handshake()
 {
     ERR_clear_error();
     const int result = SSL_do_handshake(m_ssl);
@@ -81,12 +89,12 @@ TlsClientSession::Step TlsClientSession::handshake()
     return failure(result);
 }
 
-bool TlsClientSession::resumed() const
+bool TlsSession::resumed() const
 {
     return m_ssl && SSL_session_reused(m_ssl) == 1;
 }
 
-TlsClientSession::Step TlsClientSession::write(const char *data, std::size_t size, std::size_t *written)
+TlsSession::Step TlsSession::write(const char *data, std::size_t size, std::size_t *written)
 {
     ERR_clear_error();
     *written = 0;
@@ -95,7 +103,7 @@ TlsClientSession::Step TlsClientSession::write(const char *data, std::size_t siz
     return failure(0);
 }
 
-TlsClientSession::Step TlsClientSession::read(char *buffer, std::size_t capacity, std::size_t *got)
+TlsSession::Step TlsSession::read(char *buffer, std::size_t capacity, std::size_t *got)
 {
     *got = 0;
     while (*got < capacity) {
@@ -113,12 +121,12 @@ TlsClientSession::Step TlsClientSession::read(char *buffer, std::size_t capacity
     return Step::Done;
 }
 
-bool TlsClientSession::hasBufferedInput() const
+bool TlsSession::hasBufferedInput() const
 {
     return m_ssl && SSL_has_pending(m_ssl) == 1;
 }
 
-ssl_session_st *TlsClientSession::resumableSession() const
+ssl_session_st *TlsSession::resumableSession() const
 {
     SSL_SESSION *session = m_ssl ? SSL_get1_session(m_ssl) : nullptr;
     if (session && SSL_SESSION_is_resumable(session) != 1) {
@@ -128,7 +136,7 @@ ssl_session_st *TlsClientSession::resumableSession() const
     return session;
 }
 
-TlsClientSession::Step TlsClientSession::failure(int result)
+TlsSession::Step TlsSession::failure(int result)
 {
     const int code = SSL_get_error(m_ssl, result);
     switch (code) {
@@ -142,7 +150,7 @@ TlsClientSession::Step TlsClientSession::failure(int result)
         break;
     }
     const int savedErrno = errno;
-    if (!m_handshakeDone) {
+    if (!m_handshakeDone && !m_server) {
         const long verdict = SSL_get_verify_result(m_ssl);
         if (verdict != X509_V_OK) {
             m_error = QStringLiteral("SSL certificate problem: %1").arg(QString::fromLatin1(X509_verify_cert_error_string(verdict)));
@@ -150,10 +158,11 @@ TlsClientSession::Step TlsClientSession::failure(int result)
             return Step::Failed;
         }
     }
-    QString detail = openSslErrorQueue();
+    QString detail = takeOpenSslErrors();
     if (detail.isEmpty() && code == SSL_ERROR_SYSCALL)
         detail = savedErrno != 0 ? QString::fromLocal8Bit(std::strerror(savedErrno))
-                                 : QStringLiteral("the server closed the connection");
+                                 : m_server ? QStringLiteral("the client closed the connection")
+                                            : QStringLiteral("the server closed the connection");
     if (detail.isEmpty())
         detail = QStringLiteral("OpenSSL error %1").arg(code);
     if (!m_handshakeDone) {
