@@ -8,6 +8,7 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
@@ -139,17 +140,23 @@ std::shared_ptr<const TlsServerContext> TlsServerContext::load(const QString &ce
     SSL_CTX_set_alpn_select_cb(context, &selectHttp11, nullptr);
     static const unsigned char sessionContext[] = "switchboard-proxy";
     SSL_CTX_set_session_id_context(context, sessionContext, sizeof sessionContext - 1);
-    SSL_CTX_set_default_passwd_cb(context, &refusePassphrase);
 
     const QByteArray certificatePath = QFile::encodeName(certificateFile);
     const QByteArray keyPath = QFile::encodeName(keyFile);
     if (SSL_CTX_use_certificate_chain_file(context, certificatePath.constData()) != 1)
         return fail(QStringLiteral("The TLS certificate file %1 holds no PEM certificate OpenSSL can use.").arg(certificateFile));
-    if (SSL_CTX_use_PrivateKey_file(context, keyPath.constData(), SSL_FILETYPE_PEM) != 1)
+    EVP_PKEY *key = nullptr;
+    if (BIO *file = BIO_new_file(keyPath.constData(), "r")) {
+        key = PEM_read_bio_PrivateKey(file, nullptr, &refusePassphrase, nullptr);
+        BIO_free(file);
+    }
+    if (!key)
         return fail(QStringLiteral("The TLS key file %1 holds no PEM private key OpenSSL can use; an encrypted key "
                                    "needs its passphrase removed first (openssl pkey -in KEY -out PLAIN).")
                         .arg(keyFile));
-    if (SSL_CTX_check_private_key(context) != 1)
+    const bool taken = SSL_CTX_use_PrivateKey(context, key) == 1 && SSL_CTX_check_private_key(context) == 1;
+    EVP_PKEY_free(key);
+    if (!taken)
         return fail(QStringLiteral("The TLS key in %1 does not belong to the certificate in %2.").arg(keyFile, certificateFile));
     X509 *leaf = SSL_CTX_get0_certificate(context);
     return std::shared_ptr<const TlsServerContext>(new TlsServerContext(context, describe(leaf)));

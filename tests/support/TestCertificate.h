@@ -5,7 +5,7 @@
 
 namespace sb::test {
 
-// A throwaway self-signed certificate for 127.0.0.1 and localhost (EC P-256, one day), made by
+// A throwaway self-signed certificate for 127.0.0.1 only (EC P-256, one day), made by
 // Debian's openssl command in a directory of its own: cert.pem and key.pem. Good as its own CA
 // bundle, since it signed itself.
 class TestCertificate {

@@ -140,7 +140,7 @@ private slots:
     {
         const TlsCertificateInfo &info = m_server->tls()->certificate();
         QCOMPARE(info.subject, QStringLiteral("CN=127.0.0.1"));
-        QCOMPARE(info.names, (QStringList{QStringLiteral("IP:127.0.0.1"), QStringLiteral("DNS:localhost")}));
+        QCOMPARE(info.names, QStringList{QStringLiteral("IP:127.0.0.1")});
         QCOMPARE(info.sha256, fingerprintOf(m_certificate.certificateFile()));
         QVERIFY(info.notBefore.isValid() && info.notAfter > info.notBefore);
         QCOMPARE(info.notBefore.daysTo(info.notAfter), 1);
@@ -195,7 +195,7 @@ private slots:
         garbage.connectToHost(QHostAddress::LocalHost, m_server->serverPort());
         QVERIFY(garbage.waitForConnected(5000));
         // A handshake record's first byte, then nonsense.
-        garbage.write(QByteArray("\x16\x03\x01\x00\x05hello, not a ClientHello at all", 38));
+        garbage.write(QByteArrayLiteral("\x16\x03\x01\x00\x05") + "hello, not a ClientHello at all");
         QTRY_COMPARE_WITH_TIMEOUT(garbage.state(), QAbstractSocket::UnconnectedState, 5000);
         QTRY_COMPARE(m_server->stats().tlsHandshakeFailures, std::uint64_t(1));
 
