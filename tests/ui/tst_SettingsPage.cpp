@@ -6,7 +6,9 @@
 #include "control/Gateway.h"
 #include "settings/SettingRow.h"
 #include "settings/SettingsPage.h"
+#include "settings/TlsFilesEditor.h"
 #include "settings/TokenEditor.h"
+#include "TestCertificate.h"
 #include "store/ConfigRepository.h"
 #include "store/ConfigStore.h"
 #include "store/DatabaseSecretStore.h"
@@ -316,6 +318,50 @@ private slots:
         page.resetField(QString::fromLatin1(SettingsKey::LocalToken));
         QCOMPARE(errorUnder(page, QString::fromLatin1(SettingsKey::ListenHost)), engineSentence);
         QVERIFY(!page.saveButton()->isEnabled());
+    }
+
+    void httpsFilesAreReadAsTheEngineReadsThemAndSaved()
+    {
+        StoreOnDisk disk;
+        QVERIFY(disk.ready);
+        SettingsPage page;
+        page.setConfigStore(disk.store.get());
+        page.resize(1000, 900);
+        TlsFilesEditor *tls = page.tlsEditor();
+        const QString key = QString::fromLatin1(SettingsKey::Tls);
+        QVERIFY2(tls->description().contains(QStringLiteral("Plain HTTP")), qPrintable(tls->description()));
+
+        test::TestCertificate certificate, other;
+        QString why;
+        QVERIFY2(certificate.make(&why, QStringLiteral("gateway.test")) && other.make(&why), qPrintable(why));
+        // Half a pair, then a key of another certificate: said under the row, and nothing saved.
+        tls->certificateEdit()->setText(certificate.certificateFile());
+        QVERIFY2(errorUnder(page, key).contains(QStringLiteral("both")), qPrintable(errorUnder(page, key)));
+        QVERIFY(!page.saveButton()->isEnabled());
+        tls->keyEdit()->setText(other.keyFile());
+        QVERIFY2(errorUnder(page, key).contains(QStringLiteral("does not belong to the certificate")), qPrintable(errorUnder(page, key)));
+        QVERIFY(!page.saveButton()->isEnabled());
+
+        tls->keyEdit()->setText(certificate.keyFile());
+        QVERIFY2(errorUnder(page, key).isEmpty(), qPrintable(errorUnder(page, key)));
+        QVERIFY2(tls->description().contains(QStringLiteral("CN=gateway.test")), qPrintable(tls->description()));
+        QVERIFY(tls->description().contains(QStringLiteral("IP:127.0.0.1")));
+        QVERIFY(tls->description().contains(QStringLiteral("SHA-256 ")));
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        auto *state = tls->findChild<QLabel *>(QStringLiteral("tlsState"));
+        // Every line shows, inside the editor.
+        QTRY_VERIFY(state->height() >= state->fontMetrics().lineSpacing() * 4 && state->geometry().bottom() < tls->height());
+        QVERIFY(page.grab().save(test::artifactPath(QStringLiteral("settings-https.png"))));
+        QVERIFY(page.save());
+        const EngineConfigPtr reloaded = disk.reload();
+        QCOMPARE(reloaded->proxy.tlsCertFile, certificate.certificateFile());
+        QCOMPARE(reloaded->proxy.tlsKeyFile, certificate.keyFile());
+
+        page.resetField(key);
+        QVERIFY(tls->certificateFile().isEmpty() && tls->keyFile().isEmpty());
+        QVERIFY(page.save());
+        QVERIFY(!disk.reload()->proxy.servesTls());
     }
 
     void tokenIsNeverShownUnmaskedUnlessShowIsToggled()

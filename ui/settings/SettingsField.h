@@ -47,6 +47,7 @@ const SettingsField *findSettingsField(const QString &key);
 namespace SettingsKey {
 inline constexpr char ListenHost[] = "proxy.listen_host";
 inline constexpr char LocalToken[] = "proxy.local_token";
+inline constexpr char Tls[] = "proxy.tls"; // proxy.tls_cert_file and proxy.tls_key_file, edited together
 inline constexpr char BreakerPreset[] = "breaker.preset";
 inline constexpr char HalfOpenMode[] = "breaker.half_open_mode";
 inline constexpr char PanicMode[] = "pool.panic_mode";

@@ -9,6 +9,7 @@
 #include "settings/ConfigFileBox.h"
 #include "settings/KeyStorageBox.h"
 #include "settings/SettingRow.h"
+#include "settings/TlsFilesEditor.h"
 #include "settings/TokenEditor.h"
 #include "store/ConfigRepository.h"
 #include "store/ConfigStore.h"
@@ -67,6 +68,7 @@ QString errorColour()
 
 const QString kListenHost = QString::fromLatin1(SettingsKey::ListenHost);
 const QString kLocalToken = QString::fromLatin1(SettingsKey::LocalToken);
+const QString kTls = QString::fromLatin1(SettingsKey::Tls);
 const QString kPreset = QString::fromLatin1(SettingsKey::BreakerPreset);
 const QString kHalfOpenMode = QString::fromLatin1(SettingsKey::HalfOpenMode);
 const QString kPanicMode = QString::fromLatin1(SettingsKey::PanicMode);
@@ -223,6 +225,12 @@ QWidget *SettingsPage::buildGroup(SettingsGroup group)
         connect(m_token, &TokenEditor::tokenEdited, this, &SettingsPage::onEdited);
         addRow(form, group, kLocalToken, tr("Local token"), m_token, QString(), tr("none"),
                tr("Clients send it as \"Authorization: Bearer <token>\". Required for any address but loopback."));
+        m_tls = new TlsFilesEditor;
+        connect(m_tls, &TlsFilesEditor::filesEdited, this, &SettingsPage::onEdited);
+        addRow(form, group, kTls, tr("HTTPS"), m_tls, QString(), tr("off (plain HTTP)"),
+               tr("Serve the proxy port over TLS, so the local token, prompts and answers never cross a network in "
+                  "clear. A renewed certificate at the same paths is read again by a reload and serves new "
+                  "connections. --tls-cert and --tls-key override it for one run."));
         numbersOf([](const SettingsField &f) { return f.key != u"proxy.listen_port"; });
         break;
     }
@@ -450,6 +458,7 @@ void SettingsPage::load(const EngineConfigPtr &config, int retentionDays)
         m_numbers.value(f.key)->setValue(f.get(*config));
     m_listenHost->setText(config->proxy.listenHost);
     m_token->setToken(config->proxy.localToken);
+    m_tls->setFiles(config->proxy.tlsCertFile, config->proxy.tlsKeyFile);
     m_halfOpenMode->setCurrentIndex(m_halfOpenMode->findData(halfOpenModeName(config->breaker.halfOpenMode)));
     m_panicMode->setChecked(config->pool.panicMode);
     m_continueStreams->setChecked(config->retry.continueStreams);
@@ -532,6 +541,8 @@ QStringList SettingsPage::changedKeys() const
         keys << kListenHost;
     if (m_token->token() != base.proxy.localToken)
         keys << kLocalToken;
+    if (m_tls->certificateFile() != base.proxy.tlsCertFile.trimmed() || m_tls->keyFile() != base.proxy.tlsKeyFile.trimmed())
+        keys << kTls;
     if (m_halfOpenMode->currentData().toString() != halfOpenModeName(base.breaker.halfOpenMode))
         keys << kHalfOpenMode;
     if (m_panicMode->isChecked() != base.pool.panicMode)
@@ -561,6 +572,9 @@ void SettingsPage::applyDraftTo(EngineConfig *config) const
             config->proxy.listenHost = m_listenHost->text().trimmed();
         } else if (key == kLocalToken) {
             config->proxy.localToken = m_token->token();
+        } else if (key == kTls) {
+            config->proxy.tlsCertFile = m_tls->certificateFile();
+            config->proxy.tlsKeyFile = m_tls->keyFile();
         } else if (key == kHalfOpenMode) {
             config->breaker.halfOpenMode = m_halfOpenMode->currentData().toString() == u"traffic_share" ? HalfOpenMode::TrafficShare
                                                                                                          : HalfOpenMode::TrialCalls;
@@ -595,6 +609,9 @@ void SettingsPage::revalidate()
     QString listenError;
     if (!listenAddressAllowed(config.proxy, &listenError))
         problems << listenError;
+    // The files are this computer's: an attached instance's are not read from here.
+    if (m_attachedTo.isEmpty() && !m_tls->problem().isEmpty() && !problems.contains(m_tls->problem()))
+        problems << m_tls->problem();
     m_problems = problems;
     placeProblems(problems);
     updateResetButtons();
@@ -615,6 +632,8 @@ void SettingsPage::placeProblems(const QStringList &problems)
         QStringList keys;
         if (problem.contains(QLatin1String("listen on")) || problem.contains(QLatin1String("listen address")))
             keys << kListenHost;
+        else if (problem.contains(QLatin1String("proxy.tls_")) || problem.contains(QLatin1String("TLS ")) || problem == m_tls->problem())
+            keys << kTls;
         else
             keys = fieldsConcernedBy(problem);
         if (keys.isEmpty()) {
@@ -644,6 +663,7 @@ void SettingsPage::updateResetButtons()
         m_rows.value(f.key)->setDefaulted(sameShown(f, m_numbers.value(f.key)->value(), f.defaultValue()));
     m_rows.value(kListenHost)->setDefaulted(m_listenHost->text().trimmed() == d.proxy.listenHost);
     m_rows.value(kLocalToken)->setDefaulted(m_token->token().isEmpty());
+    m_rows.value(kTls)->setDefaulted(m_tls->certificateFile().isEmpty() && m_tls->keyFile().isEmpty());
     m_rows.value(kPreset)->setDefaulted(m_preset->currentData().toString() == u"relay");
     m_rows.value(kHalfOpenMode)->setDefaulted(m_halfOpenMode->currentData().toString() == halfOpenModeName(d.breaker.halfOpenMode));
     m_rows.value(kPanicMode)->setDefaulted(m_panicMode->isChecked() == d.pool.panicMode);
@@ -662,6 +682,9 @@ void SettingsPage::resetField(const QString &key)
         m_listenHost->setText(d.proxy.listenHost);
     } else if (key == kLocalToken) {
         m_token->setToken(QString());
+        onEdited();
+    } else if (key == kTls) {
+        m_tls->setFiles(QString(), QString());
         onEdited();
     } else if (key == kPreset) {
         onPresetChosen(m_preset->findData(d.breaker.preset));

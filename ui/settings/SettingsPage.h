@@ -26,6 +26,7 @@ class EngineHost;
 class HistoryWriter;
 class SettingRow;
 class ThemeManager;
+class TlsFilesEditor;
 class TokenEditor;
 class TrayNotifier;
 class UnavailableNotice;
@@ -72,6 +73,7 @@ public:
     QDoubleSpinBox *numberEditor(const QString &key) const { return m_numbers.value(key); }
     QLineEdit *listenHostEdit() const { return m_listenHost; }
     TokenEditor *tokenEditor() const { return m_token; }
+    TlsFilesEditor *tlsEditor() const { return m_tls; }
     QComboBox *presetBox() const { return m_preset; }
     QComboBox *halfOpenModeBox() const { return m_halfOpenMode; }
     QCheckBox *panicModeBox() const { return m_panicMode; }
@@ -141,6 +143,7 @@ private:
     QString m_attachedTo;
     QLineEdit *m_listenHost = nullptr;
     TokenEditor *m_token = nullptr;
+    TlsFilesEditor *m_tls = nullptr;
     QComboBox *m_preset = nullptr;
     QComboBox *m_halfOpenMode = nullptr;
     QCheckBox *m_panicMode = nullptr;
