@@ -174,7 +174,7 @@ private slots:
         QVERIFY(!applyEngineSetting(&c, QStringLiteral("breaker.half_open_mode"), QStringLiteral("sometimes")).isEmpty());
         QCOMPARE(c.breaker.halfOpenMode, HalfOpenMode::TrafficShare);
         QVERIFY(applyEngineSetting(&c, QStringLiteral("no.such"), 1).contains(QStringLiteral("no setting")));
-        QCOMPARE(engineSettingKeys().size(), 52);
+        QCOMPARE(engineSettingKeys().size(), 54);
     }
 
     void theShippedDefaultConfigFileImports()

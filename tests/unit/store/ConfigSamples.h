@@ -65,6 +65,8 @@ inline EngineConfig everyFieldSetConfig()
     c.proxy.maxHeaderBytes = 65537;
     c.proxy.idleTimeout = 59s;
     c.proxy.drainTimeout = 9s;
+    c.proxy.tlsCertFile = QStringLiteral("/etc/switchboard/fullchain.pem");
+    c.proxy.tlsKeyFile = QStringLiteral("/etc/switchboard/privkey.pem");
     c.fleet.redisUrl = QStringLiteral("redis://:fleet-pass-42@127.0.0.1:6380/2");
     c.fleet.name = QStringLiteral("team-a");
     c.fleet.instanceId = QStringLiteral("desk-7");
@@ -154,7 +156,7 @@ inline QStringList configDifferences(const EngineConfig &a, const EngineConfig &
     SB_CMP(retry.budgetMinimum); SB_CMP(retry.overallDeadline); SB_CMP(retry.streamIdleTimeout); SB_CMP(retry.continueStreams); SB_CMP(retry.firstContentTimeout);
     SB_CMP(retry.keyCoolDown); SB_CMP(retry.maxClientWait);
     SB_CMP(proxy.listenHost); SB_CMP(proxy.listenPort); SB_CMP(proxy.maxBodyBytes); SB_CMP(proxy.maxHeaderBytes);
-    SB_CMP(proxy.idleTimeout); SB_CMP(proxy.drainTimeout); SB_CMP(demo);
+    SB_CMP(proxy.idleTimeout); SB_CMP(proxy.drainTimeout); SB_CMP(proxy.tlsCertFile); SB_CMP(proxy.tlsKeyFile); SB_CMP(demo);
     SB_CMP(fleet.name); SB_CMP(fleet.instanceId);
     SB_CMP(cache.maxEntries); SB_CMP(cache.maxBytes); SB_CMP(cache.semanticMaxEntries); SB_CMP(cache.maxAnswerBytes);
     if (compareSecrets) {
