@@ -97,7 +97,7 @@ void AttachDialog::validate()
     m_ui->plainConsent->setVisible(inClear);
     if (inClear) {
         const QString warning = tr("%1 is not this machine: over plain HTTP the token crosses the network in clear, "
-                                   "readable by anyone on the path. Reach it over TLS (a TLS-terminating proxy in front of it) and tick "
+                                   "readable by anyone on the path. Serve it over TLS (--tls-cert and --tls-key on that instance) and tick "
                                    "\"Connect over TLS\", or tunnel it (ssh -L) and attach to 127.0.0.1.")
                                     .arg(shown.host);
         InlineMessage::show(m_ui->plainWarning, warning, m_ui->plainConsent->isChecked() ? InlineMessage::Kind::Warning : InlineMessage::Kind::Error);
