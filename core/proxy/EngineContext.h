@@ -88,7 +88,7 @@ private:
     CostMeter m_costMeter;
     SlidingWindow m_clientWindow{std::chrono::seconds(300)};
     CacheFront m_cache{m_clock};
-    ResponseStore m_responses{m_clock};
+    ResponseStore m_responses;
     AccessTokens m_accessTokens{m_clock};
     RequestMetrics m_requestMetrics;
     mutable std::mutex m_mutex; // guards the two pointers below

@@ -151,7 +151,7 @@ const std::vector<Migration> &Database::migrations()
         {4, QStringLiteral("the client API of each request"),
          {QStringLiteral("ALTER TABLE requests ADD COLUMN client_api TEXT NOT NULL DEFAULT 'openai_chat'")}},
         // input: the request's own items (JSON array); response: the response object (JSON). The
-        // history's retention deletes them by created_ms.
+        // history's retention deletes them by created_ms (by rowid order since migration 13).
         {5, QStringLiteral("stored Responses API responses"),
          {QStringLiteral("CREATE TABLE responses (id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL, previous_id TEXT NOT NULL,"
                          " input BLOB NOT NULL, response BLOB NOT NULL)"),
@@ -182,6 +182,12 @@ const std::vector<Migration> &Database::migrations()
         // stored before it hold each call until it is whole.
         {12, QStringLiteral("routes that stream tool-call arguments as they arrive"),
          {QStringLiteral("ALTER TABLE routes ADD COLUMN stream_tool_calls INTEGER NOT NULL DEFAULT 0")}},
+        // Stored responses are written in the order they were made, so their rowids run with
+        // created_ms and the retention finds its cut by walking the table from its oldest end
+        // (HistoryWriter). The index on created_ms was a third B-tree to update on every stored
+        // response, the Responses door's busiest write, for a delete that runs once an hour.
+        {13, QStringLiteral("stored responses without the created_ms index"),
+         {QStringLiteral("DROP INDEX responses_created")}},
     };
     return list;
 }

@@ -184,9 +184,16 @@ public:
             ok = ok && del.exec();
             *rolledUp += static_cast<std::uint64_t>(std::max(0, del.numRowsAffected()));
         }
+        // Stored responses have no index on created_ms: rows go in as their answers end, so every
+        // row before the first one inside the retention is outside it, and finding that row reads
+        // only the rows about to be deleted. One that began before the cut but ended after a newer
+        // one (a long stream) waits for a later run.
+        const char *responsesCut = "DELETE FROM responses WHERE rowid < COALESCE("
+                                   " (SELECT rowid FROM responses WHERE created_ms >= ?1 ORDER BY rowid LIMIT 1),"
+                                   " (SELECT max(rowid) + 1 FROM responses))";
         for (const char *sql : {"DELETE FROM requests WHERE time_ms < ?", "DELETE FROM events WHERE time_ms < ?",
                                 "DELETE FROM health_samples WHERE time_ms < ?", "DELETE FROM health_minutes WHERE minute_ms < ?",
-                                "DELETE FROM responses WHERE created_ms < ?"}) {
+                                responsesCut}) {
             if (!ok)
                 break;
             ok = del.prepare(QString::fromLatin1(sql));

@@ -1,6 +1,5 @@
 #include "store/ResponseStore.h"
 
-#include "common/Clock.h"
 #include "common/ReplyChannel.h"
 #include "store/Database.h"
 #include "store/SqliteStatement.h"
@@ -74,9 +73,9 @@ QByteArray StoredResponse::json() const
     return responseJson.isEmpty() ? compact(response) : responseJson;
 }
 
-ResponseStore::ResponseStore(const Clock &clock) : ResponseStore(clock, Options{}) {}
+ResponseStore::ResponseStore() : ResponseStore(Options{}) {}
 
-ResponseStore::ResponseStore(const Clock &clock, Options options) : m_clock(clock), m_options(options) {}
+ResponseStore::ResponseStore(Options options) : m_options(options) {}
 
 ResponseStore::~ResponseStore()
 {
@@ -97,8 +96,9 @@ void ResponseStore::save(StoredResponse response)
 {
     auto row = std::make_shared<const StoredResponse>(std::move(response));
     PendingRow pending{row, row->inputItemsJson(), row->json()};
-    remember(row, pending.input.size() + pending.object.size());
-    if (!m_db.isOpen())
+    const bool onlyCopy = !m_db.isOpen();
+    remember(row, pending.input.size() + pending.object.size(), onlyCopy);
+    if (onlyCopy)
         return;
     bool first = false;
     {
@@ -136,8 +136,19 @@ void ResponseStore::writePending(Database &db)
         if (!insert.exec(&error))
             spdlog::error("responses: cannot store response {}: {}", row.response->id.toStdString(), error.toStdString());
     }
-    if (!db.connection().commit())
+    const bool committed = db.connection().commit();
+    if (!committed)
         spdlog::error("responses: cannot store {} responses: {}", rows.size(), db.connection().lastError().text().toStdString());
+    // SQLite answers for them now. Dropped here, where their memory is still warm, rather than
+    // evicted cold by a later save on a request thread. When the commit failed they are dropped
+    // too: a disk that keeps failing must not make memory grow without bound; the error is logged.
+    std::lock_guard lock(m_mutex);
+    for (const PendingRow &row : rows) {
+        const auto it = m_memory.find(row.response->id);
+        if (it != m_memory.end() && it->response == row.response) // not saved again meanwhile
+            forgetLocked(row.response->id);
+    }
+    (committed ? m_written : m_writeFailures) += rows.size();
 }
 
 void ResponseStore::find(const QString &id, const std::shared_ptr<ReplyChannel> &reply, Found done)
@@ -227,30 +238,36 @@ void ResponseStore::flush()
     m_db.flush();
 }
 
-std::shared_ptr<const StoredResponse> ResponseStore::fromMemory(const QString &id)
+ResponseStore::Stats ResponseStore::stats() const
 {
     std::lock_guard lock(m_mutex);
-    const auto it = m_memory.find(id);
-    if (it == m_memory.end())
-        return nullptr;
-    if (m_db.isOpen() && m_clock.wallMillis() - it->response->createdMs > m_options.memoryAgeMs) {
-        forgetLocked(id); // SQLite has it, and applies the retention
-        return nullptr;
-    }
-    m_recency.splice(m_recency.begin(), m_recency, it->recency);
-    return it->response;
+    return Stats{m_memory.size(), m_memoryBytes, m_saved, m_written, m_writeFailures};
 }
 
-void ResponseStore::remember(std::shared_ptr<const StoredResponse> response, qsizetype bytes)
+std::shared_ptr<const StoredResponse> ResponseStore::fromMemory(const QString &id) const
 {
     std::lock_guard lock(m_mutex);
-    const QString id = response->id;
-    forgetLocked(id);
-    m_recency.push_front(id);
-    m_memory.insert(id, Entry{std::move(response), bytes, m_recency.begin()});
+    const auto it = m_memory.constFind(id);
+    return it == m_memory.cend() ? nullptr : it->response;
+}
+
+void ResponseStore::remember(const std::shared_ptr<const StoredResponse> &response, qsizetype bytes, bool onlyCopy)
+{
+    std::lock_guard lock(m_mutex);
+    m_saved += 1;
+    forgetLocked(response->id);
+    m_memory.insert(response->id, Entry{response, bytes});
     m_memoryBytes += bytes;
-    while (m_memoryBytes > m_options.memoryBytes && m_recency.size() > 1)
-        forgetLocked(QString(m_recency.back())); // a copy: the list element goes
+    if (!onlyCopy)
+        return; // dropped once written
+    m_oldestFirst.emplace_back(response->id, response.get());
+    while (m_memoryBytes > m_options.memoryBytes && m_memory.size() > 1 && !m_oldestFirst.empty()) {
+        const auto &[id, which] = m_oldestFirst.front();
+        const auto it = m_memory.constFind(id);
+        if (it != m_memory.cend() && it->response.get() == which)
+            forgetLocked(id);
+        m_oldestFirst.pop_front();
+    }
 }
 
 void ResponseStore::forgetLocked(const QString &id)
@@ -259,7 +276,6 @@ void ResponseStore::forgetLocked(const QString &id)
     if (it == m_memory.end())
         return;
     m_memoryBytes -= it->bytes;
-    m_recency.erase(it->recency);
     m_memory.erase(it);
 }
 

@@ -8,16 +8,17 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <cstdint>
+#include <deque>
 #include <functional>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace sb {
 
-class Clock;
 class ReplyChannel;
 
 // One answered Responses API request, as the client saw it: what a later previous_response_id
@@ -43,20 +44,32 @@ struct StoredResponse {
     QByteArray json() const;
 };
 
-// The stored responses (table `responses`, deleted with the history's retention): the recent ones
-// in memory, for the follow-up that comes a moment after an answer, and every one in SQLite on a
-// DatabaseThread, so that a conversation continues across a restart. Thread-safe; lookups answer
-// on the caller's thread through a ReplyChannel and never wait for the disk on it.
+// The stored responses (table `responses`, deleted with the history's retention), every one in
+// SQLite on a DatabaseThread, so that a conversation continues across a restart. Thread-safe;
+// lookups answer on the caller's thread through a ReplyChannel and never wait for the disk on it.
+//
+// Memory holds only what SQLite does not have yet: a saved response stays there until the
+// transaction that writes it commits (some 20 ms), so the follow-up that comes at once still
+// finds it, and is then dropped on the database thread. A request thread's save is an insert
+// into a small hash; a lookup after that is one primary-key read on the database thread, which
+// costs less than the model's answer it waits for. Without a database (tests, one that cannot
+// be opened) memory is the only copy: the oldest go first past a byte bound.
 class ResponseStore {
 public:
     struct Options {
-        qsizetype memoryBytes = 32 * 1024 * 1024; // of serialised JSON, the least recently used go first
-        qint64 memoryAgeMs = 60 * 60 * 1000;      // older ones are read from SQLite, the only truth then
+        qsizetype memoryBytes = 32 * 1024 * 1024; // without a database: serialised JSON kept, the oldest go first
         int maxChain = 1000;                      // previous_response_id links followed at most
     };
+    struct Stats {
+        qsizetype inMemory = 0;      // responses held in memory now
+        qsizetype memoryBytes = 0;   // their serialised size
+        std::uint64_t saved = 0;
+        std::uint64_t written = 0;   // rows committed to SQLite
+        std::uint64_t writeFailures = 0;
+    };
 
-    explicit ResponseStore(const Clock &clock);
-    ResponseStore(const Clock &clock, Options options);
+    ResponseStore();
+    explicit ResponseStore(Options options);
     ~ResponseStore();
 
     // Keeps responses in SQLite from now on; without it they live in memory only (tests, a
@@ -78,11 +91,12 @@ public:
     // Waits until what was saved or removed so far is in SQLite (tests, shutdown).
     void flush();
 
+    Stats stats() const;
+
 private:
     struct Entry {
         std::shared_ptr<const StoredResponse> response;
         qsizetype bytes = 0;
-        std::list<QString>::iterator recency;
     };
 
     struct PendingRow {
@@ -90,23 +104,28 @@ private:
         QByteArray input, object; // serialised
     };
 
-    // Writes every row saved since the last call in one transaction (one fsync, not one a row).
+    // Writes every row saved since the last call in one transaction (one fsync, not one a row),
+    // then lets memory forget them.
     void writePending(Database &db);
-    std::shared_ptr<const StoredResponse> fromMemory(const QString &id);
-    void remember(std::shared_ptr<const StoredResponse> response, qsizetype bytes);
+    std::shared_ptr<const StoredResponse> fromMemory(const QString &id) const;
+    void remember(const std::shared_ptr<const StoredResponse> &response, qsizetype bytes, bool onlyCopy);
     void forgetLocked(const QString &id);
 
-    const Clock &m_clock;
     const Options m_options;
     DatabaseThread m_db;
 
     std::mutex m_pendingMutex;
     std::vector<PendingRow> m_pending; // saved, not yet written; a write job is queued while non-empty
 
-    std::mutex m_mutex; // guards the memory below
+    mutable std::mutex m_mutex; // guards the memory and the counts below
     QHash<QString, Entry> m_memory;
-    std::list<QString> m_recency; // most recent first
+    // Without a database only: the order the byte bound evicts in (an entry forgets its id only
+    // while it still names that same response: one removed or saved again is skipped).
+    std::deque<std::pair<QString, const StoredResponse *>> m_oldestFirst;
     qsizetype m_memoryBytes = 0;
+    std::uint64_t m_saved = 0;
+    std::uint64_t m_written = 0;
+    std::uint64_t m_writeFailures = 0;
 };
 
 } // namespace sb

@@ -70,7 +70,7 @@ private slots:
         test::FakeClock clock;
         const qint64 now = clock.wallMillis();
         {
-            ResponseStore store(clock);
+            ResponseStore store;
             QString error;
             QVERIFY2(store.open(path, &error), qPrintable(error));
             store.save(response(QStringLiteral("resp_1"), now));
@@ -81,7 +81,7 @@ private slots:
             QVERIFY(found.value && *found.value);
             QCOMPARE((*found.value)->inputItems().size(), 1);
         }
-        ResponseStore reopened(clock);
+        ResponseStore reopened;
         QVERIFY(reopened.open(path, nullptr));
         Answer<std::optional<StoredResponse>> found;
         reopened.find(QStringLiteral("resp_1"), m_reply, found.sink());
@@ -105,12 +105,12 @@ private slots:
         test::FakeClock clock;
         const qint64 now = clock.wallMillis();
         {
-            ResponseStore store(clock);
+            ResponseStore store;
             QVERIFY(store.open(path, nullptr));
             store.save(response(QStringLiteral("resp_a"), now));
             store.save(response(QStringLiteral("resp_b"), now, QStringLiteral("resp_a")));
         }
-        ResponseStore store(clock);
+        ResponseStore store;
         QVERIFY(store.open(path, nullptr));
         store.save(response(QStringLiteral("resp_c"), now, QStringLiteral("resp_b"))); // in memory; a, b only on disk
         Answer<std::optional<std::vector<StoredResponse>>> chain;
@@ -132,7 +132,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("switchboard.db"));
         test::FakeClock clock;
-        ResponseStore store(clock);
+        ResponseStore store;
         QVERIFY(store.open(path, nullptr));
         store.save(response(QStringLiteral("resp_x"), clock.wallMillis()));
         Answer<bool> removed;
@@ -144,7 +144,7 @@ private slots:
         QVERIFY(again.wait());
         QCOMPARE(again.value, std::optional<bool>(false));
         store.close();
-        ResponseStore reopened(clock);
+        ResponseStore reopened;
         QVERIFY(reopened.open(path, nullptr));
         Answer<std::optional<StoredResponse>> found;
         reopened.find(QStringLiteral("resp_x"), m_reply, found.sink());
@@ -152,17 +152,22 @@ private slots:
         QVERIFY(!*found.value); // the save queued before the delete did not come back
     }
 
-    void memoryIsBoundedAndSqliteKeepsTheRest()
+    void memoryHoldsOnlyWhatSqliteDoesNotHaveYet()
     {
         QTemporaryDir dir;
         test::FakeClock clock;
-        ResponseStore::Options options;
-        options.memoryBytes = 2000;
-        ResponseStore store(clock, options);
+        ResponseStore store;
         QVERIFY(store.open(dir.filePath(QStringLiteral("switchboard.db")), nullptr));
         const QString big(400, QLatin1Char('x'));
         for (int i = 0; i < 20; ++i)
             store.save(response(QStringLiteral("resp_%1").arg(i), clock.wallMillis(), {}, big));
+        store.flush();
+        // Written, so memory let them go: nothing grows with the number of responses ever stored.
+        const ResponseStore::Stats stats = store.stats();
+        QCOMPARE(stats.saved, 20u);
+        QCOMPARE(stats.written, 20u);
+        QCOMPARE(stats.inMemory, 0);
+        QCOMPARE(stats.memoryBytes, 0);
         Answer<std::optional<StoredResponse>> first;
         store.find(QStringLiteral("resp_0"), m_reply, first.sink());
         QVERIFY(first.wait());
@@ -170,10 +175,38 @@ private slots:
         QCOMPARE((*first.value)->object().value(QStringLiteral("output_text_for_test")).toString(), big);
     }
 
+    void withoutADatabaseTheOldestGoPastTheByteBound()
+    {
+        test::FakeClock clock;
+        ResponseStore::Options options;
+        options.memoryBytes = 2000; // three of the big ones (about 540 bytes each) and a small one
+        ResponseStore store(options);
+        const QString big(400, QLatin1Char('x'));
+        const auto save = [&](const char *id, const QString &text) { store.save(response(QString::fromLatin1(id), clock.wallMillis(), {}, text)); };
+        save("resp_a", big);
+        save("resp_b", big);
+        save("resp_a", QStringLiteral("again")); // saved again: the later copy is the one kept
+        save("resp_c", big);
+        save("resp_d", big);
+        save("resp_e", big); // past the bound: the oldest go, and resp_a's first turn must not take its later copy
+        const ResponseStore::Stats stats = store.stats();
+        QVERIFY2(stats.memoryBytes <= 2000, qPrintable(QString::number(stats.memoryBytes)));
+        const auto found = [&](const char *id) {
+            Answer<std::optional<StoredResponse>> answer;
+            store.find(QString::fromLatin1(id), m_reply, answer.sink());
+            return answer.wait() && *answer.value ? std::optional<StoredResponse>(**answer.value) : std::nullopt;
+        };
+        QVERIFY(!found("resp_b")); // the oldest, gone: memory was its only copy
+        const auto again = found("resp_a");
+        QVERIFY(again);
+        QCOMPARE(again->object().value(QStringLiteral("output_text_for_test")).toString(), QStringLiteral("again"));
+        QVERIFY(found("resp_e"));
+    }
+
     void withoutADatabaseResponsesLiveInMemory()
     {
         test::FakeClock clock;
-        ResponseStore store(clock);
+        ResponseStore store;
         store.save(response(QStringLiteral("resp_m"), clock.wallMillis()));
         Answer<std::optional<std::vector<StoredResponse>>> chain;
         store.findChain(QStringLiteral("resp_m"), m_reply, chain.sink());
@@ -182,17 +215,38 @@ private slots:
         QCOMPARE((*chain.value)->size(), std::size_t(1));
     }
 
+    // Rows are saved as answers end; the retention walks them in that order to the first one
+    // inside it. What is inside is never deleted; an answer begun before the cut that ended after
+    // a newer one waits for a later run.
+    void theHistorysRetentionDeletesOldResponses_data()
+    {
+        QTest::addColumn<QStringList>("saved");   // "id@days-ago", in the order their answers ended
+        QTest::addColumn<QStringList>("kept");
+        QTest::newRow("old then new") << QStringList{"resp_old1@3", "resp_old2@2.5", "resp_new@0.5", "resp_newer@0.1"}
+                                      << QStringList{"resp_new", "resp_newer"};
+        QTest::newRow("only old") << QStringList{"resp_old1@5", "resp_old2@4"} << QStringList{};
+        QTest::newRow("only new") << QStringList{"resp_new@1", "resp_newer@0.2"} << QStringList{"resp_new", "resp_newer"};
+        QTest::newRow("a long answer ended late") << QStringList{"resp_old@3", "resp_new@0.5", "resp_long@2.1"}
+                                                  << QStringList{"resp_new", "resp_long"};
+    }
+
     void theHistorysRetentionDeletesOldResponses()
     {
+        QFETCH(QStringList, saved);
+        QFETCH(QStringList, kept);
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("switchboard.db"));
         test::FakeClock clock;
         const qint64 now = clock.wallMillis();
+        QStringList ids;
         {
-            ResponseStore store(clock);
+            ResponseStore store;
             QVERIFY(store.open(path, nullptr));
-            store.save(response(QStringLiteral("resp_old"), now - 3 * DayMs));
-            store.save(response(QStringLiteral("resp_new"), now - DayMs / 2));
+            for (const QString &entry : saved) {
+                const QStringList parts = entry.split(QLatin1Char('@'));
+                ids << parts[0];
+                store.save(response(parts[0], now - qint64(parts[1].toDouble() * DayMs)));
+            }
         }
         HistoryWriter::Options options;
         options.retentionDays = 2;
@@ -201,22 +255,23 @@ private slots:
         writer.runMaintenance();
         writer.stop();
 
-        ResponseStore store(clock);
+        ResponseStore store;
         QVERIFY(store.open(path, nullptr));
-        Answer<std::optional<StoredResponse>> old;
-        store.find(QStringLiteral("resp_old"), m_reply, old.sink());
-        QVERIFY(old.wait());
-        QVERIFY(!*old.value);
-        Answer<std::optional<StoredResponse>> fresh;
-        store.find(QStringLiteral("resp_new"), m_reply, fresh.sink());
-        QVERIFY(fresh.wait());
-        QVERIFY(*fresh.value);
+        QStringList found;
+        for (const QString &id : ids) {
+            Answer<std::optional<StoredResponse>> answer;
+            store.find(id, m_reply, answer.sink());
+            QVERIFY(answer.wait());
+            if (*answer.value)
+                found << id;
+        }
+        QCOMPARE(found, kept);
     }
 
     void aClosedReplyChannelDropsTheAnswer()
     {
         test::FakeClock clock;
-        ResponseStore store(clock);
+        ResponseStore store;
         auto reply = ReplyChannel::to(this);
         reply->close();
         bool called = false;
