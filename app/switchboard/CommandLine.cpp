@@ -48,6 +48,10 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
                                     QStringLiteral("Console: watch a running instance through its admin API (token from "
                                                    "SWITCHBOARD_TOKEN, or asked for)."),
                                     QStringLiteral("host:port"));
+    const QCommandLineOption attachCa(QStringLiteral("attach-ca"),
+                                      QStringLiteral("With --attach https://…: also trust the certificates in this PEM file "
+                                                     "(the instance's own, when it is self-signed)."),
+                                      QStringLiteral("file"));
     const QCommandLineOption exportOption(QStringLiteral("export"),
                                           QStringLiteral("Write the stored configuration to a JSON file, then exit (API keys "
                                                          "left out unless --with-keys)."),
@@ -58,8 +62,8 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
                                           QStringLiteral("Check a JSON configuration file, print what it changes and save it "
                                                          "into the database in one transaction, then exit."),
                                           QStringLiteral("file"));
-    parser.addOptions({headless, db, config, listen, redis, tlsCert, tlsKey, logLevel, screenshots, attach, exportOption,
-                       withKeys, importOption});
+    parser.addOptions({headless, db, config, listen, redis, tlsCert, tlsKey, logLevel, screenshots, attach, attachCa,
+                       exportOption, withKeys, importOption});
 
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "switchboard: %s\nTry 'switchboard --help'.\n", qPrintable(parser.errorText()));
@@ -96,11 +100,21 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
             return false;
         }
         QString error;
-        if (!sb::RemoteAddress::parse(parser.value(attach), &error)) {
+        const auto target = sb::RemoteAddress::parse(parser.value(attach), &error);
+        if (!target) {
             std::fprintf(stderr, "switchboard: --attach: %s\n", qPrintable(error));
             *exitCode = 2;
             return false;
         }
+        if (parser.isSet(attachCa) && !target->tls) {
+            std::fputs("switchboard: --attach-ca trusts a certificate for TLS: give the instance as https://HOST:PORT\n", stderr);
+            *exitCode = 2;
+            return false;
+        }
+    } else if (parser.isSet(attachCa)) {
+        std::fputs("switchboard: --attach-ca only means something with --attach https://HOST:PORT\n", stderr);
+        *exitCode = 2;
+        return false;
     }
     if (parser.isSet(exportOption) || parser.isSet(importOption)) {
         QString conflict;
@@ -131,6 +145,8 @@ bool parseCommandLine(const QStringList &arguments, AppOptions *options, int *ex
     options->importPath = parser.value(importOption);
     options->headless = parser.isSet(headless);
     options->attach = parser.value(attach);
+    if (parser.isSet(attachCa))
+        options->attachCaFile = QFileInfo(parser.value(attachCa)).absoluteFilePath();
     options->dbPath = parser.value(db);
     options->configPath = parser.value(config);
     options->listen = parser.value(listen);

@@ -19,6 +19,7 @@ struct AppOptions {
     // GUI only: HOST:PORT of a running instance to watch instead of the embedded engine (already
     // checked). Its token comes from SWITCHBOARD_TOKEN or the Attach dialog, never from argv.
     QString attach;
+    QString attachCaFile; // --attach-ca: a PEM file trusted besides the system CAs for that instance
     // Instead of running: write the stored configuration to a file, or save a file's configuration
     // into the database (checked and previewed first), then exit. The secret store is the one the
     // same run would use (--headless: the database file; otherwise the keyring when one answers).

@@ -168,6 +168,7 @@ int runConsole(int argc, char **argv, const AppOptions &options)
         // Checked by parseCommandLine; the token never travels on the command line (ps shows argv).
         sb::RemoteGateway::Target target = *sb::RemoteAddress::parse(options.attach);
         target.token = qEnvironmentVariable("SWITCHBOARD_TOKEN").trimmed();
+        target.trustFile = options.attachCaFile;
         // Without a token the user may type one (or need none, on loopback); a token bound for
         // another machine over plain HTTP waits for the dialog's explicit choice.
         if (target.token.isEmpty() || (!target.tls && !target.isLoopback()))

@@ -9,6 +9,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QSslConfiguration>
 
 namespace sb {
 
@@ -28,6 +29,10 @@ RemoteGateway::RemoteGateway(const Clock &clock, Target target, QObject *parent)
 {
     qRegisterMetaType<sb::MetricsSnapshot>();
     qRegisterMetaType<sb::HealthEvent>();
+    if (m_target.tls && !m_target.trustFile.isEmpty()) {
+        if (auto trusted = TrustedCertificates::read(m_target.trustFile, &m_trustProblem))
+            m_trusted = std::move(*trusted);
+    }
 }
 
 RemoteGateway::~RemoteGateway()
@@ -97,11 +102,23 @@ QNetworkReply *RemoteGateway::send(const QByteArray &method, const QString &path
 {
     QNetworkRequest request(QUrl(displayName() + pathAndQuery));
     request.setTransferTimeout(10000); // a remote that stops answering must show as unreachable, not hang the poll
+    if (m_target.tls && !m_trusted.certificates.isEmpty()) {
+        // Added to the system's CAs, never replacing them: an instance whose certificate is renewed
+        // by a public CA later still verifies. The host name is checked as always.
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.addCaCertificates(m_trusted.certificates);
+        request.setSslConfiguration(tls);
+    }
     if (!m_target.token.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + m_target.token.toUtf8());
     if (method == "POST")
         request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    return m_http->sendCustomRequest(request, method, method == "POST" ? QByteArrayLiteral("{}") : QByteArray());
+    QNetworkReply *reply = m_http->sendCustomRequest(request, method, method == "POST" ? QByteArrayLiteral("{}") : QByteArray());
+    if (m_target.tls)
+        connect(reply, &QNetworkReply::sslErrors, this, [this](const QList<QSslError> &errors) {
+            m_tlsAdvice = untrustedCertificateAdvice(errors);
+        });
+    return reply;
 }
 
 bool RemoteGateway::readReply(QNetworkReply *reply, QJsonObject *json)
@@ -115,7 +132,8 @@ bool RemoteGateway::readReply(QNetworkReply *reply, QJsonObject *json)
         return false;
     }
     if (reply->error() != QNetworkReply::NoError && status == 0) {
-        setState(State::Unreachable, QStringLiteral("Cannot reach %1: %2").arg(displayName(), reply->errorString()));
+        const bool untrusted = reply->error() == QNetworkReply::SslHandshakeFailedError && !m_tlsAdvice.isEmpty();
+        setState(State::Unreachable, QStringLiteral("Cannot reach %1: %2").arg(displayName(), untrusted ? m_tlsAdvice : reply->errorString()));
         return false;
     }
     if (status != 200 || parsed.isEmpty()) {
@@ -130,6 +148,10 @@ void RemoteGateway::poll()
 {
     if (m_inFlight)
         return; // the previous poll is still waiting; never pile requests up on a slow instance
+    if (!m_trustProblem.isEmpty()) {
+        setState(State::Unreachable, QStringLiteral("Cannot attach to %1: the certificate file to trust: %2").arg(displayName(), m_trustProblem));
+        return;
+    }
     QNetworkReply *reply = send("GET", QStringLiteral("/admin/snapshot"));
     m_inFlight = reply;
     connect(reply, &QNetworkReply::finished, this, [this, reply] {

@@ -4,6 +4,7 @@
 #include "control/MetricsSnapshot.h"
 #include "health/HealthEvent.h"
 #include "model/EngineConfig.h"
+#include "remote/TrustedCertificates.h"
 
 #include <QObject>
 #include <QPointer>
@@ -43,6 +44,9 @@ public:
         quint16 port = 8400;
         QString token; // the instance's local token; empty when it has none (it then answers loopback only)
         bool tls = false; // https: the instance's proxy port serves TLS
+        // With tls: a PEM file of certificates trusted besides the system's CAs (the instance's own
+        // certificate when it is self-signed, or the private CA that signed it); empty for none.
+        QString trustFile;
         // True for 127.0.0.0/8, ::1 and "localhost": a token sent there never leaves the machine.
         bool isLoopback() const;
     };
@@ -99,6 +103,12 @@ private:
 
     const Clock &m_clock;
     const Target m_target;
+    // The certificates trusted besides the system's (read once from Target::trustFile), or why the
+    // file cannot serve: then no request is sent, since it would fail or trust less than asked.
+    TrustedCertificates m_trusted;
+    QString m_trustProblem;
+    // Why the last TLS handshake refused the instance's certificate, for the state's sentence.
+    QString m_tlsAdvice;
     QNetworkAccessManager *m_http;
     std::unique_ptr<Timer> m_timer;
     QPointer<QNetworkReply> m_inFlight;

@@ -69,6 +69,26 @@ private slots:
         QCOMPARE(exitCode, 2);
     }
 
+    void attachCaIsKeptAsAnAbsolutePathForTlsOnly()
+    {
+        AppOptions options;
+        int exitCode = -1;
+        QVERIFY(parse({QStringLiteral("--attach"), QStringLiteral("https://10.0.0.5:8400"), QStringLiteral("--attach-ca"),
+                       QStringLiteral("instance.pem")},
+                      &options, &exitCode));
+        QCOMPARE(options.attachCaFile, QDir::current().absoluteFilePath(QStringLiteral("instance.pem")));
+
+        // A certificate to trust over plain HTTP, or with nothing to attach to, is a mistake said at once.
+        exitCode = -1;
+        QVERIFY(!parse({QStringLiteral("--attach"), QStringLiteral("10.0.0.5:8400"), QStringLiteral("--attach-ca"),
+                        QStringLiteral("instance.pem")},
+                       &options, &exitCode));
+        QCOMPARE(exitCode, 2);
+        exitCode = -1;
+        QVERIFY(!parse({QStringLiteral("--attach-ca"), QStringLiteral("instance.pem")}, &options, &exitCode));
+        QCOMPARE(exitCode, 2);
+    }
+
     void thereIsNoTokenOption()
     {
         AppOptions options;

@@ -5,12 +5,14 @@
 // remote left on screen. Real sockets, real widgets offscreen; the providers are the simulator's.
 #include "AttachFixture.h"
 #include "FakeClock.h"
+#include "TestCertificate.h"
 #include "TestPaths.h"
 #include "ThemeManager.h"
 #include "TrayNotifier.h"
 #include "attach/InstanceIndicator.h"
 #include "attach/UnavailableNotice.h"
 #include "pages/OverviewPage.h"
+#include "remote/TrustedCertificates.h"
 #include "requests/RequestsPage.h"
 #include "settings/SettingsPage.h"
 
@@ -250,6 +252,86 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(dialog));
         QVERIFY(dialog->grab().save(test::artifactPath(QStringLiteral("attach/dialog-refused.png"))));
         dialog->reject();
+    }
+
+    void aSelfSignedInstanceIsAttachedOnceItsCertificateIsTrusted()
+    {
+        // An instance serving HTTPS with a certificate no CA signed: the usual case for a fleet on a
+        // private network.
+        TestCertificate certificate;
+        QString why;
+        QVERIFY2(certificate.make(&why), qPrintable(why));
+        m_lab = std::make_unique<AttachLab>();
+        sim::FakeProvider *primary = m_lab->provider(QStringLiteral("primary"));
+        sim::FakeProvider *fallback = m_lab->provider(QStringLiteral("fallback"));
+        QVERIFY(primary && fallback);
+        auto config = twoChannelConfig(QStringLiteral("tls"), primary->baseUrl(), fallback->baseUrl(), kToken);
+        config->proxy.tlsCertFile = certificate.certificateFile();
+        config->proxy.tlsKeyFile = certificate.keyFile();
+        QVERIFY2((m_remote = m_lab->engine(config, &why)), qPrintable(why));
+        const QList<QSslCertificate> served = QSslCertificate::fromPath(certificate.certificateFile());
+        QCOMPARE(served.size(), 1);
+        const QString fingerprint = sha256Fingerprint(served.first());
+
+        MainWindow window;
+        AttachDialog *dialog = window.openAttachDialog();
+        RemoteGateway::Target target = remoteTarget(kToken);
+        target.tls = true;
+        dialog->setTarget(target);
+        auto *trust = dialog->findChild<QLineEdit *>(QStringLiteral("trustEdit"));
+        auto *trustState = dialog->findChild<QLabel *>(QStringLiteral("trustState"));
+        QVERIFY(trust->isVisibleTo(dialog));
+
+        // Only the system's CAs: refused, and the sentence names the certificate and what to do.
+        dialog->connectButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->stateText().contains(QStringLiteral("not trusted")), 10000);
+        QVERIFY2(dialog->stateText().contains(fingerprint), qPrintable(dialog->stateText()));
+        QVERIFY(dialog->stateText().contains(QStringLiteral("self-signed")));
+        QVERIFY(!window.isAttachedRemote());
+        QVERIFY(dialog->isVisible());
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QVERIFY(dialog->grab().save(test::artifactPath(QStringLiteral("attach/dialog-untrusted.png"))));
+
+        // The key chosen by mistake is named as such, and nothing can be sent.
+        trust->setText(certificate.keyFile());
+        QVERIFY(trustState->text().contains(QStringLiteral("private key")));
+        QVERIFY(!dialog->connectButton()->isEnabled());
+        trust->setText(certificate.directory() + QStringLiteral("/missing.pem"));
+        QVERIFY(trustState->text().contains(QStringLiteral("does not exist")));
+        QVERIFY(!dialog->connectButton()->isEnabled());
+
+        // The certificate itself: described with the fingerprint to compare, then trusted.
+        trust->setText(certificate.certificateFile());
+        QVERIFY(dialog->stateText().isEmpty()); // the refusal was about the fields as they were
+        // Grouped by eight bytes on two lines; the same digits.
+        auto *trustInfo = dialog->findChild<QLabel *>(QStringLiteral("trustInfo"));
+        QString shown = trustInfo->text();
+        shown.replace(QRegularExpression(QStringLiteral("\\s+")), QStringLiteral(":"));
+        QVERIFY2(shown.contains(fingerprint), qPrintable(trustInfo->text()));
+        QVERIFY(trustInfo->text().contains(QStringLiteral("CN=127.0.0.1")));
+        QVERIFY(trustState->text().isEmpty());
+        QVERIFY(dialog->connectButton()->isEnabled());
+        QCOMPARE(dialog->target().trustFile, certificate.certificateFile());
+        dialog->show();
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        // Laid out as a person sees it, not only set: every line of it.
+        QTRY_VERIFY(trustInfo->height() >= trustInfo->sizeHint().height());
+        QVERIFY(dialog->grab().save(test::artifactPath(QStringLiteral("attach/dialog-trust.png"))));
+        QPointer<AttachDialog> alive(dialog);
+        dialog->connectButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!alive, 10000);
+        QVERIFY(window.isAttachedRemote());
+        QTRY_COMPARE_WITH_TIMEOUT(channelNames(window), (QStringList{"tls/A", "tls/B"}), 10000);
+        QVERIFY(window.instanceIndicator()->text().contains(QStringLiteral("https://127.0.0.1")));
+
+        // Unticking TLS hides the row and forgets the file: plain HTTP has no certificate to trust.
+        AttachDialog plain;
+        plain.setTarget(target);
+        auto *plainTrust = plain.findChild<QLineEdit *>(QStringLiteral("trustEdit"));
+        plainTrust->setText(certificate.certificateFile());
+        plain.findChild<QCheckBox *>(QStringLiteral("tlsBox"))->setChecked(false);
+        QVERIFY(!plainTrust->isVisibleTo(&plain));
+        QVERIFY(plain.target().trustFile.isEmpty());
     }
 
     void dialogValidatesInline()

@@ -14,7 +14,8 @@ class AttachDialog;
 
 namespace sb {
 
-// "Attach to instance…": host, port and token (masked) of a running Switchboard, validated inline.
+// "Attach to instance…": host, port and token (masked) of a running Switchboard, validated inline;
+// over TLS, optionally a certificate file to trust besides the system's CAs (a self-signed instance).
 // Connect starts a RemoteGateway and waits for its first answer: Connected closes the dialog (after
 // showing the sentence for a moment), Cannot reach … or a refused token stays on screen under the
 // fields so the operator can correct them. The token is typed here or taken from SWITCHBOARD_TOKEN —
@@ -41,7 +42,9 @@ public slots:
     void connectToInstance();
 
 private:
+    void fieldsEdited(); // clears the last attempt's sentence, then validate()
     void validate();
+    void validateTrust(); // part of validate(): the certificate file to trust, read and described
     void onStateChanged(RemoteGateway::State state, const QString &message);
     void dropGateway();
     void setEditing(bool editing);
