@@ -21,6 +21,9 @@ public:
     QString defaultBaseUrl() const override;
 
     UpstreamRequest chatRequest(const QJsonObject &openAiBody, const AdapterContext &context) const override;
+    // The usual request written from the client's bytes (quickAnthropicRequest); anything else
+    // through chatRequest's translation of the object.
+    UpstreamRequest chatRequestFor(const ClientBody &body, const AdapterContext &context) const override;
     bool takesAssistantPrefill() const override { return true; }
     // Anthropic's Messages API in: the client's body goes as it came, its thinking signatures,
     // cache_control and beta fields untouched; anthropic-version and anthropic-beta are the client's.
@@ -37,6 +40,9 @@ public:
     std::optional<QString> answerProblem(const HttpHeaders &headers, const QByteArray &body, bool embeddings) const override;
 
     QJsonObject chatResponse(const QByteArray &body, TokenUsage *usage) const override;
+    // The usual message on its bytes (quickChatCompletion); anything else as the default reads it.
+    Outcome classifyAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body, bool embeddings,
+                           OpenAiAnswer *answer, TokenUsage *usage) const override;
     Outcome classifyNativeAnswer(QStringView clientApi, int httpStatus, const HttpHeaders &headers, const QByteArray &body,
                                  OpenAiAnswer *answer, TokenUsage *usage) const override;
     QJsonObject embeddingsResponse(const QByteArray &body, TokenUsage *usage) const override;
