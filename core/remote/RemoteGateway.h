@@ -46,7 +46,7 @@ public:
         bool tls = false; // https: the instance's proxy port serves TLS
         // With tls: a PEM file of certificates trusted besides the system's CAs (the instance's own
         // certificate when it is self-signed, or the private CA that signed it); empty for none.
-        QString trustFile;
+        QString trustFile{};
         // True for 127.0.0.0/8, ::1 and "localhost": a token sent there never leaves the machine.
         bool isLoopback() const;
     };

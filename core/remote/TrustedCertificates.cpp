@@ -38,17 +38,6 @@ std::optional<TrustedCertificates> TrustedCertificates::read(const QString &path
     return trusted;
 }
 
-QString TrustedCertificates::describe() const
-{
-    if (certificates.isEmpty())
-        return {};
-    const QSslCertificate &first = certificates.first();
-    QString text = QStringLiteral("%1, SHA-256 %2").arg(certificateSubject(first), sha256Fingerprint(first));
-    if (certificates.size() > 1)
-        text += QStringLiteral(" (and %1 more)").arg(certificates.size() - 1);
-    return text;
-}
-
 QString sha256Fingerprint(const QSslCertificate &certificate)
 {
     return QString::fromLatin1(certificate.digest(QCryptographicHash::Sha256).toHex(':').toUpper());

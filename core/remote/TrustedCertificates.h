@@ -18,10 +18,6 @@ struct TrustedCertificates {
     // The certificates in a PEM file; std::nullopt with a sentence saying what is wrong when the
     // file is missing, unreadable or holds no certificate (a private key chosen by mistake).
     static std::optional<TrustedCertificates> read(const QString &path, QString *error);
-
-    // "CN=gateway.internal, SHA-256 AB:CD:…" of the first one: what the instance's own Settings →
-    // Proxy → HTTPS shows, so the two can be compared before the token is sent.
-    QString describe() const;
 };
 
 // "CN=gateway.internal", or the whole subject when it has no common name.

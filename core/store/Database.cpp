@@ -185,7 +185,7 @@ const std::vector<Migration> &Database::migrations()
         // Stored responses are written in the order they were made, so their rowids run with
         // created_ms and the retention finds its cut by walking the table from its oldest end
         // (HistoryWriter). The index on created_ms was a third B-tree to update on every stored
-        // response, the Responses door's busiest write, for a delete that runs once an hour.
+        // response, the Responses door's busiest write, for a delete that runs every ten minutes.
         {13, QStringLiteral("stored responses without the created_ms index"),
          {QStringLiteral("DROP INDEX responses_created")}},
     };

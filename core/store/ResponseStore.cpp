@@ -254,17 +254,17 @@ std::shared_ptr<const StoredResponse> ResponseStore::fromMemory(const QString &i
 void ResponseStore::remember(const std::shared_ptr<const StoredResponse> &response, qsizetype bytes, bool onlyCopy)
 {
     std::lock_guard lock(m_mutex);
-    m_saved += 1;
+    const std::uint64_t serial = ++m_saved;
     forgetLocked(response->id);
-    m_memory.insert(response->id, Entry{response, bytes});
+    m_memory.insert(response->id, Entry{response, bytes, serial});
     m_memoryBytes += bytes;
     if (!onlyCopy)
         return; // dropped once written
-    m_oldestFirst.emplace_back(response->id, response.get());
+    m_oldestFirst.emplace_back(response->id, serial);
     while (m_memoryBytes > m_options.memoryBytes && m_memory.size() > 1 && !m_oldestFirst.empty()) {
         const auto &[id, which] = m_oldestFirst.front();
         const auto it = m_memory.constFind(id);
-        if (it != m_memory.cend() && it->response.get() == which)
+        if (it != m_memory.cend() && it->serial == which)
             forgetLocked(id);
         m_oldestFirst.pop_front();
     }

@@ -97,6 +97,7 @@ private:
     struct Entry {
         std::shared_ptr<const StoredResponse> response;
         qsizetype bytes = 0;
+        std::uint64_t serial = 0; // which save made it (m_saved then)
     };
 
     struct PendingRow {
@@ -119,9 +120,10 @@ private:
 
     mutable std::mutex m_mutex; // guards the memory and the counts below
     QHash<QString, Entry> m_memory;
-    // Without a database only: the order the byte bound evicts in (an entry forgets its id only
-    // while it still names that same response: one removed or saved again is skipped).
-    std::deque<std::pair<QString, const StoredResponse *>> m_oldestFirst;
+    // Without a database only: the order the byte bound evicts in, by id and save serial (an entry
+    // forgets its id only while memory still holds that same save: one removed or saved again is
+    // skipped).
+    std::deque<std::pair<QString, std::uint64_t>> m_oldestFirst;
     qsizetype m_memoryBytes = 0;
     std::uint64_t m_saved = 0;
     std::uint64_t m_written = 0;
