@@ -13,21 +13,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 peers="$root/tests/bench/peers"
 bench_dir="$root/build/bench"
 rounds=2 seconds=6
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --rounds) rounds=$2; shift 2 ;;
-    --seconds) seconds=$2; shift 2 ;;
-    *) echo "usage: tests/bench/cpu-per-request.sh [--rounds N] [--seconds S]"; exit 2 ;;
-  esac
-done
-if [ -z "${SB_CPU_INSIDE:-}" ]; then
-  "$root/packaging/install-deps.sh" >/dev/null
-  cmake --preset bench >/dev/null
-  cmake --build --preset bench --target switchboard >/dev/null
-  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
-  export SB_CPU_INSIDE=1
-  exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@"' "$0" --rounds "$rounds" --seconds "$seconds"
-fi
+source "$root/tests/bench/lib/namespace.sh"
+bench_read_rounds "tests/bench/cpu-per-request.sh [--rounds N] [--seconds S]" "$@"
+bench_enter_namespace SB_CPU_INSIDE
 
 ulimit -n 65536 2>/dev/null || ulimit -n 8192
 work=$(mktemp -d /tmp/sb-cpu.XXXXXX)
@@ -38,7 +26,6 @@ cleanup() {
   sleep 0.3; rm -rf "$work"
 }
 trap cleanup EXIT
-wait_for() { for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1"; exit 1; }
 
 "$peers/make-cert.sh" "$work" >/dev/null
 for conf in upstream-nginx tls-upstream-nginx proxy-nginx; do

@@ -22,21 +22,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 peers="$root/tests/bench/peers"
 bench_dir="$root/build/bench"
 rounds=4 seconds=8
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --rounds) rounds=$2; shift 2 ;;
-    --seconds) seconds=$2; shift 2 ;;
-    *) echo "usage: tests/bench/front-doors.sh [--rounds N] [--seconds S]"; exit 2 ;;
-  esac
-done
-if [ -z "${SB_DOORS_INSIDE:-}" ]; then
-  "$root/packaging/install-deps.sh" >/dev/null
-  cmake --preset bench >/dev/null
-  cmake --build --preset bench --target switchboard >/dev/null
-  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
-  export SB_DOORS_INSIDE=1
-  exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@"' "$0" --rounds "$rounds" --seconds "$seconds"
-fi
+source "$root/tests/bench/lib/namespace.sh"
+bench_read_rounds "tests/bench/front-doors.sh [--rounds N] [--seconds S]" "$@"
+bench_enter_namespace SB_DOORS_INSIDE
 
 ulimit -n 65536 2>/dev/null || ulimit -n 8192
 work=$(mktemp -d /tmp/sb-doors.XXXXXX)
@@ -47,7 +35,6 @@ cleanup() {
   sleep 0.3; rm -rf "$work"
 }
 trap cleanup EXIT
-wait_for() { for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1"; exit 1; }
 
 if [ -z "${SB_DOORS_REUSE:-}" ]; then
   sed "s|@WORK@|$work|g" "$peers/upstream-nginx.conf" > "$work/upstream-nginx.conf"

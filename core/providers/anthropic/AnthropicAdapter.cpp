@@ -344,6 +344,14 @@ QString AnthropicAdapter::finishReason(const QString &stopReason)
     return QStringLiteral("stop"); // end_turn, stop_sequence, pause_turn
 }
 
+TokenUsage AnthropicAdapter::usageOfMessage(QByteArrayView message, const JsonObjectScan &scan)
+{
+    QJsonObject tokens;
+    if (const JsonObjectScan::Member *member = scan.find("usage"))
+        parseJsonObject(member->valueIn(message).toByteArray(), &tokens); // a few numbers: Qt's parser is cheap here
+    return usageFromAnthropic(tokens);
+}
+
 TokenUsage AnthropicAdapter::usageFromAnthropic(const QJsonObject &usage)
 {
     TokenUsage out;
@@ -443,13 +451,8 @@ Outcome AnthropicAdapter::classifyNativeAnswer(QStringView clientApi, int httpSt
         const JsonObjectScan::Member *type = scan.find("type");
         const JsonObjectScan::Member *content = scan.find("content");
         if (type && type->valueIn(body) == QByteArrayView("\"message\"") && content && content->valueIn(body).startsWith('[')) {
-            if (usage) {
-                const JsonObjectScan::Member *member = scan.find("usage");
-                QJsonObject tokens;
-                if (member)
-                    parseJsonObject(member->valueIn(body).toByteArray(), &tokens);
-                *usage = usageFromAnthropic(tokens);
-            }
+            if (usage)
+                *usage = usageOfMessage(body, scan);
             return Outcome::success(httpStatus);
         }
     }

@@ -57,6 +57,8 @@ public:
     // cache_creation_input_tokens (the whole prompt, as OpenAI counts it); the cache counts only
     // where the usage has them.
     static TokenUsage usageFromAnthropic(const QJsonObject &usage);
+    // The usage of a message `scan` accepted, read without parsing the rest of it.
+    static TokenUsage usageOfMessage(QByteArrayView message, const JsonObjectScan &scan);
 };
 
 } // namespace sb

@@ -6,7 +6,6 @@
 #include "providers/anthropic/AnthropicAdapter.h"
 #include "providers/common/ProviderText.h"
 
-#include <QJsonObject>
 
 namespace sb {
 
@@ -79,10 +78,7 @@ std::optional<QByteArray> quickChatCompletion(const QByteArray &message, TokenUs
     // An empty message with no stop reason is not an answer; the parsing path says so.
     if (texts.empty() && stopReason.isEmpty())
         return std::nullopt;
-    QJsonObject tokens;
-    if (const JsonObjectScan::Member *member = scan.find("usage"))
-        parseJsonObject(member->valueIn(message).toByteArray(), &tokens); // a few numbers: Qt's parser is cheap here
-    const TokenUsage counted = AnthropicAdapter::usageFromAnthropic(tokens);
+    const TokenUsage counted = AnthropicAdapter::usageOfMessage(message, scan);
 
     // Members in the order QJsonDocument writes chatResponse's object, so both paths read alike.
     QByteArray out;

@@ -1,0 +1,36 @@
+# Sourced by the benchmarks that measure side by side inside a private network namespace on the
+# `bench` tree (front-doors.sh, fleet.sh, cpu-per-request.sh): their two options and the way in.
+# The sourcing script sets `root` (the project's root) and the defaults of `rounds` and `seconds`.
+
+# Reads --rounds N and --seconds S into $rounds and $seconds; anything else prints the usage line.
+bench_read_rounds() { # USAGE ARGS...
+  local usage=$1
+  shift
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --rounds) rounds=$2; shift 2 ;;
+      --seconds) seconds=$2; shift 2 ;;
+      *) echo "usage: $usage"; exit 2 ;;
+    esac
+  done
+}
+
+# Outside (the variable named INSIDE unset): installs what is missing, builds the bench tree's
+# switchboard, and runs the script again as root in a private network namespace with loopback up,
+# so nothing it starts is reachable from outside. Inside: returns at once.
+bench_enter_namespace() { # INSIDE
+  [ -n "${!1:-}" ] && return 0
+  "$root/packaging/install-deps.sh" >/dev/null
+  cmake --preset bench >/dev/null
+  cmake --build --preset bench --target switchboard >/dev/null
+  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
+  export "$1=1"
+  exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@"' "$0" --rounds "$rounds" --seconds "$seconds"
+}
+
+# Up to 15 s for something to answer at URL.
+wait_for() { # URL
+  for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done
+  echo "nothing answers at $1"
+  exit 1
+}
