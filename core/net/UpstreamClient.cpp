@@ -355,6 +355,8 @@ void UpstreamClient::watchSocket(int socket, int what)
         it->second->connection = m_connectionSockets.count(socket) != 0;
     }
     SocketWatch &watch = *it->second;
+    if ((what & CURL_POLL_OUT) && !(watch.wanted & CURL_POLL_OUT))
+        m_newlyWritable.push_back(socket);
     watch.wanted = what;
     const auto want = [this, socket](QSocketNotifier *&notifier, QSocketNotifier::Type type, int event) {
         if (!notifier) {
@@ -390,9 +392,33 @@ void UpstreamClient::socketAction(int socket, int events)
         return;
     int running = 0;
     curl_multi_socket_action(m_multi, socket, events, &running);
+    sendWhatWaitsForWritable();
     // libcurl is off the stack from here on: callers' callbacks may start and cancel freely.
     deliverPending();
     collectFinished();
+}
+
+void UpstreamClient::sendWhatWaitsForWritable()
+{
+    // libcurl writes an HTTP/2 request's HEADERS frame at once but its body only when told the
+    // socket is writable, which the loop reports a turn later, after every other ready socket of
+    // that turn: milliseconds under load. A server that answers without reading the body (nginx's
+    // `return`, any early error) then closes the stream first, and libcurl fails a request whose
+    // body never went out (a 200 to 400 ms retry backoff at the p99 of the HTTP/2 bench row). So
+    // a socket libcurl starts wanting to write is offered the write right away, as a writable
+    // loopback or LAN socket would be reported; one that is not writable keeps its notifier. Two
+    // rounds at most: a write may make libcurl ask for another socket's.
+    for (int round = 0; round < 2 && !m_newlyWritable.empty(); ++round) {
+        const std::vector<int> sockets = std::exchange(m_newlyWritable, {});
+        for (const int socket : sockets) {
+            const auto it = m_sockets.find(socket);
+            if (it == m_sockets.end() || !(it->second->wanted & CURL_POLL_OUT))
+                continue;
+            int running = 0;
+            curl_multi_socket_action(m_multi, socket, CURL_CSELECT_OUT, &running);
+        }
+    }
+    m_newlyWritable.clear();
 }
 
 void UpstreamClient::deliverPending()
@@ -454,23 +480,38 @@ void UpstreamClient::collectFinished()
         deliver(transfer);        // whatever arrived with the end of the transfer
         if (transfer->retired)
             continue;
+        // An HTTP/2 server may answer before it has read the request's body and then close the
+        // stream (RFC 9113 §8.1); libcurl 7.88 reports a stream error when its body write finds
+        // the stream closed. A whole answer is kept as the answer it is; one it dropped unread is
+        // asked for again, once: the server never had the body, so it cannot have acted on it.
+        CURLcode outcome = result;
+        if (result == CURLE_HTTP2_STREAM && transfer->hasWholeAnswer()) {
+            outcome = CURLE_OK;
+            ++m_stats.http2EarlyAnswersKept;
+        } else if (result == CURLE_HTTP2_STREAM && transfer->resends == 0 && transfer->endedBeforeItsBodyWent()) {
+            ++transfer->resends;
+            ++m_stats.http2Resends;
+            curl_multi_remove_handle(m_multi, transfer->easy());
+            if (curl_multi_add_handle(m_multi, transfer->easy()) == CURLM_OK)
+                continue;
+        }
         long connects = 0;
         curl_easy_getinfo(transfer->easy(), CURLINFO_NUM_CONNECTS, &connects);
         m_stats.connectionsOpened += static_cast<quint64>(std::max(0L, connects));
-        if (connects == 0 && result == CURLE_OK)
+        if (connects == 0 && outcome == CURLE_OK)
             ++m_stats.connectionsReused;
         long httpVersion = 0;
         curl_easy_getinfo(transfer->easy(), CURLINFO_HTTP_VERSION, &httpVersion);
         if (httpVersion == CURL_HTTP_VERSION_2_0)
             ++m_stats.http2Transfers;
-        if (result == CURLE_OK && httpVersion != 0) {
+        if (outcome == CURLE_OK && httpVersion != 0) {
             if (const QByteArray origin = originKey(transfer->request(), transfer->options()); !origin.isEmpty()) {
                 if (m_originMultiplexes.size() >= kMaxKnownOrigins && !m_originMultiplexes.count(origin))
                     m_originMultiplexes.clear();
                 m_originMultiplexes[origin] = httpVersion == CURL_HTTP_VERSION_2_0;
             }
         }
-        const auto [error, text] = transfer->classify(result);
+        const auto [error, text] = transfer->classify(outcome);
         finish(transfer, error, text);
     }
 }

@@ -53,6 +53,13 @@ public:
         // HTTPS transfers started without CURLOPT_PIPEWAIT because their origin answered in
         // HTTP/1.1 before (see originKey): they open a connection at once when none is free.
         quint64 http1OriginTransfers = 0;
+        // HTTP/2 answers that were complete when the server closed the stream before the request's
+        // body had gone out (RFC 9113 §8.1 lets a server answer early); libcurl reports those as a
+        // stream error, and they are kept as the answers they are.
+        quint64 http2EarlyAnswersKept = 0;
+        // HTTP/2 requests sent again, once, because the server closed the stream before their body
+        // had gone out and nothing had come back (the answer it gave, if any, libcurl dropped).
+        quint64 http2Resends = 0;
     };
 
     explicit UpstreamClient(const Clock &clock, QObject *parent = nullptr);
@@ -100,6 +107,7 @@ private:
     void watchSocket(int socket, int what);
     void onSocketActivated(int socket, int event);
     void socketAction(int socket, int events);
+    void sendWhatWaitsForWritable();
     void scheduleDelivery();
     void deliverPending();
     void deliver(TransferPtr transfer);
@@ -129,6 +137,7 @@ private:
     bool m_usedSinceSweep = false;     // connections may be cached
     std::unordered_map<int, std::unique_ptr<SocketWatch>> m_sockets;
     std::unordered_set<int> m_connectionSockets; // libcurl connections, open (UpstreamSocketHooks)
+    std::vector<int> m_newlyWritable;            // sockets libcurl began to want written (sendWhatWaitsForWritable)
     Http1Engine *m_http1 = nullptr; // a child, so it follows the client to its thread
     bool m_http1EngineEnabled = true;
     std::shared_ptr<EasyHandlePool> m_easyHandles = std::make_shared<EasyHandlePool>();

@@ -296,6 +296,9 @@ void UpstreamTransfer::recordHead(int status, HttpHeaders &&headers)
     m_status = status;
     m_headers = std::move(headers);
     m_headersComplete = true;
+    bool known = false;
+    const qint64 length = m_headers.value("content-length").toLongLong(&known);
+    m_contentLength = known ? length : -1;
     if (m_onActivity)
         m_onActivity();
 }
@@ -326,6 +329,22 @@ bool UpstreamTransfer::takeHeaders(int *status, HttpHeaders *headers)
     *status = m_status;
     *headers = std::move(m_headers);
     return true;
+}
+
+bool UpstreamTransfer::hasWholeAnswer() const
+{
+    if (m_status < 200 || !m_headersComplete)
+        return false;
+    return m_contentLength >= 0 && m_contentLength == m_received;
+}
+
+bool UpstreamTransfer::endedBeforeItsBodyWent() const
+{
+    if (m_status != 0 || m_received != 0 || m_request.body.isEmpty() || !m_easy)
+        return false;
+    curl_off_t uploaded = 0;
+    curl_easy_getinfo(m_easy, CURLINFO_SIZE_UPLOAD_T, &uploaded);
+    return uploaded < static_cast<curl_off_t>(m_request.body.size());
 }
 
 QByteArray UpstreamTransfer::takeData()

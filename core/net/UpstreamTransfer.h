@@ -107,6 +107,12 @@ public:
     void recordHead(int status, HttpHeaders &&headers);
     bool recordBody(QByteArrayView piece);
     bool tooLarge() const { return m_tooLarge; }
+    // A final status came with a Content-Length and that many body bytes arrived.
+    bool hasWholeAnswer() const;
+    // Nothing came back and the request's body had not all gone out: the server cannot have
+    // acted on the request, so sending it again is safe.
+    bool endedBeforeItsBodyWent() const;
+    int resends = 0; // times the client sent it again (UpstreamClient::collectFinished)
     QString tooLargeMessage() const;
 
     // Why these headers cannot go out (a line break in a name or value: an API key pasted with its
@@ -161,6 +167,7 @@ private:
     bool m_headersTaken = false;
     QByteArray m_pending;
     qint64 m_received = 0;
+    qint64 m_contentLength = -1; // the final response's, when it sent one
     bool m_tooLarge = false;
 };
 

@@ -104,7 +104,39 @@ Router::Router(const Clock &clock, Random &random, EngineConfigPtr config)
     setConfig(std::move(config));
 }
 
-Router::~Router() = default;
+namespace {
+
+// Versions come from one counter, so a router made where a destroyed one lived never matches the
+// destroyed one's cached table.
+std::atomic<std::uint64_t> g_tableVersions{0};
+
+struct CachedTable {
+    const void *router = nullptr;
+    std::uint64_t version = 0;
+    std::shared_ptr<const RoutingTable> table;
+};
+thread_local CachedTable t_cachedTable;
+
+} // namespace
+
+Router::~Router()
+{
+    if (t_cachedTable.router == this)
+        t_cachedTable = CachedTable{};
+}
+
+std::shared_ptr<const RoutingTable> Router::table() const
+{
+    const std::uint64_t version = m_tableVersion.load(std::memory_order_acquire);
+    CachedTable &cached = t_cachedTable;
+    if (cached.router != this || cached.version != version) {
+        // A table newer than `version` may be read here; the next call then reads it again.
+        cached.table = m_table.load(std::memory_order_acquire);
+        cached.router = this;
+        cached.version = version;
+    }
+    return cached.table;
+}
 
 void Router::setConfig(EngineConfigPtr config)
 {
@@ -112,9 +144,10 @@ void Router::setConfig(EngineConfigPtr config)
     if (!config)
         config = std::make_shared<const EngineConfig>();
     m_pool.reconfigure(*config);
-    auto previous = table();
+    auto previous = m_table.load(std::memory_order_acquire);
     m_table.store(std::make_shared<const RoutingTable>(m_clock, std::move(config), m_pool, previous.get()),
                   std::memory_order_release);
+    m_tableVersion.store(g_tableVersions.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
 QString Router::unknownModelMessage(const QString &logicalModel, const EngineConfig &config)

@@ -158,13 +158,17 @@ private:
         std::atomic<std::uint64_t> choices{0}, failovers{0}, domainDisjoint{0}, fallbackTier{0}, halfOpenTrials{0},
             panicChoices{0}, bucketRefusals{0}, keyExhaustions{0}, rateLimited{0}, unavailable{0}, unknownModel{0};
     };
-    std::shared_ptr<const RoutingTable> table() const { return m_table.load(std::memory_order_acquire); }
+    // The current table, read through a per-thread copy that is refreshed only when setConfig has
+    // published a newer one: loading the atomic shared_ptr itself takes and releases its lock bit
+    // and bumps the shared count, several times a request on every worker at once.
+    std::shared_ptr<const RoutingTable> table() const;
     RouteRefusal refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens) const;
 
     const Clock &m_clock;
     Random &m_random;
     PoolManager m_pool;
     std::atomic<std::shared_ptr<const RoutingTable>> m_table;
+    std::atomic<std::uint64_t> m_tableVersion{0}; // unique across routers; set after m_table
     std::mutex m_configMutex; // two dialogs saving at once must not interleave their rebuilds
     std::atomic<HeartbeatProber *> m_prober{nullptr};
     Counters m_counters;
