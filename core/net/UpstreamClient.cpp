@@ -22,6 +22,9 @@ namespace {
 constexpr long kMaxCachedConnections = 512;
 // HTTPS origins whose HTTP version is remembered; past it the map starts over.
 constexpr std::size_t kMaxKnownOrigins = 1024;
+// Times an HTTP/2 request whose stream the server closed before its body went out is sent again:
+// one early close in a few hundred under load, so a second in a row is rare and a third rarer still.
+constexpr int kMaxResends = 2;
 
 } // namespace
 
@@ -483,12 +486,12 @@ void UpstreamClient::collectFinished()
         // An HTTP/2 server may answer before it has read the request's body and then close the
         // stream (RFC 9113 §8.1); libcurl 7.88 reports a stream error when its body write finds
         // the stream closed. A whole answer is kept as the answer it is; one it dropped unread is
-        // asked for again, once: the server never had the body, so it cannot have acted on it.
+        // asked for again: the server never had the whole body, so it cannot have acted on it.
         CURLcode outcome = result;
         if (result == CURLE_HTTP2_STREAM && transfer->hasWholeAnswer()) {
             outcome = CURLE_OK;
             ++m_stats.http2EarlyAnswersKept;
-        } else if (result == CURLE_HTTP2_STREAM && transfer->resends == 0 && transfer->endedBeforeItsBodyWent()) {
+        } else if (result == CURLE_HTTP2_STREAM && transfer->resends < kMaxResends && transfer->endedBeforeItsBodyWent()) {
             ++transfer->resends;
             ++m_stats.http2Resends;
             curl_multi_remove_handle(m_multi, transfer->easy());

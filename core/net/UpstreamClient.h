@@ -57,8 +57,9 @@ public:
         // body had gone out (RFC 9113 §8.1 lets a server answer early); libcurl reports those as a
         // stream error, and they are kept as the answers they are.
         quint64 http2EarlyAnswersKept = 0;
-        // HTTP/2 requests sent again, once, because the server closed the stream before their body
-        // had gone out and nothing had come back (the answer it gave, if any, libcurl dropped).
+        // HTTP/2 requests sent again (twice at most) because the server closed the stream before
+        // their body had gone out and nothing had come back (the answer it gave, if any, libcurl
+        // dropped).
         quint64 http2Resends = 0;
     };
 

@@ -255,7 +255,7 @@ private slots:
     // stream closed ("Stream error in the HTTP/2 framing layer", the answer dropped or not), so the
     // proxy retried, after a backoff when it happened twice. Before the fix 34-45 of these 10,000
     // failed; now the body is offered the socket in the turn that sent the headers, a whole answer
-    // is kept and a dropped one is asked for again once: none fails, counted.
+    // is kept and a dropped one is asked for again (twice at most): none fails, counted.
     void anHttp2ServerAnsweringBeforeTheBodyLosesNoRequest()
     {
         if (!sb::CurlGlobal::supportsHttp2())
