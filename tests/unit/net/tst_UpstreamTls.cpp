@@ -36,7 +36,6 @@ struct Outcome {
     int completes = 0;
     TransferError error = TransferError::None;
     QString message;
-    QByteArray body;
 };
 
 UpstreamRequest get(const QUrl &url)
@@ -57,30 +56,23 @@ UpstreamRequest post(const QUrl &url, const QByteArray &body)
     return request;
 }
 
-// Starts `count` transfers at once; the caller waits for them (completed()).
-std::vector<std::shared_ptr<Outcome>> runConcurrently(UpstreamClient &client, const UpstreamRequest &request, const TransferOptions &options,
-                                                      int count)
+// Starts `count` transfers at once and waits for all of them.
+std::vector<std::shared_ptr<Outcome>> runConcurrently(UpstreamClient &client, const QUrl &url, const TransferOptions &options, int count)
 {
     std::vector<std::shared_ptr<Outcome>> outcomes;
     for (int i = 0; i < count; ++i) {
         auto outcome = std::make_shared<Outcome>();
         TransferCallbacks callbacks;
         callbacks.onHeaders = [outcome](int status, const HttpHeaders &) { outcome->status = status; };
-        callbacks.onData = [outcome](QByteArrayView piece) { outcome->body += piece.toByteArray(); };
         callbacks.onComplete = [outcome](TransferError error, const QString &message) {
             ++outcome->completes;
             outcome->error = error;
             outcome->message = message;
         };
-        client.start(request, options, callbacks);
+        client.start(get(url), options, callbacks);
         outcomes.push_back(outcome);
     }
     return outcomes;
-}
-
-std::vector<std::shared_ptr<Outcome>> runConcurrently(UpstreamClient &client, const QUrl &url, const TransferOptions &options, int count)
-{
-    return runConcurrently(client, get(url), options, count);
 }
 
 int succeeded(const std::vector<std::shared_ptr<Outcome>> &outcomes)
