@@ -333,9 +333,7 @@ bool UpstreamTransfer::takeHeaders(int *status, HttpHeaders *headers)
 
 bool UpstreamTransfer::hasWholeAnswer() const
 {
-    if (m_status < 200 || !m_headersComplete)
-        return false;
-    return m_contentLength >= 0 && m_contentLength == m_received;
+    return m_contentLength >= 0 && m_received == m_contentLength; // set with the final head only
 }
 
 bool UpstreamTransfer::endedBeforeItsBodyWent() const

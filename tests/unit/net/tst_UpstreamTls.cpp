@@ -46,6 +46,22 @@ UpstreamRequest get(const QUrl &url)
     return request;
 }
 
+// Why an HTTP/2 test cannot run here (no HTTP/2 in libcurl, no nginx), or empty once `server` runs.
+QString startHttp2(TlsTestServer &server)
+{
+    if (!sb::CurlGlobal::supportsHttp2())
+        return QStringLiteral("this libcurl has no HTTP/2");
+    QString why;
+    return server.start(&why) ? QString() : why;
+}
+
+TransferOptions trustingItsCertificate(const TlsTestServer &server)
+{
+    TransferOptions options;
+    options.caBundlePath = server.caFile();
+    return options;
+}
+
 UpstreamRequest post(const QUrl &url, const QByteArray &body)
 {
     UpstreamRequest request;
@@ -222,14 +238,10 @@ private slots:
     // What an h2 origin keeps: the burst waits for the one connection and multiplexes on it.
     void anHttp2OriginStillSharesOneConnection()
     {
-        if (!sb::CurlGlobal::supportsHttp2())
-            QSKIP("this libcurl has no HTTP/2");
         TlsTestServer server(/*http2=*/true);
-        QString why;
-        if (!server.start(&why))
+        if (const QString why = startHttp2(server); !why.isEmpty())
             QSKIP(qPrintable(why));
-        TransferOptions options;
-        options.caBundlePath = server.caFile();
+        const TransferOptions options = trustingItsCertificate(server);
         UpstreamClient client;
         for (int round = 0; round < 2; ++round) { // unknown origin, then a known h2 one
             const auto outcomes = runConcurrently(client, server.url(QStringLiteral("/v1/models")), options, 10);
@@ -250,14 +262,10 @@ private slots:
     // is kept and a dropped one is asked for again (twice at most): none fails, counted.
     void anHttp2ServerAnsweringBeforeTheBodyLosesNoRequest()
     {
-        if (!sb::CurlGlobal::supportsHttp2())
-            QSKIP("this libcurl has no HTTP/2");
         TlsTestServer server(/*http2=*/true);
-        QString why;
-        if (!server.start(&why))
+        if (const QString why = startHttp2(server); !why.isEmpty())
             QSKIP(qPrintable(why));
-        TransferOptions options;
-        options.caBundlePath = server.caFile();
+        const TransferOptions options = trustingItsCertificate(server);
         UpstreamClient client;
         const UpstreamRequest request = post(server.url(QStringLiteral("/v1/chat/completions")),
                                              R"({"model":"m","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16})");
