@@ -24,6 +24,13 @@ qint64 nowMicros()
     return qint64(now.tv_sec) * 1'000'000 + now.tv_nsec / 1000;
 }
 
+// The next deadline of a repeating timer keeps its phase unless it fell a whole interval behind.
+qint64 nextDeadline(qint64 deadlineUs, qint64 intervalUs, qint64 now)
+{
+    const qint64 next = deadlineUs + intervalUs;
+    return next < now ? now + intervalUs : next;
+}
+
 // Keeps the nesting level right however a handler leaves (exceptions included).
 struct DepthGuard {
     int &depth;
@@ -33,7 +40,7 @@ struct DepthGuard {
 
 } // namespace
 
-EpollEventDispatcher::EpollEventDispatcher(QObject *parent) : QAbstractEventDispatcher(parent)
+EpollEventDispatcher::EpollEventDispatcher(QObject *parent) : CallbackTimerDispatcher(parent)
 {
     m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
     m_wakeFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -308,13 +315,27 @@ void EpollEventDispatcher::pushDue(int timerId)
     compactHeapIfStale();
 }
 
+void EpollEventDispatcher::pushCallbackDue(int handle)
+{
+    const CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
+    m_due.push_back(Due{timer.deadlineUs, -handle - 1, timer.generation});
+    std::push_heap(m_due.begin(), m_due.end(), laterDeadline);
+    compactHeapIfStale();
+}
+
+bool EpollEventDispatcher::isLive(const Due &due) const
+{
+    if (isCallback(due)) {
+        const CallbackTimer &timer = m_callbackTimers[std::size_t(callbackHandle(due))];
+        return timer.active && timer.generation == due.generation;
+    }
+    const Timer &timer = m_timers[std::size_t(due.timerId)];
+    return timer.object && timer.generation == due.generation;
+}
+
 void EpollEventDispatcher::dropStaleTop()
 {
-    while (!m_due.empty()) {
-        const Due &top = m_due.front();
-        const Timer &timer = m_timers[std::size_t(top.timerId)];
-        if (timer.object && timer.generation == top.generation)
-            return;
+    while (!m_due.empty() && !isLive(m_due.front())) {
         std::pop_heap(m_due.begin(), m_due.end(), laterDeadline);
         m_due.pop_back();
     }
@@ -331,6 +352,11 @@ void EpollEventDispatcher::compactHeapIfStale()
         const Timer &timer = m_timers[id];
         if (timer.object)
             m_due.push_back(Due{timer.deadlineUs, int(id), timer.generation});
+    }
+    for (std::size_t handle = 0; handle < m_callbackTimers.size(); ++handle) {
+        const CallbackTimer &timer = m_callbackTimers[handle];
+        if (timer.active)
+            m_due.push_back(Due{timer.deadlineUs, -int(handle) - 1, timer.generation});
     }
     std::make_heap(m_due.begin(), m_due.end(), laterDeadline);
 }
@@ -360,36 +386,126 @@ int EpollEventDispatcher::activateTimers()
         std::pop_heap(m_due.begin(), m_due.end(), laterDeadline);
         const Due entry = m_due.back();
         m_due.pop_back();
-        const Timer &timer = m_timers[std::size_t(entry.timerId)];
-        if (timer.object && timer.generation == entry.generation)
+        if (isLive(entry))
             due.push_back(entry);
     }
     int events = 0;
     for (std::size_t i = 0; i < dueTimers().size(); ++i) {
         const Due entry = dueTimers()[i];
-        Timer &timer = m_timers[std::size_t(entry.timerId)];
-        if (!timer.object || timer.generation != entry.generation)
-            continue; // killed or restarted by an earlier handler of this turn
-        // The next deadline keeps the timer's phase unless it fell a whole interval behind.
-        timer.deadlineUs += timer.intervalUs;
-        if (timer.deadlineUs < now)
-            timer.deadlineUs = now + timer.intervalUs;
-        if (timer.firing) {
-            pushDue(entry.timerId); // its handler still runs below us (a nested loop)
-            continue;
-        }
-        pushDue(entry.timerId);
-        timer.firing = true;
-        QObject *object = timer.object;
-        QTimerEvent event(entry.timerId);
-        QCoreApplication::sendEvent(object, &event);
-        ++events;
-        // The vector may have grown under the handler; the id may now be another timer's, whose
-        // flag is false anyway.
-        m_timers[std::size_t(entry.timerId)].firing = false;
+        // Killed or restarted by an earlier handler of this turn: not fired.
+        if (isLive(entry) && (isCallback(entry) ? fireCallbackTimer(entry, now) : fireQtTimer(entry, now)))
+            ++events;
     }
     dueTimers().clear();
     return events;
+}
+
+bool EpollEventDispatcher::fireQtTimer(const Due &entry, qint64 now)
+{
+    Timer &timer = m_timers[std::size_t(entry.timerId)];
+    timer.deadlineUs = nextDeadline(timer.deadlineUs, timer.intervalUs, now);
+    pushDue(entry.timerId);
+    if (timer.firing)
+        return false; // its handler still runs below us (a nested loop)
+    timer.firing = true;
+    QObject *object = timer.object;
+    QTimerEvent event(entry.timerId);
+    QCoreApplication::sendEvent(object, &event);
+    // The vector may have grown under the handler; the id may now be another timer's, whose
+    // flag is false anyway.
+    m_timers[std::size_t(entry.timerId)].firing = false;
+    return true;
+}
+
+bool EpollEventDispatcher::fireCallbackTimer(const Due &entry, qint64 now)
+{
+    const int handle = callbackHandle(entry);
+    CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
+    if (timer.firing) {
+        // Due again while its handler still runs below us (a nested loop): the next turn.
+        pushCallbackDue(handle);
+        return false;
+    }
+    if (timer.repeating) {
+        timer.deadlineUs = nextDeadline(timer.deadlineUs, timer.intervalUs, now);
+        pushCallbackDue(handle);
+    } else {
+        timer.active = false; // as a one-shot QTimer: inactive inside its own handler
+        --m_liveTimers;
+    }
+    timer.firing = true;
+    timer.client->timerFired();
+    // By index again: the handler may have added timers (the vector grew) or removed this one.
+    CallbackTimer &after = m_callbackTimers[std::size_t(handle)];
+    after.firing = false;
+    if (after.removed) {
+        after.removed = false;
+        m_freeCallbackTimers.push_back(handle);
+    }
+    return true;
+}
+
+// ---- callback timers ---------------------------------------------------------------------------
+
+CallbackTimerDispatcher::TimerHandle EpollEventDispatcher::addCallbackTimer(Client *client, bool repeating)
+{
+    int handle;
+    if (!m_freeCallbackTimers.empty()) {
+        handle = m_freeCallbackTimers.back();
+        m_freeCallbackTimers.pop_back();
+    } else {
+        handle = int(m_callbackTimers.size());
+        m_callbackTimers.emplace_back();
+    }
+    CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
+    timer.client = client;
+    timer.repeating = repeating;
+    timer.active = false;
+    timer.firing = false;
+    timer.removed = false;
+    ++timer.generation; // no entry of the slot's last timer can match
+    return handle;
+}
+
+void EpollEventDispatcher::startCallbackTimer(TimerHandle handle, std::chrono::nanoseconds after)
+{
+    CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
+    // Rounded up to the microsecond, and one more for the part of the current one already gone
+    // (nowMicros() truncates): never early.
+    timer.intervalUs = std::chrono::ceil<std::chrono::microseconds>(std::max(after, std::chrono::nanoseconds::zero())).count();
+    timer.deadlineUs = nowMicros() + 1 + timer.intervalUs;
+    ++timer.generation; // a pending start's entry is stale from now on
+    if (!timer.active) {
+        timer.active = true;
+        ++m_liveTimers;
+    }
+    pushCallbackDue(handle);
+}
+
+void EpollEventDispatcher::stopCallbackTimer(TimerHandle handle)
+{
+    CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
+    if (!timer.active)
+        return;
+    timer.active = false;
+    ++timer.generation;
+    --m_liveTimers;
+}
+
+bool EpollEventDispatcher::isCallbackTimerActive(TimerHandle handle) const
+{
+    return m_callbackTimers[std::size_t(handle)].active;
+}
+
+void EpollEventDispatcher::removeCallbackTimer(TimerHandle handle)
+{
+    stopCallbackTimer(handle);
+    CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
+    timer.client = nullptr;
+    if (timer.firing)
+        timer.removed = true; // its handler is still on the stack: the slot is freed after it
+    else
+        m_freeCallbackTimers.push_back(handle);
 }
 
 } // namespace sb

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <QAbstractEventDispatcher>
+#include "common/CallbackTimerDispatcher.h"
 
 #include <atomic>
 #include <cstdint>
@@ -28,10 +28,13 @@ namespace sb {
 // own handler runs (nested loops); wakeUp() from another thread is one eventfd write however many
 // arrive before the loop wakes, and from the loop's own thread it costs no system call.
 //
+// It also runs the clock's callback timers (CallbackTimerDispatcher) in the same heap and turn as
+// Qt's timers, with the same rules.
+//
 // Install it on a thread before the thread starts: `thread->setEventDispatcher(new EpollEventDispatcher)`.
 // Linux only. One difference to Qt's loops: processEvents(ExcludeSocketNotifiers | WaitForMoreEvents)
 // does not sleep while a socket is ready (epoll still reports it); nothing in the proxy asks for that.
-class EpollEventDispatcher final : public QAbstractEventDispatcher {
+class EpollEventDispatcher final : public CallbackTimerDispatcher {
     Q_OBJECT
 public:
     explicit EpollEventDispatcher(QObject *parent = nullptr);
@@ -47,6 +50,12 @@ public:
     bool unregisterTimers(QObject *object) override;
     QList<TimerInfo> registeredTimers(QObject *object) const override;
     int remainingTime(int timerId) override;
+
+    TimerHandle addCallbackTimer(Client *client, bool repeating) override;
+    void startCallbackTimer(TimerHandle timer, std::chrono::nanoseconds after) override;
+    void stopCallbackTimer(TimerHandle timer) override;
+    bool isCallbackTimerActive(TimerHandle timer) const override;
+    void removeCallbackTimer(TimerHandle timer) override;
 
     void wakeUp() override;
     void interrupt() override;
@@ -70,12 +79,27 @@ private:
         Qt::TimerType type = Qt::PreciseTimer;
         bool firing = false;       // its handler runs: a nested loop does not fire it again
     };
-    // A heap entry; stale once its timer's generation moved on (killed or restarted).
+    // A callback timer, indexed by its handle; freed slots are reused.
+    struct CallbackTimer {
+        Client *client = nullptr;  // nullptr: the slot is free (or removed while it fires)
+        qint64 intervalUs = 0;
+        qint64 deadlineUs = 0;
+        std::uint32_t generation = 0;
+        bool repeating = false;
+        bool active = false;
+        bool firing = false;
+        bool removed = false;      // removed from its own callback: freed once that returns
+    };
+    // A heap entry; stale once its timer's generation moved on (killed or restarted). A Qt timer's
+    // entry has its id; a callback timer's has -(handle + 1).
     struct Due {
         qint64 deadlineUs;
         int timerId;
         std::uint32_t generation;
     };
+    static bool isCallback(const Due &due) { return due.timerId < 0; }
+    static int callbackHandle(const Due &due) { return -due.timerId - 1; }
+    bool isLive(const Due &due) const;
     static bool laterDeadline(const Due &a, const Due &b) { return a.deadlineUs > b.deadlineUs; } // min-heap order
 
     void updateWatch(int descriptor);
@@ -84,7 +108,10 @@ private:
     int timeUntilNextTimer();
     int activateNotifiers(int readyCount, bool deliver);
     int activateTimers();
+    bool fireQtTimer(const Due &entry, qint64 now);
+    bool fireCallbackTimer(const Due &entry, qint64 now);
     void pushDue(int timerId);
+    void pushCallbackDue(int handle);
     void dropStaleTop();
     void compactHeapIfStale();
     bool onOwnThread() const;
@@ -104,8 +131,10 @@ private:
     int m_depth = -1; // nesting level of processEvents(); -1 outside it
 
     std::vector<Timer> m_timers;
+    std::vector<CallbackTimer> m_callbackTimers;
+    std::vector<int> m_freeCallbackTimers;
     std::vector<Due> m_due; // min-heap on deadlineUs
-    int m_liveTimers = 0;
+    int m_liveTimers = 0;   // Qt timers registered and callback timers started
 
     std::atomic<int> m_wakeUpsPending{0}; // 1 once a wake-up is signalled and not yet consumed
     std::atomic<bool> m_interrupted{false};

@@ -123,7 +123,7 @@ HttpConnection::~HttpConnection()
 int HttpConnection::onMessageBegin(llhttp_t *parser)
 {
     HttpConnection *c = self(parser);
-    c->m_current = HttpRequest();
+    c->m_current.clearMessage();
     c->m_current.peer = c->m_peer;
     c->m_current.connectionId = c->m_id;
     c->m_current.workerIndex = c->m_workerIndex;
@@ -288,7 +288,7 @@ int HttpConnection::onMessageComplete(llhttp_t *parser)
     HttpConnection *c = self(parser);
     c->m_current.keepAlive = llhttp_should_keep_alive(parser) != 0;
     c->m_queue.push_back(Pending{std::move(c->m_current), 0, QString(), QString()});
-    c->m_current = HttpRequest();
+    c->m_current.clearMessage();
     c->m_inMessage = false;
     c->m_continuePending = false;
     c->setPhase(Phase::None);
@@ -398,7 +398,7 @@ void HttpConnection::pump()
         m_pumpAgain = false;
         while (!m_tornDown && !m_closing && !m_responseActive && !m_queue.empty()) {
             Pending next = std::move(m_queue.front());
-            m_queue.pop_front();
+            m_queue.erase(m_queue.begin());
             dispatch(std::move(next));
         }
         if (!m_tornDown && !m_closing)

@@ -11,9 +11,9 @@
 #include <QObject>
 #include <QString>
 
-#include <deque>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace sb {
 
@@ -120,7 +120,9 @@ private:
     bool m_continuePending = false;
     std::optional<ParseFailure> m_failure;
 
-    std::deque<Pending> m_queue;
+    // At most maxPipelinedRequests, nearly always one: a vector keeps its room between requests,
+    // where a deque of elements this large allocated a block for each.
+    std::vector<Pending> m_queue;
     bool m_responseActive = false;
     bool m_activeStarted = false;
     bool m_activeKeepAlive = true;

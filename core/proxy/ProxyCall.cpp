@@ -1141,7 +1141,7 @@ void ProxyCall::recordCost(RequestStatus status)
     if (cost.known && cost.usd <= 0.0)
         return;
     if (!cost.known && spdlog::should_log(spdlog::level::debug)) // the arguments cost even when not logged
-        spdlog::debug("{}: cost unknown, {}", m_input.requestId.toStdString(), cost.note.toStdString());
+        spdlog::debug("{}: cost unknown, {}", m_input.requestId.toStdString(), cost.note().toStdString());
     const auto events = m_engine.costMeter().record(m_input.model, cost, findBudget(config->budgets, m_input.model),
                                                     m_engine.clock().wallMillis(), m_engine.clock().now());
     for (const HealthEvent &event : events) {

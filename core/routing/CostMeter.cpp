@@ -55,6 +55,15 @@ const ModelPrice *CostMeter::findPrice(const std::vector<ModelPrice> &prices, co
     return nullptr;
 }
 
+QString RequestCost::note() const
+{
+    if (usageMissing)
+        return QStringLiteral("the provider reported no token usage");
+    if (!known)
+        return QStringLiteral("no price for \"%1\"; add it under prices").arg(unpricedModel);
+    return QString();
+}
+
 RequestCost CostMeter::cost(const std::vector<ModelPrice> &prices, const QString &upstreamModel, const QString &logicalModel,
                             const TokenUsage &usage, bool answered)
 {
@@ -62,7 +71,7 @@ RequestCost CostMeter::cost(const std::vector<ModelPrice> &prices, const QString
     if (usage.promptTokens < 0 && usage.completionTokens < 0) {
         if (answered) {
             out.known = false;
-            out.note = QStringLiteral("the provider reported no token usage");
+            out.usageMissing = true;
         }
         return out;
     }
@@ -73,7 +82,7 @@ RequestCost CostMeter::cost(const std::vector<ModelPrice> &prices, const QString
     const ModelPrice *price = findPrice(prices, upstreamModel, logicalModel);
     if (!price) {
         out.known = false;
-        out.note = QStringLiteral("no price for \"%1\"; add it under prices").arg(upstreamModel.isEmpty() ? logicalModel : upstreamModel);
+        out.unpricedModel = upstreamModel.isEmpty() ? logicalModel : upstreamModel;
         return out;
     }
     // The cache counts are parts of the prompt; a provider that claims more cached tokens than

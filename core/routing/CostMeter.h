@@ -25,7 +25,12 @@ namespace sb {
 struct RequestCost {
     double usd = 0.0;
     bool known = true;
-    QString note; // why the cost is unknown; empty when known
+    bool usageMissing = false; // unknown because the provider reported no usage
+    QString unpricedModel;     // unknown because this model has no price
+
+    // Why the cost is unknown; empty when known. Made only when asked for: a route without
+    // prices is unknown on every request, and the reason is read only by a debug log.
+    QString note() const;
 };
 
 // Cost per request from token usage × the price table, and each route's running spend against its

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "store/RowQueue.h"
 #include "telemetry/HistoryRecords.h"
 
 #include <QString>
@@ -11,6 +12,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace sb {
 
@@ -92,7 +94,8 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::condition_variable m_done;
-    std::deque<RequestRecord> m_requests;
+    RowQueue<RequestRecord> m_requests; // one a request: a deque allocated a block for each
+
     std::deque<EventRecord> m_events;
     std::deque<HealthSample> m_health;
     bool m_stopping = false;

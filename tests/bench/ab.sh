@@ -46,11 +46,12 @@ cleanup() {
 trap cleanup EXIT
 wait_for() { for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1"; exit 1; }
 
+# The bench configuration's TLS providers and the nginx proxy's HTTPS upstream both name it.
+"$peers/make-cert.sh" "$work"
 for conf in upstream-nginx proxy-nginx; do
   sed "s|@WORK@|$work|g" "$peers/$conf.conf" > "$work/$conf.conf"
   nginx -c "$work/$conf.conf" -p "$work" -g 'daemon on;' 2>"$work/$conf.start.log" || { cat "$work/$conf.start.log"; exit 1; }
 done
-"$peers/make-cert.sh" "$work" # the bench configuration's TLS providers name it as their CA bundle
 sed "s|@WORK@|$work|g" "$peers/switchboard-bench.json" > "$work/switchboard-bench.json"
 start() { # name build port
   HOME="$work/home-$1" XDG_DATA_HOME="$work/data-$1" "$2/bin/switchboard" --headless --db "$work/$1.db" \

@@ -52,14 +52,14 @@ char *writeEscaped(char *at, unsigned c)
 
 // The string literal of `units` sized first and written once: appending byte by byte cost more
 // than the history's whole attempts column.
-template <typename Unit>
-void appendEscaped(QByteArray *out, const Unit *units, qsizetype count)
+template <typename Out, typename Unit>
+void appendEscaped(Out *out, const Unit *units, qsizetype count)
 {
     qsizetype length = count + 2;
     for (qsizetype i = 0; i < count; ++i)
         length += escapeExtra(units[i]);
-    const qsizetype start = out->size();
-    out->resize(start + length);
+    const auto start = out->size();
+    out->resize(start + decltype(start)(length));
     char *at = out->data() + start;
     *at++ = '"';
     for (qsizetype i = 0; i < count; ++i)
@@ -67,9 +67,8 @@ void appendEscaped(QByteArray *out, const Unit *units, qsizetype count)
     *at = '"';
 }
 
-} // namespace
-
-void appendJsonString(QByteArray *out, const QString &text)
+template <typename Out>
+void appendStringLiteral(Out *out, const QString &text)
 {
     // ASCII (names, ids, outcomes: nearly everything written here) goes from UTF-16 straight to
     // bytes; anything else through UTF-8 first.
@@ -82,11 +81,29 @@ void appendJsonString(QByteArray *out, const QString &text)
     appendEscaped(out, reinterpret_cast<const unsigned char *>(utf8.constData()), utf8.size());
 }
 
+} // namespace
+
+void appendJsonString(QByteArray *out, const QString &text)
+{
+    appendStringLiteral(out, text);
+}
+
+void appendJsonString(std::string *out, const QString &text)
+{
+    appendStringLiteral(out, text);
+}
+
 void appendJsonNumber(QByteArray *out, qint64 value)
 {
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
     out->append(digits, end - digits);
+}
+
+void appendJsonNumber(std::string *out, qint64 value)
+{
+    char digits[24];
+    out->append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
 }
 
 void appendJsonValue(QByteArray *out, const QJsonValue &value)

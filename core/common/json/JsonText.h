@@ -5,6 +5,8 @@
 #include <QString>
 #include <QtGlobal>
 
+#include <string>
+
 namespace sb {
 
 // JSON written by hand into UTF-8 bytes, for the hot paths that build small documents without a
@@ -12,9 +14,13 @@ namespace sb {
 
 // `text` as a JSON string literal, quotes included, as QJsonDocument writes one.
 void appendJsonString(QByteArray *out, const QString &text);
+// The same into a std::string: for documents built from many small pieces, where each
+// QByteArray::append costs a call into Qt's general insert.
+void appendJsonString(std::string *out, const QString &text);
 
 // `value` in decimal, without a temporary string.
 void appendJsonNumber(QByteArray *out, qint64 value);
+void appendJsonNumber(std::string *out, qint64 value);
 
 // Any JSON value as QJsonDocument writes it compactly: scalars by hand, an object or array through
 // QJsonDocument. A number with an integral value that fits 64 bits is written as an integer.

@@ -60,7 +60,7 @@ private slots:
         // 1,000 prompt tokens at $2.50/M + 500 completion tokens at $10/M = $0.0025 + $0.005.
         const RequestCost c = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), QStringLiteral("x"), tokens(1000, 500), true);
         QVERIFY(c.known);
-        QVERIFY(c.note.isEmpty());
+        QVERIFY(c.note().isEmpty());
         QVERIFY(qAbs(c.usd - 0.0075) < 1e-12);
         // Embeddings report prompt tokens only.
         const RequestCost e = CostMeter::cost(prices(), QStringLiteral("gpt-4o-mini"), QString(), tokens(2'000'000, -1), true);
@@ -117,11 +117,11 @@ private slots:
         const RequestCost noPrice = CostMeter::cost(prices(), QStringLiteral("llama-3-70b"), QStringLiteral("llama"), tokens(100, 100), true);
         QVERIFY(!noPrice.known);
         QCOMPARE(noPrice.usd, 0.0);
-        QVERIFY2(noPrice.note.contains(QStringLiteral("llama-3-70b")), qPrintable(noPrice.note));
+        QVERIFY2(noPrice.note().contains(QStringLiteral("llama-3-70b")), qPrintable(noPrice.note()));
 
         const RequestCost noUsage = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), {}, tokens(-1, -1), true);
         QVERIFY(!noUsage.known);
-        QVERIFY(noUsage.note.contains(QStringLiteral("usage")));
+        QVERIFY(noUsage.note().contains(QStringLiteral("usage")));
 
         // Nothing answered (an error before any byte): nothing was billed.
         const RequestCost failed = CostMeter::cost(prices(), QStringLiteral("gpt-4o"), {}, tokens(-1, -1), false);

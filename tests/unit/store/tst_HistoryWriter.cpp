@@ -157,6 +157,83 @@ private slots:
         QCOMPARE(writer.stats().requestsWritten, 1000u);
     }
 
+    // A batch goes in several rows to a statement and the rest one by one: 37 rows, each with its
+    // own value in every column, come back whole and in the order they were queued.
+    void rowsWrittenSeveralToAStatementKeepEveryValue()
+    {
+        Fixture f;
+        HistoryWriter writer(f.path, f.clock);
+        const qint64 t = f.clock.wallMillis();
+        std::vector<RequestRecord> sent;
+        for (int i = 0; i < 37; ++i) {
+            RequestRecord r = request(t + i, QStringLiteral("model-%1").arg(i), i % 5 ? RequestStatus::Ok : RequestStatus::Error);
+            r.channelId = 100 + i;
+            r.channelName = QStringLiteral("channel-%1").arg(i);
+            r.outcome = i % 5 ? OutcomeKind::Success : OutcomeKind::ProviderDown;
+            r.httpStatus = 200 + i;
+            r.ttftMs = 10 + i;
+            r.latencyMs = 20 + i;
+            r.inputTokens = 30 + i;
+            r.outputTokens = 40 + i;
+            r.costUsd = 0.001 * i;
+            r.costKnown = i % 2 == 0;
+            r.failover = i % 3 == 0;
+            r.cacheHit = i % 4 == 0;
+            r.streamed = i % 2 == 1;
+            r.error = i % 5 ? QString() : QStringLiteral("error %1 — ü").arg(i);
+            r.autoTier = QStringLiteral("tier-%1").arg(i);
+            r.clientApi = QStringLiteral("api-%1").arg(i);
+            r.cacheReadTokens = i;
+            r.cacheWriteTokens = 2 * i;
+            r.attempts = {AttemptRecord{r.channelId, r.channelName, i, r.outcome, OutcomePhase::BeforeFirstByte, r.httpStatus,
+                                        t + i, r.latencyMs, r.ttftMs, QStringLiteral("attempt %1").arg(i)}};
+            sent.push_back(r);
+            QVERIFY(writer.enqueue(r));
+        }
+        QVERIFY(writer.start()); // queued before the thread starts: one transaction
+        writer.flush();
+        QCOMPARE(writer.stats().batches, 1u);
+
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        HistoryReader::RequestQuery all;
+        all.limit = 100;
+        std::vector<RequestRecord> got = reader.requests(all);
+        QCOMPARE(got.size(), sent.size());
+        std::reverse(got.begin(), got.end()); // newest first
+        for (std::size_t i = 0; i < sent.size(); ++i) {
+            const RequestRecord &s = sent[i];
+            const RequestRecord &g = got[i];
+            if (i > 0)
+                QVERIFY(g.id > got[i - 1].id);
+            QCOMPARE(g.requestId, s.requestId);
+            QCOMPARE(g.timeMs, s.timeMs);
+            QCOMPARE(g.logicalModel, s.logicalModel);
+            QCOMPARE(g.channelId, s.channelId);
+            QCOMPARE(g.channelName, s.channelName);
+            QCOMPARE(g.status, s.status);
+            QCOMPARE(g.outcome, s.outcome);
+            QCOMPARE(g.httpStatus, s.httpStatus);
+            QCOMPARE(g.ttftMs, s.ttftMs);
+            QCOMPARE(g.latencyMs, s.latencyMs);
+            QCOMPARE(g.inputTokens, s.inputTokens);
+            QCOMPARE(g.outputTokens, s.outputTokens);
+            QCOMPARE(g.costUsd, s.costUsd);
+            QCOMPARE(g.costKnown, s.costKnown);
+            QCOMPARE(g.failover, s.failover);
+            QCOMPARE(g.cacheHit, s.cacheHit);
+            QCOMPARE(g.streamed, s.streamed);
+            QCOMPARE(g.error, s.error);
+            QCOMPARE(g.autoTier, s.autoTier);
+            QCOMPARE(g.clientApi, s.clientApi);
+            QCOMPARE(g.cacheReadTokens, s.cacheReadTokens);
+            QCOMPARE(g.cacheWriteTokens, s.cacheWriteTokens);
+            QCOMPARE(g.attempts.size(), std::size_t(1));
+            QCOMPARE(g.attempts[0].keyId, s.attempts[0].keyId);
+            QCOMPARE(g.attempts[0].message, s.attempts[0].message);
+        }
+    }
+
     void requestsCanBeFilteredAndPaged()
     {
         Fixture f;
