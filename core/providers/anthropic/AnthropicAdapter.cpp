@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <optional>
 
 namespace sb {
 
@@ -344,32 +345,81 @@ QString AnthropicAdapter::finishReason(const QString &stopReason)
     return QStringLiteral("stop"); // end_turn, stop_sequence, pause_turn
 }
 
+namespace {
+
+// The counts of an Anthropic "usage" object, each present or not.
+struct AnthropicCounts {
+    std::optional<int> input;
+    std::optional<int> output;
+    std::optional<int> cacheRead;
+    std::optional<int> cacheWrite;
+};
+
+TokenUsage usageFromCounts(const AnthropicCounts &counts)
+{
+    TokenUsage out;
+    if (counts.cacheRead)
+        out.cacheReadTokens = std::max(0, *counts.cacheRead);
+    if (counts.cacheWrite)
+        out.cacheWriteTokens = std::max(0, *counts.cacheWrite);
+    if (counts.input) {
+        // TokenUsage counts cached input in the prompt, as OpenAI's prompt_tokens does; Anthropic's
+        // input_tokens is only what came after the last cache breakpoint.
+        out.promptTokens = std::max(0, *counts.input) + std::max(0, out.cacheReadTokens) + std::max(0, out.cacheWriteTokens);
+    }
+    if (counts.output)
+        out.completionTokens = *counts.output;
+    if (out.promptTokens >= 0 && out.completionTokens >= 0)
+        out.totalTokens = out.promptTokens + out.completionTokens;
+    return out;
+}
+
+} // namespace
+
 TokenUsage AnthropicAdapter::usageOfMessage(QByteArrayView message, const JsonObjectScan &scan)
 {
+    const JsonObjectScan::Member *member = scan.find("usage");
+    if (!member)
+        return usageFromCounts({});
+    // The usual counts, plain integers, are read on their bytes; anything else (9.0, a string,
+    // null) through Qt's parser, as usageFromAnthropic reads it. Through QJsonDocument every time
+    // this was a twentieth of a translated request.
+    const QByteArrayView usage = member->valueIn(message);
+    JsonObjectScan scanned;
+    if (scanned.scan(usage)) {
+        bool plain = true;
+        const auto read = [&](QByteArrayView key, std::optional<int> *count) {
+            if (const JsonObjectScan::Member *found = scanned.find(key)) {
+                bool ok = false;
+                *count = found->valueIn(usage).toInt(&ok);
+                plain = plain && ok;
+            }
+        };
+        AnthropicCounts counts;
+        read("input_tokens", &counts.input);
+        read("output_tokens", &counts.output);
+        read("cache_read_input_tokens", &counts.cacheRead);
+        read("cache_creation_input_tokens", &counts.cacheWrite);
+        if (plain)
+            return usageFromCounts(counts);
+    }
     QJsonObject tokens;
-    if (const JsonObjectScan::Member *member = scan.find("usage"))
-        parseJsonObject(member->valueIn(message).toByteArray(), &tokens); // a few numbers: Qt's parser is cheap here
+    parseJsonObject(usage.toByteArray(), &tokens);
     return usageFromAnthropic(tokens);
 }
 
 TokenUsage AnthropicAdapter::usageFromAnthropic(const QJsonObject &usage)
 {
-    TokenUsage out;
-    if (usage.contains(QLatin1String("cache_read_input_tokens")))
-        out.cacheReadTokens = std::max(0, usage.value(QLatin1String("cache_read_input_tokens")).toInt());
-    if (usage.contains(QLatin1String("cache_creation_input_tokens")))
-        out.cacheWriteTokens = std::max(0, usage.value(QLatin1String("cache_creation_input_tokens")).toInt());
-    if (usage.contains(QLatin1String("input_tokens"))) {
-        // TokenUsage counts cached input in the prompt, as OpenAI's prompt_tokens does; Anthropic's
-        // input_tokens is only what came after the last cache breakpoint.
-        out.promptTokens = std::max(0, usage.value(QLatin1String("input_tokens")).toInt()) + std::max(0, out.cacheReadTokens)
-                           + std::max(0, out.cacheWriteTokens);
-    }
-    if (usage.contains(QLatin1String("output_tokens")))
-        out.completionTokens = usage.value(QLatin1String("output_tokens")).toInt();
-    if (out.promptTokens >= 0 && out.completionTokens >= 0)
-        out.totalTokens = out.promptTokens + out.completionTokens;
-    return out;
+    AnthropicCounts counts;
+    const auto read = [&](QLatin1String key, std::optional<int> *count) {
+        if (usage.contains(key))
+            *count = usage.value(key).toInt();
+    };
+    read(QLatin1String("input_tokens"), &counts.input);
+    read(QLatin1String("output_tokens"), &counts.output);
+    read(QLatin1String("cache_read_input_tokens"), &counts.cacheRead);
+    read(QLatin1String("cache_creation_input_tokens"), &counts.cacheWrite);
+    return usageFromCounts(counts);
 }
 
 std::optional<QString> AnthropicAdapter::answerProblem(const HttpHeaders &headers, const QByteArray &body, bool) const

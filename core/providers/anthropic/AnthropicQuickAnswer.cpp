@@ -101,7 +101,7 @@ std::optional<QByteArray> quickChatCompletion(const QByteArray &message, TokenUs
     const QByteArrayView idLiteral = id->valueIn(message);
     out.append(idLiteral.data(), idLiteral.size());
     out.append(",\"model\":\"\",\"object\":\"chat.completion\",\"usage\":");
-    out.append(compactJson(usageToOpenAi(counted)));
+    out.append(usageToOpenAiJson(counted));
     out.append('}');
     if (usage)
         *usage = counted;

@@ -1,6 +1,7 @@
 #include "providers/common/ProviderText.h"
 
 #include "common/json/JsonObjectScan.h"
+#include "common/json/JsonText.h"
 
 #include "common/SecretMask.h"
 #include "stream/Utf8Reassembler.h"
@@ -122,6 +123,32 @@ QJsonObject usageToOpenAi(const TokenUsage &usage)
     if (const QJsonObject details = openAiPromptDetails(usage); !details.isEmpty())
         out.insert(QStringLiteral("prompt_tokens_details"), details);
     return out;
+}
+
+QByteArray usageToOpenAiJson(const TokenUsage &usage)
+{
+    // Members sorted by name, as QJsonDocument orders an object's keys.
+    const int prompt = std::max(usage.promptTokens, 0);
+    const int completion = std::max(usage.completionTokens, 0);
+    std::string out = "{\"completion_tokens\":";
+    appendJsonNumber(&out, completion);
+    out += ",\"prompt_tokens\":";
+    appendJsonNumber(&out, prompt);
+    if (usage.cacheReadTokens >= 0 || usage.cacheWriteTokens >= 0) { // openAiPromptDetails' rule
+        out += ",\"prompt_tokens_details\":{";
+        if (usage.cacheWriteTokens >= 0) {
+            out += "\"cache_write_tokens\":";
+            appendJsonNumber(&out, usage.cacheWriteTokens);
+            out += ',';
+        }
+        out += "\"cached_tokens\":";
+        appendJsonNumber(&out, std::max(usage.cacheReadTokens, 0));
+        out += '}';
+    }
+    out += ",\"total_tokens\":";
+    appendJsonNumber(&out, usage.totalTokens >= 0 ? usage.totalTokens : prompt + completion);
+    out += '}';
+    return QByteArray(out.data(), qsizetype(out.size()));
 }
 
 QByteArray compactJson(const QJsonObject &object)

@@ -24,6 +24,9 @@ TokenUsage usageFromOpenAi(const QJsonObject &usage);
 // hot path), anything else through Qt's parser and usageFromOpenAi.
 TokenUsage usageFromOpenAiJson(QByteArrayView usage);
 QJsonObject usageToOpenAi(const TokenUsage &usage);
+// That object's bytes as compactJson writes them, without building it: an answer translated on
+// its bytes spent more on this object than on the rest of its translation.
+QByteArray usageToOpenAiJson(const TokenUsage &usage);
 // {"cached_tokens", "cache_write_tokens"} for "prompt_tokens_details", each only when known (a
 // known write count alone still says cached_tokens 0); empty when the provider reported neither.
 QJsonObject openAiPromptDetails(const TokenUsage &usage);

@@ -61,6 +61,21 @@ private slots:
                        R"("stop_reason":"end_turn","usage":{"input_tokens":10,"cache_read_input_tokens":2048,"cache_creation_input_tokens":512,"output_tokens":20})")
             << true;
         QTest::newRow("no usage") << message(R"([{"type":"text","text":"hi"}])", R"("stop_reason":"end_turn")") << true;
+        // Counts that are not plain integers are read as Qt reads them.
+        QTest::newRow("a count written as a decimal")
+            << message(R"([{"type":"text","text":"hi"}])", R"("stop_reason":"end_turn","usage":{"input_tokens":9.0,"output_tokens":7})") << true;
+        QTest::newRow("a count written as a string")
+            << message(R"([{"type":"text","text":"hi"}])", R"("stop_reason":"end_turn","usage":{"input_tokens":"9","output_tokens":7})") << true;
+        QTest::newRow("a null cache count")
+            << message(R"([{"type":"text","text":"hi"}])",
+                       R"("stop_reason":"end_turn","usage":{"input_tokens":9,"cache_read_input_tokens":null,"output_tokens":7})")
+            << true;
+        QTest::newRow("a negative count and other members")
+            << message(R"([{"type":"text","text":"hi"}])",
+                       R"("stop_reason":"end_turn","usage":{"input_tokens":-3,"output_tokens":7,"service_tier":"standard","cache_creation":{"ephemeral_5m_input_tokens":0}})")
+            << true;
+        QTest::newRow("usage that is not an object")
+            << message(R"([{"type":"text","text":"hi"}])", R"("stop_reason":"end_turn","usage":[9,7])") << true;
         // What only the parsing path reads.
         QTest::newRow("a tool call") << message(R"([{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}])",
                                                 R"("stop_reason":"tool_use","usage":{"input_tokens":9,"output_tokens":7})")

@@ -279,6 +279,27 @@ private slots:
         const QJsonObject written = usageToOpenAi(fromBytes);
         QCOMPARE(usageFromOpenAi(written).cacheReadTokens, cacheRead);
         QCOMPARE(usageFromOpenAi(written).cacheWriteTokens, cacheWrite);
+        // Written on bytes, it is the same object byte for byte.
+        QCOMPARE(usageToOpenAiJson(fromBytes), compactJson(written));
+    }
+
+    // The usage object written by hand is the one QJsonDocument writes, for every mix of known and
+    // unknown counts.
+    void usageWrittenOnBytesIsQtsObject()
+    {
+        for (const int prompt : {-1, 0, 12})
+            for (const int completion : {-1, 7})
+                for (const int total : {-1, 30})
+                    for (const int read : {-1, 0, 2048})
+                        for (const int write : {-1, 512}) {
+                            TokenUsage usage;
+                            usage.promptTokens = prompt;
+                            usage.completionTokens = completion;
+                            usage.totalTokens = total;
+                            usage.cacheReadTokens = read;
+                            usage.cacheWriteTokens = write;
+                            QCOMPARE(usageToOpenAiJson(usage), compactJson(usageToOpenAi(usage)));
+                        }
     }
 
     void goDurationsAndRetryAfterEdgeCases()
