@@ -71,8 +71,10 @@ private slots:
     void theWorkersLoopRunsCallbackTimers()
     {
         LoopThread loop;
-        QVERIFY(qobject_cast<CallbackTimerDispatcher *>(loop.dispatcher()));
         LoopThread qtLoop(nullptr);
+        qtLoop.run([] {}); // its dispatcher is made once the thread runs
+        QVERIFY(qobject_cast<CallbackTimerDispatcher *>(loop.dispatcher()));
+        QVERIFY(qtLoop.dispatcher());
         QVERIFY(!qobject_cast<CallbackTimerDispatcher *>(qtLoop.dispatcher()));
     }
 
