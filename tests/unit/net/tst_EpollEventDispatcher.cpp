@@ -2,6 +2,7 @@
 // socket notifiers (level-triggered, switched off and on, crossed out when deleted mid-turn),
 // wake-ups from other threads, quit(), and the claim it exists for: a 0 ms timer started by a
 // socket handler fires in the same turn, not one poll later.
+#include "LoopThread.h"
 #include "net/EpollEventDispatcher.h"
 
 #include <QElapsedTimer>
@@ -20,51 +21,8 @@
 
 using namespace sb;
 
-namespace {
-
-// A QThread running an EpollEventDispatcher, and a context object living on it.
-class LoopThread {
-public:
-    LoopThread()
-    {
-        m_thread.setEventDispatcher(new EpollEventDispatcher);
-        m_context.moveToThread(&m_thread);
-        m_thread.start();
-    }
-    ~LoopThread()
-    {
-        // What a test left on the loop (timers, notifiers) goes on the loop's own thread.
-        if (m_thread.isRunning())
-            run([this] { qDeleteAll(m_context.children()); });
-        m_thread.quit();
-        m_thread.wait();
-    }
-    QObject *context() { return &m_context; }
-    QAbstractEventDispatcher *dispatcher() { return m_thread.eventDispatcher(); }
-    // Runs `work` on the loop's thread and waits for it.
-    void run(const std::function<void()> &work)
-    {
-        QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection);
-    }
-    QThread &thread() { return m_thread; }
-
-private:
-    QThread m_thread;
-    QObject m_context;
-};
-
-struct SocketPair {
-    int ends[2] = {-1, -1};
-    SocketPair() { ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, ends); }
-    ~SocketPair()
-    {
-        ::close(ends[0]);
-        ::close(ends[1]);
-    }
-    void send(const char *bytes = "x") { QCOMPARE(::write(ends[1], bytes, strlen(bytes)), ssize_t(strlen(bytes))); }
-};
-
-} // namespace
+using test::LoopThread;
+using test::SocketPair;
 
 class tst_EpollEventDispatcher : public QObject {
     Q_OBJECT

@@ -3,6 +3,7 @@
 // restarted, stopped or destroyed by a handler of the same turn or by their own callback, a 0 ms
 // timer started by a socket handler in the same turn, and a timer that outlives its loop's thread.
 // The same timers on a thread with Qt's own loop (the console's) still run as QTimers.
+#include "LoopThread.h"
 #include "common/Clock.h"
 #include "net/EpollEventDispatcher.h"
 
@@ -23,43 +24,10 @@
 using namespace sb;
 using namespace std::chrono_literals;
 
+using test::LoopThread;
+using test::SocketPair;
+
 namespace {
-
-// A QThread running the given loop (the workers' EpollEventDispatcher unless told otherwise), and
-// a context object living on it.
-class LoopThread {
-public:
-    explicit LoopThread(QAbstractEventDispatcher *dispatcher = new EpollEventDispatcher)
-    {
-        if (dispatcher)
-            m_thread.setEventDispatcher(dispatcher);
-        m_context.moveToThread(&m_thread);
-        m_thread.start();
-    }
-    ~LoopThread() { end(); }
-    void end()
-    {
-        m_thread.quit();
-        m_thread.wait();
-    }
-    QAbstractEventDispatcher *dispatcher() { return m_thread.eventDispatcher(); }
-    // Runs `work` on the loop's thread and waits for it.
-    void run(const std::function<void()> &work) { QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection); }
-
-private:
-    QThread m_thread;
-    QObject m_context;
-};
-
-struct SocketPair {
-    int ends[2] = {-1, -1};
-    SocketPair() { ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, ends); }
-    ~SocketPair()
-    {
-        ::close(ends[0]);
-        ::close(ends[1]);
-    }
-};
 
 const Clock &realClock() { return SystemClock::instance(); }
 
@@ -160,34 +128,28 @@ private slots:
         });
     }
 
-    void aTimerStoppedByAnEarlierHandlerOfTheSameTurnDoesNotFire()
+    void aTimerStoppedOrDestroyedByAnEarlierHandlerOfTheSameTurnDoesNotFire_data()
     {
-        LoopThread loop;
-        std::atomic<int> fired{0};
-        std::unique_ptr<Timer> first, second;
-        loop.run([&] {
-            // Whichever fires first stops the other: both are due in the same turn.
-            first = realClock().createTimer([&] { ++fired; second->stop(); });
-            second = realClock().createTimer([&] { ++fired; first->stop(); });
-            first->start(5ms);
-            second->start(5ms);
-        });
-        QTest::qWait(60);
-        QCOMPARE(fired.load(), 1);
-        loop.run([&] {
-            first.reset();
-            second.reset();
-        });
+        QTest::addColumn<bool>("destroyed");
+        QTest::newRow("stopped") << false;
+        QTest::newRow("destroyed") << true;
     }
-
-    void aTimerDestroyedByAnEarlierHandlerOfTheSameTurnDoesNotFire()
+    void aTimerStoppedOrDestroyedByAnEarlierHandlerOfTheSameTurnDoesNotFire()
     {
+        QFETCH(bool, destroyed);
         LoopThread loop;
         std::atomic<int> fired{0};
         std::unique_ptr<Timer> first, second;
+        // Whichever fires first stops or destroys the other: both are due in the same turn.
+        const auto end = [destroyed](std::unique_ptr<Timer> &other) {
+            if (destroyed)
+                other.reset();
+            else
+                other->stop();
+        };
         loop.run([&] {
-            first = realClock().createTimer([&] { ++fired; second.reset(); });
-            second = realClock().createTimer([&] { ++fired; first.reset(); });
+            first = realClock().createTimer([&] { ++fired; end(second); });
+            second = realClock().createTimer([&] { ++fired; end(first); });
             first->start(5ms);
             second->start(5ms);
         });
@@ -306,7 +268,7 @@ private slots:
                 timer->start(0ms);
             });
         });
-        QCOMPARE(::write(pair.ends[1], "x", 1), ssize_t(1));
+        pair.send();
         QVERIFY(done.tryAcquire(1, 5000));
         QVERIFY(turnOfSocket >= 0);
         QCOMPARE(turnOfTimer, turnOfSocket);
