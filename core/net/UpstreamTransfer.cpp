@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <QUrlQuery>
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -231,8 +232,10 @@ bool UpstreamTransfer::setUp(QString *error)
 
 QString UpstreamTransfer::headerProblem(const HttpHeaders &headers)
 {
+    // One pass a field: three contains() each cost three calls into Qt, for every header of every
+    // request.
     const auto breaksLine = [](const QByteArray &text) {
-        return text.contains('\r') || text.contains('\n') || text.contains('\0');
+        return std::any_of(text.cbegin(), text.cend(), [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
     };
     for (const auto &[name, value] : headers.fields()) {
         // A key pasted with its trailing newline would otherwise split into a second header line.
