@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <charconv>
 #include <cmath>
 
 namespace sb::jsonliteral {
@@ -40,9 +41,21 @@ std::optional<qint64> plainInteger(QByteArrayView value)
     for (const char c : value)
         if (c < '0' || c > '9')
             return std::nullopt;
-    bool ok = false;
-    const qint64 n = value.toLongLong(&ok);
-    return ok ? std::optional<qint64>(n) : std::nullopt;
+    qint64 n = 0;
+    std::from_chars(value.data(), value.data() + value.size(), n); // digits only, at most 15: always fits
+    return n;
+}
+
+std::optional<int> intValue(QByteArrayView value)
+{
+    if (value.isEmpty())
+        return std::nullopt;
+    int n = 0;
+    const char *end = value.data() + value.size();
+    const auto [stop, error] = std::from_chars(value.data(), end, n);
+    if (error != std::errc() || stop != end)
+        return std::nullopt;
+    return n;
 }
 
 std::optional<double> number(QByteArrayView value)

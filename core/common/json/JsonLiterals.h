@@ -19,6 +19,10 @@ std::optional<QByteArrayView> plainString(QByteArrayView value);
 QString stringValue(QByteArrayView literal);
 // A plain decimal integer (no sign, fraction or exponent) of at most 15 digits.
 std::optional<qint64> plainInteger(QByteArrayView value);
+// A JSON number that is an integer within an int (a minus sign and digits), as
+// QByteArrayView::toInt reads one, without the call into Qt; std::nullopt for anything else
+// (9.0, 1e2, a string, too large).
+std::optional<int> intValue(QByteArrayView value);
 // A finite number, as Qt's parser reads it; std::nullopt for anything else.
 std::optional<double> number(QByteArrayView value);
 // "true" or "false".

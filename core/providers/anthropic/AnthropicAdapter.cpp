@@ -1,5 +1,6 @@
 #include "providers/anthropic/AnthropicAdapter.h"
 
+#include "common/json/JsonLiterals.h"
 #include "common/json/JsonObjectEdit.h"
 #include "common/json/JsonObjectScan.h"
 #include "common/json/JsonText.h"
@@ -390,9 +391,8 @@ TokenUsage AnthropicAdapter::usageOfMessage(QByteArrayView message, const JsonOb
         bool plain = true;
         const auto read = [&](QByteArrayView key, std::optional<int> *count) {
             if (const JsonObjectScan::Member *found = scanned.find(key)) {
-                bool ok = false;
-                *count = found->valueIn(usage).toInt(&ok);
-                plain = plain && ok;
+                *count = jsonliteral::intValue(found->valueIn(usage));
+                plain = plain && count->has_value();
             }
         };
         AnthropicCounts counts;

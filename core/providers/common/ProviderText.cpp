@@ -1,5 +1,6 @@
 #include "providers/common/ProviderText.h"
 
+#include "common/json/JsonLiterals.h"
 #include "common/json/JsonObjectScan.h"
 #include "common/json/JsonText.h"
 
@@ -71,10 +72,8 @@ TokenUsage usageFromOpenAiJson(QByteArrayView usage)
         bool plain = true;
         const auto read = [&](const JsonObjectScan &in, QByteArrayView json, QByteArrayView key, int *field) {
             if (const JsonObjectScan::Member *member = in.find(key)) {
-                bool ok = false;
-                const int value = member->valueIn(json).toInt(&ok);
-                if (ok)
-                    *field = value;
+                if (const std::optional<int> value = jsonliteral::intValue(member->valueIn(json)))
+                    *field = *value;
                 else
                     plain = false; // 9.0, 1e1, a string: Qt's reading decides
             }
