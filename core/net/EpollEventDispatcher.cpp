@@ -449,6 +449,7 @@ bool EpollEventDispatcher::fireCallbackTimer(const Due &entry, qint64 now)
 
 CallbackTimerDispatcher::TimerHandle EpollEventDispatcher::addCallbackTimer(Client *client, bool repeating)
 {
+    Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a callback timer made from another thread");
     int handle;
     if (!m_freeCallbackTimers.empty()) {
         handle = m_freeCallbackTimers.back();
@@ -469,6 +470,7 @@ CallbackTimerDispatcher::TimerHandle EpollEventDispatcher::addCallbackTimer(Clie
 
 void EpollEventDispatcher::startCallbackTimer(TimerHandle handle, std::chrono::nanoseconds after)
 {
+    Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a callback timer started from another thread");
     CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
     // Rounded up to the microsecond, and one more for the part of the current one already gone
     // (nowMicros() truncates): never early.
@@ -484,6 +486,7 @@ void EpollEventDispatcher::startCallbackTimer(TimerHandle handle, std::chrono::n
 
 void EpollEventDispatcher::stopCallbackTimer(TimerHandle handle)
 {
+    Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a callback timer stopped from another thread");
     CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
     if (!timer.active)
         return;
