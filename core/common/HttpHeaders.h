@@ -14,7 +14,14 @@ class HttpHeaders {
 public:
     using Field = std::pair<QByteArray, QByteArray>;
 
-    void add(QByteArray name, QByteArray value) { m_fields.emplace_back(std::move(name), std::move(value)); }
+    void add(QByteArray name, QByteArray value)
+    {
+        // Room for a usual head at the first field: grown from one, it moved its fields three
+        // times on the way to a response's five or six.
+        if (m_fields.capacity() == 0)
+            m_fields.reserve(kUsualFields);
+        m_fields.emplace_back(std::move(name), std::move(value));
+    }
     // Replaces every field of that name with one.
     void set(QByteArray name, QByteArray value);
     // Lookups take views, so that a name written as a literal costs no allocation.
@@ -28,6 +35,7 @@ public:
     std::size_t size() const { return m_fields.size(); }
 
 private:
+    static constexpr std::size_t kUsualFields = 8;
     std::vector<Field> m_fields;
 };
 
