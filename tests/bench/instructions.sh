@@ -68,7 +68,7 @@ count() { # BUILD MODEL -> instructions per request
     --listen 127.0.0.1:19003 --log-level warn >"$work/switchboard.log" 2>&1 &
   sb=$!
   wait_for http://127.0.0.1:19003/healthz
-  load "$2" 3   # warm: connections, TLS sessions, caches, the first history batches
+  load "$2" 3   # warm: connections, TLS resumption, caches, the first history batches
   sleep 1       # the history's flush interval is 250 ms: nothing of the warm-up is left to write
   local before=$(served)
   callgrind_control -z "$sb" >/dev/null 2>&1
