@@ -299,9 +299,6 @@ void UpstreamTransfer::recordHead(int status, HttpHeaders &&headers)
     m_status = status;
     m_headers = std::move(headers);
     m_headersComplete = true;
-    bool known = false;
-    const qint64 length = m_headers.value("content-length").toLongLong(&known);
-    m_contentLength = known ? length : -1;
     if (m_onActivity)
         m_onActivity();
 }
@@ -336,7 +333,11 @@ bool UpstreamTransfer::takeHeaders(int *status, HttpHeaders *headers)
 
 bool UpstreamTransfer::hasWholeAnswer() const
 {
-    return m_contentLength >= 0 && m_received == m_contentLength; // set with the final head only
+    if (!m_easy || !m_headersComplete)
+        return false;
+    curl_off_t length = -1; // the final response's Content-Length, -1 when it sent none
+    curl_easy_getinfo(m_easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    return length >= 0 && m_received == length;
 }
 
 bool UpstreamTransfer::endedBeforeItsBodyWent() const

@@ -107,7 +107,8 @@ public:
     void recordHead(int status, HttpHeaders &&headers);
     bool recordBody(QByteArrayView piece);
     bool tooLarge() const { return m_tooLarge; }
-    // A final status came with a Content-Length and that many body bytes arrived.
+    // A final head came with a Content-Length (libcurl's reading of it: only an error path asks)
+    // and that many body bytes arrived.
     bool hasWholeAnswer() const;
     // Nothing came back and the request's body had not all gone out: the server cannot have
     // acted on the request, so sending it again is safe.
@@ -167,7 +168,6 @@ private:
     bool m_headersTaken = false;
     QByteArray m_pending;
     qint64 m_received = 0;
-    qint64 m_contentLength = -1; // the final response's, when it sent one
     bool m_tooLarge = false;
 };
 

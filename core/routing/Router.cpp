@@ -106,12 +106,11 @@ Router::Router(const Clock &clock, Random &random, EngineConfigPtr config)
 
 namespace {
 
-// Versions come from one counter, so a router made where a destroyed one lived never matches the
-// destroyed one's cached table.
+// Versions come from one counter across all routers (none is 0), so a version names one table of
+// one router: a router made where a destroyed one lived never matches the destroyed one's copy.
 std::atomic<std::uint64_t> g_tableVersions{0};
 
 struct CachedTable {
-    const void *router = nullptr;
     std::uint64_t version = 0;
     std::shared_ptr<const RoutingTable> table;
 };
@@ -121,18 +120,17 @@ thread_local CachedTable t_cachedTable;
 
 Router::~Router()
 {
-    if (t_cachedTable.router == this)
-        t_cachedTable = CachedTable{};
+    if (t_cachedTable.version == m_tableVersion.load(std::memory_order_acquire))
+        t_cachedTable = CachedTable{}; // this thread's copy goes with its router
 }
 
 std::shared_ptr<const RoutingTable> Router::table() const
 {
     const std::uint64_t version = m_tableVersion.load(std::memory_order_acquire);
     CachedTable &cached = t_cachedTable;
-    if (cached.router != this || cached.version != version) {
+    if (cached.version != version) {
         // A table newer than `version` may be read here; the next call then reads it again.
         cached.table = m_table.load(std::memory_order_acquire);
-        cached.router = this;
         cached.version = version;
     }
     return cached.table;

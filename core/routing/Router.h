@@ -159,8 +159,8 @@ private:
             panicChoices{0}, bucketRefusals{0}, keyExhaustions{0}, rateLimited{0}, unavailable{0}, unknownModel{0};
     };
     // The current table, read through a per-thread copy that is refreshed only when setConfig has
-    // published a newer one: loading the atomic shared_ptr itself takes and releases its lock bit
-    // and bumps the shared count, several times a request on every worker at once.
+    // published a newer one: loading the atomic shared_ptr itself takes and releases its lock bit,
+    // several times a request on every worker at once. (The copy returned still counts a reference.)
     std::shared_ptr<const RoutingTable> table() const;
     RouteRefusal refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens) const;
 

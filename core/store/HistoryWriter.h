@@ -94,7 +94,7 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::condition_variable m_done;
-    RowQueue<RequestRecord> m_requests; // one a request: a deque allocated a block for each
+    RowQueue<RequestRecord> m_requests; // one a request: a deque allocated a block for every two
 
     std::deque<EventRecord> m_events;
     std::deque<HealthSample> m_health;

@@ -7,9 +7,10 @@
 namespace sb {
 
 // A FIFO of rows that keeps its storage: pushed at the back, taken from the front a batch at a
-// time. A std::deque of elements as large as a history row allocates a block for every element;
-// this allocates only while it grows. Taken rows are erased from the front once they are half of
-// the storage, so each row is moved at most once more however long the queue grows.
+// time. A std::deque of elements as large as a history row (248 bytes) allocates a 512-byte block
+// for every second one; this allocates only while it grows. Taken rows are erased from the front
+// once they are half of the storage, so each row is moved at most once more however long the
+// queue grows.
 template <class T>
 class RowQueue {
 public:
