@@ -36,6 +36,17 @@ bool isSupportedMethod(uint8_t method)
     }
 }
 
+// The method's name; the usual ones are static arrays a request shares instead of allocating.
+QByteArray methodName(uint8_t method)
+{
+    switch (method) {
+    case HTTP_GET: return QByteArrayLiteral("GET");
+    case HTTP_POST: return QByteArrayLiteral("POST");
+    case HTTP_OPTIONS: return QByteArrayLiteral("OPTIONS");
+    default: return llhttp_method_name(static_cast<llhttp_method_t>(method));
+    }
+}
+
 HttpConnection *self(llhttp_t *parser)
 {
     return static_cast<HttpConnection *>(parser->data);
@@ -127,8 +138,7 @@ int HttpConnection::onMessageBegin(llhttp_t *parser)
     c->m_current.peer = c->m_peer;
     c->m_current.connectionId = c->m_id;
     c->m_current.workerIndex = c->m_workerIndex;
-    c->m_field.clear();
-    c->m_value.clear();
+    c->m_head.restart();
     c->m_headerBytes = 0;
     c->m_headerCount = 0;
     c->m_inMessage = true;
@@ -154,7 +164,7 @@ bool HttpConnection::addHeaderBytes(qint64 bytes)
 int HttpConnection::onUrl(llhttp_t *parser, const char *at, size_t length)
 {
     HttpConnection *c = self(parser);
-    appendHeaderPiece(c->m_current.target, at, length);
+    c->m_head.appendTarget(at, length);
     if (!c->addHeaderBytes(static_cast<qint64>(length)))
         return c->fail(414, QStringLiteral("The request URL is longer than the server accepts (%1 bytes).")
                                 .arg(c->m_limits.maxHeaderBytes),
@@ -165,7 +175,7 @@ int HttpConnection::onUrl(llhttp_t *parser, const char *at, size_t length)
 int HttpConnection::onHeaderField(llhttp_t *parser, const char *at, size_t length)
 {
     HttpConnection *c = self(parser);
-    appendHeaderPiece(c->m_field, at, length);
+    c->m_head.appendName(at, length);
     if (!c->addHeaderBytes(static_cast<qint64>(length)))
         return c->fail(431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).")
                                 .arg(c->m_limits.maxHeaderBytes),
@@ -176,7 +186,7 @@ int HttpConnection::onHeaderField(llhttp_t *parser, const char *at, size_t lengt
 int HttpConnection::onHeaderFieldComplete(llhttp_t *parser)
 {
     HttpConnection *c = self(parser);
-    if (!isHttpToken(c->m_field))
+    if (!c->m_head.nameRepeats(c->m_current.headers.size()) && !isHttpToken(c->m_head.name()))
         return c->fail(400, QStringLiteral("A request header name is not a valid token."),
                        QStringLiteral("invalid_header"));
     if (++c->m_headerCount > c->m_limits.maxHeaderCount)
@@ -194,7 +204,7 @@ int HttpConnection::onHeaderFieldComplete(llhttp_t *parser)
 int HttpConnection::onHeaderValue(llhttp_t *parser, const char *at, size_t length)
 {
     HttpConnection *c = self(parser);
-    appendHeaderPiece(c->m_value, at, length);
+    c->m_head.appendValue(at, length);
     if (!c->addHeaderBytes(static_cast<qint64>(length)))
         return c->fail(431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).")
                                 .arg(c->m_limits.maxHeaderBytes),
@@ -205,9 +215,7 @@ int HttpConnection::onHeaderValue(llhttp_t *parser, const char *at, size_t lengt
 int HttpConnection::onHeaderValueComplete(llhttp_t *parser)
 {
     HttpConnection *c = self(parser);
-    c->m_current.headers.add(std::move(c->m_field), c->m_value.trimmed());
-    c->m_field = QByteArray();
-    c->m_value = QByteArray();
+    c->m_head.addTo(c->m_current.headers);
     return HPE_OK;
 }
 
@@ -219,8 +227,10 @@ int HttpConnection::onHeadersComplete(llhttp_t *parser)
 int HttpConnection::headersComplete()
 {
     m_headersDone = true;
+    m_head.remember(m_current.headers);
+    m_current.target = m_head.takeTarget();
     const uint8_t method = llhttp_get_method(&m_parser);
-    m_current.method = llhttp_method_name(static_cast<llhttp_method_t>(method));
+    m_current.method = methodName(method);
     m_current.httpMinor = llhttp_get_http_minor(&m_parser);
     const qsizetype question = m_current.target.indexOf('?');
     m_current.path = question < 0 ? m_current.target : m_current.target.left(question);

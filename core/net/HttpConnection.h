@@ -4,6 +4,7 @@
 #include "net/HttpHandler.h"
 #include "net/HttpRequest.h"
 #include "net/HttpServerLimits.h"
+#include "net/RepeatedHead.h"
 
 #include <llhttp.h>
 
@@ -110,8 +111,7 @@ private:
     llhttp_t m_parser;
     QByteArray m_input;
     HttpRequest m_current;
-    QByteArray m_field;
-    QByteArray m_value;
+    RepeatedHead m_head;
     qint64 m_headerBytes = 0;
     int m_headerCount = 0;
     bool m_inMessage = false;

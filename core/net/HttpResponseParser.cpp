@@ -39,8 +39,7 @@ void HttpResponseParser::expectResponse(bool toHead)
     m_parser.data = this;
     m_toHead = toHead;
     m_started = m_complete = m_keepAlive = m_refused = false;
-    m_field.clear();
-    m_value.clear();
+    m_head.restart();
     m_headers = HttpHeaders();
     m_error.clear();
 }
@@ -49,28 +48,26 @@ int HttpResponseParser::onMessageBegin(llhttp_t *parser)
 {
     HttpResponseParser &p = self(parser);
     p.m_headers = HttpHeaders(); // an interim 1xx response's headers are not the final ones
-    p.m_field.clear();
-    p.m_value.clear();
+    p.m_head.restart();
     return 0;
 }
 
 int HttpResponseParser::onHeaderField(llhttp_t *parser, const char *at, std::size_t length)
 {
-    appendHeaderPiece(self(parser).m_field, at, length);
+    self(parser).m_head.appendName(at, length);
     return 0;
 }
 
 int HttpResponseParser::onHeaderValue(llhttp_t *parser, const char *at, std::size_t length)
 {
-    appendHeaderPiece(self(parser).m_value, at, length);
+    self(parser).m_head.appendValue(at, length);
     return 0;
 }
 
 int HttpResponseParser::onHeaderValueComplete(llhttp_t *parser)
 {
     HttpResponseParser &p = self(parser);
-    // llhttp leaves trailing whitespace in the value (it strips the leading one).
-    p.m_headers.add(std::exchange(p.m_field, {}), std::exchange(p.m_value, {}).trimmed());
+    p.m_head.addTo(p.m_headers);
     return 0;
 }
 
@@ -84,6 +81,7 @@ int HttpResponseParser::onHeadersComplete(llhttp_t *parser)
     }
     if (status < 200)
         return 0; // 100 Continue, 103 Early Hints: a final response follows on the same connection
+    p.m_head.remember(p.m_headers);
     p.m_sink->responseHead(status, std::move(p.m_headers));
     return p.m_toHead ? 1 : 0; // 1: no body follows
 }

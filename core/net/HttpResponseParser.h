@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/HttpHeaders.h"
+#include "net/RepeatedHead.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -76,8 +77,7 @@ private:
     bool m_complete = false;
     bool m_keepAlive = false;
     bool m_refused = false; // a Sink said no
-    QByteArray m_field;
-    QByteArray m_value;
+    RepeatedHead m_head;
     HttpHeaders m_headers;
     QString m_error;
 };

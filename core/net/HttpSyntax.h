@@ -19,14 +19,4 @@ bool isHttpToken(QByteArrayView text);
 // that proxies and virtual hosts downstream may each read differently, so it is refused.
 bool isValidHostValue(QByteArrayView value);
 
-// Adds a piece of a header name or value as llhttp hands it over. A piece nearly always is the
-// whole of it: constructing is cheaper then than QByteArray::append's general path.
-inline void appendHeaderPiece(QByteArray &to, const char *at, std::size_t length)
-{
-    if (to.isEmpty())
-        to = QByteArray(at, static_cast<qsizetype>(length));
-    else
-        to.append(at, static_cast<qsizetype>(length));
-}
-
 } // namespace sb
