@@ -332,7 +332,8 @@ void EngineHost::warnUnservable(const QStringList &problems) const
 
 void EngineHost::restoreSpend(const EngineConfig &config)
 {
-    // Budgets hold across restarts: this day's and this month's spend are the history's sums.
+    // Budgets hold across restarts: this day's and this month's spend are the history's sums (its
+    // spend per route and minute).
     HistoryReader reader(m_dbPath);
     QString error;
     if (!reader.open(&error)) {
@@ -343,10 +344,7 @@ void EngineHost::restoreSpend(const EngineConfig &config)
     for (const RouteConfig &route : config.routes)
         routes << route.logicalModel;
     m_gateway->context().costMeter().restore(routes, m_clock.wallMillis(), [&reader](const QString &route, qint64 fromMs) {
-        HistoryReader::RequestQuery query;
-        query.fromMs = fromMs;
-        query.logicalModel = route;
-        return reader.totals(query).costUsd;
+        return reader.spentSince(route, fromMs);
     });
 }
 

@@ -107,7 +107,7 @@ ResponsesEndpoint::ResponsesEndpoint(EngineContext &engine, std::shared_ptr<Repl
 
 bool ResponsesEndpoint::handles(const QByteArray &path)
 {
-    return path == kBase || path.startsWith(QByteArray(kBase.data(), kBase.size()) + '/');
+    return path.startsWith(kBase) && (path.size() == kBase.size() || path[kBase.size()] == '/');
 }
 
 void ResponsesEndpoint::handle(const HttpRequest &request, std::shared_ptr<ResponseWriter> response, QString requestId)

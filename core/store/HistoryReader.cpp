@@ -195,6 +195,18 @@ std::vector<HistoryReader::ChannelName> HistoryReader::channelNames()
     return out;
 }
 
+double HistoryReader::spentSince(const QString &route, qint64 fromMs)
+{
+    const qint64 fromMinute = fromMs - fromMs % 60000;
+    QSqlQuery q(m_db.connection());
+    const bool ok = route.isEmpty()
+        ? execWith(q, QStringLiteral("SELECT COALESCE(SUM(cost_usd), 0) FROM spend_minutes WHERE minute_ms >= ?"),
+                   {fromMinute}, &m_lastError)
+        : execWith(q, QStringLiteral("SELECT COALESCE(SUM(cost_usd), 0) FROM spend_minutes WHERE logical_model = ? AND minute_ms >= ?"),
+                   {route, fromMinute}, &m_lastError);
+    return ok && q.next() ? q.value(0).toDouble() : 0.0;
+}
+
 QStringList HistoryReader::logicalModels()
 {
     // The configured routes, plus whatever the history holds; DISTINCT over the requests would

@@ -66,6 +66,9 @@ public:
     qint64 count(const RequestQuery &query);         // COUNT(*) only; limit, cursor and offset ignored
     std::optional<RequestRecord> request(qint64 id);
     qint64 latestRequestId();                        // 0 when there is none
+    // What `route` spent from `fromMs` on (every route's together when it is empty), in whole
+    // minutes: the minute holding `fromMs` counts whole. Budgets' periods start on a minute.
+    double spentSince(const QString &route, qint64 fromMs);
 
     struct ChannelName {
         int channelId = 0;

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include <future>
+#include <map>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace sb {
@@ -83,7 +85,11 @@ public:
             && m_health.prepare(c,
                                 "INSERT INTO health_samples (time_ms, channel_id, score, error_rate, fast_error_rate, p95_ms, state)"
                                 " VALUES (?,?,?,?,?,?,?)",
-                                error);
+                                error)
+            && m_spend.prepare(c,
+                               "INSERT INTO spend_minutes (logical_model, minute_ms, cost_usd) VALUES (?,?,?)"
+                               " ON CONFLICT (logical_model, minute_ms) DO UPDATE SET cost_usd = cost_usd + excluded.cost_usd",
+                               error);
     }
 
     bool write(const Batch &batch, QString *error)
@@ -114,6 +120,7 @@ public:
             bindRequest(m_request, 0, batch.requests[next]);
             ok = m_request.exec(error);
         }
+        ok = ok && addSpend(batch.requests, error);
         for (std::size_t i = 0; ok && i < batch.health.size(); ++i) {
             const HealthSample &h = batch.health[i];
             m_health.bind(0, h.timeMs);
@@ -180,7 +187,7 @@ public:
                                    " (SELECT max(rowid) + 1 FROM responses))";
         for (const char *sql : {"DELETE FROM requests WHERE time_ms < ?", "DELETE FROM events WHERE time_ms < ?",
                                 "DELETE FROM health_samples WHERE time_ms < ?", "DELETE FROM health_minutes WHERE minute_ms < ?",
-                                responsesCut}) {
+                                "DELETE FROM spend_minutes WHERE minute_ms < ?", responsesCut}) {
             if (!ok)
                 break;
             ok = del.prepare(QString::fromLatin1(sql));
@@ -219,6 +226,25 @@ private:
         return sql;
     }
 
+    // The batch's spend added to its routes' minutes: what budgets read back at start (a route's
+    // day or month is a few thousand rows there, not every request it served). A batch spans a
+    // second or so, so this is one statement for each route that spent in it.
+    bool addSpend(const std::vector<RequestRecord> &requests, QString *error)
+    {
+        std::map<std::pair<QString, qint64>, double> spend;
+        for (const RequestRecord &r : requests)
+            if (r.costUsd != 0.0)
+                spend[{r.logicalModel, (r.timeMs / MinuteMs) * MinuteMs}] += r.costUsd;
+        for (const auto &[routeMinute, costUsd] : spend) {
+            m_spend.bind(0, routeMinute.first);
+            m_spend.bind(1, routeMinute.second);
+            m_spend.bind(2, costUsd);
+            if (!m_spend.exec(error))
+                return false;
+        }
+        return true;
+    }
+
     // The row's 23 values, from parameter `first` on.
     static void bindRequest(SqliteStatement &insert, int first, const RequestRecord &r)
     {
@@ -253,6 +279,7 @@ private:
     SqliteStatement m_requestGroup;
     SqliteStatement m_event;
     SqliteStatement m_health;
+    SqliteStatement m_spend;
 };
 
 } // namespace

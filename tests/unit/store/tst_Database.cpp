@@ -9,6 +9,8 @@
 
 #include <sys/stat.h>
 
+#include <tuple>
+
 using namespace sb;
 
 namespace {
@@ -191,6 +193,49 @@ private slots:
         QCOMPARE(scalar(db, QStringLiteral("SELECT retry_client_errors_elsewhere FROM routes WHERE id = 1")), 1);
         QCOMPARE(scalar(db, QStringLiteral("SELECT continue_streams FROM routes WHERE id = 1")), 1);
         QCOMPARE(scalar(db, QStringLiteral("SELECT stream_tool_calls FROM routes WHERE id = 1")), 0); // held whole, as before
+        QVERIFY(db.integrityOk());
+    }
+
+    void anOlderDatabaseGainsEachRoutesSpendByMinute()
+    {
+        // The spend budgets read back at start moves from the requests (through their model
+        // index) to spend_minutes: the history already written is summed into it, by route and
+        // minute, and the index is gone.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v13.db"));
+        std::vector<Migration> upToV13;
+        for (const Migration &m : Database::migrations())
+            if (m.version <= 13)
+                upToV13.push_back(m);
+        {
+            Database db(path);
+            QString error;
+            QVERIFY2(db.open(upToV13, &error), qPrintable(error));
+            QCOMPARE(db.schemaVersion(), 13);
+            // time_ms, route, cost: two in one minute of gpt-4o, one in the next, one of mini, one free.
+            const QList<std::tuple<qint64, QString, double>> rows = {
+                {120'000, QStringLiteral("gpt-4o"), 0.25}, {179'999, QStringLiteral("gpt-4o"), 0.5},
+                {180'000, QStringLiteral("gpt-4o"), 1.0}, {121'000, QStringLiteral("mini"), 2.0}, {122'000, QStringLiteral("free"), 0.0}};
+            for (const auto &[timeMs, route, cost] : rows)
+                QVERIFY(db.exec(QStringLiteral("INSERT INTO requests (time_ms, request_id, logical_model, channel_id, channel_name, status,"
+                                               " outcome, http_status, ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover,"
+                                               " cache_hit, streamed, error, attempts)"
+                                               " VALUES (%1, 'r', '%2', 1, 'c', 'ok', 'success', 200, 10, 20, 100, 50, %3, 0, 0, 0, '', '[]')")
+                                    .arg(timeMs).arg(route).arg(cost)));
+        }
+        Database db(path);
+        QString error;
+        QVERIFY2(db.open(&error), qPrintable(error));
+        QVERIFY(Database::currentVersion() >= 14);
+        QSqlQuery q(db.connection());
+        QVERIFY(q.exec(QStringLiteral("SELECT logical_model, minute_ms, cost_usd FROM spend_minutes ORDER BY logical_model, minute_ms")));
+        QStringList minutes;
+        while (q.next())
+            minutes << QStringLiteral("%1 %2 %3").arg(q.value(0).toString()).arg(q.value(1).toLongLong()).arg(q.value(2).toDouble());
+        QCOMPARE(minutes, QStringList({QStringLiteral("gpt-4o 120000 0.75"), QStringLiteral("gpt-4o 180000 1"),
+                                       QStringLiteral("mini 120000 2")}));
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = 'requests_model_time'")), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = 'requests_time'")), 1);
         QVERIFY(db.integrityOk());
     }
 

@@ -430,6 +430,49 @@ private slots:
         QVERIFY(qAbs(merged[0].scoreAvg - (85.0 * 60 + 25.0) / 61) < 1e-9);
     }
 
+    void spendIsReadBackByRouteAndMinute()
+    {
+        // What budgets read at start: each route's spend from a time on, summed by the writer into
+        // minutes as batches go in, whichever batch a row came in and however the rows interleave.
+        Fixture f;
+        HistoryWriter writer(f.path, f.clock);
+        QVERIFY(writer.start());
+        const qint64 dayStart = (f.clock.wallMillis() / DayMs) * DayMs;
+        struct Row { qint64 atMs; const char *route; double cost; };
+        const std::vector<Row> rows = {
+            {dayStart - 1, "gpt-4o", 100.0},                  // yesterday
+            {dayStart, "gpt-4o", 0.5}, {dayStart + 59'999, "gpt-4o", 0.25},
+            {dayStart + MinuteMs, "gpt-4o", 1.0}, {dayStart + 10, "mini", 2.0},
+            {dayStart + 2 * HourMs, "mini", 0.0}, {dayStart + 2 * HourMs + 5, "gpt-4o", 4.0},
+        };
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            RequestRecord r = request(rows[i].atMs, QString::fromLatin1(rows[i].route));
+            r.costUsd = rows[i].cost;
+            QVERIFY(writer.enqueue(r));
+            if (i % 2) // several batches, a minute's rows split between them
+                writer.flush();
+        }
+        RequestRecord again = request(dayStart + 20, QStringLiteral("gpt-4o"));
+        again.costUsd = 8.0;
+        QVERIFY(writer.enqueue(again));
+        writer.flush();
+
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        QCOMPARE(reader.spentSince(QStringLiteral("gpt-4o"), dayStart), 0.5 + 0.25 + 1.0 + 4.0 + 8.0);
+        QCOMPARE(reader.spentSince(QStringLiteral("gpt-4o"), dayStart - DayMs), 100.0 + 0.5 + 0.25 + 1.0 + 4.0 + 8.0);
+        QCOMPARE(reader.spentSince(QStringLiteral("gpt-4o"), dayStart + MinuteMs), 1.0 + 4.0);
+        QCOMPARE(reader.spentSince(QStringLiteral("gpt-4o"), dayStart + MinuteMs + 1), 1.0 + 4.0); // its minute counts whole
+        QCOMPARE(reader.spentSince(QStringLiteral("mini"), dayStart), 2.0);
+        QCOMPARE(reader.spentSince(QStringLiteral("nobody"), dayStart), 0.0);
+        QCOMPARE(reader.spentSince(QString(), dayStart), 0.5 + 0.25 + 1.0 + 4.0 + 8.0 + 2.0);
+        // The same as the rows' own sums.
+        HistoryReader::RequestQuery today;
+        today.fromMs = dayStart;
+        today.logicalModel = QStringLiteral("gpt-4o");
+        QCOMPARE(reader.totals(today).costUsd, reader.spentSince(QStringLiteral("gpt-4o"), dayStart));
+    }
+
     void historyOlderThanTheRetentionIsDeleted()
     {
         Fixture f;
@@ -438,8 +481,12 @@ private slots:
         HistoryWriter writer(f.path, f.clock, options);
         QVERIFY(writer.start());
         const qint64 now = f.clock.wallMillis();
-        writer.enqueue(request(now - 3 * DayMs));
-        writer.enqueue(request(now - 1 * DayMs));
+        RequestRecord oldRequest = request(now - 3 * DayMs);
+        oldRequest.costUsd = 1.0;
+        writer.enqueue(oldRequest);
+        RequestRecord newerRequest = request(now - 1 * DayMs);
+        newerRequest.costUsd = 2.0;
+        writer.enqueue(newerRequest);
         EventRecord old;
         old.timeMs = now - 3 * DayMs;
         writer.enqueue(old);
@@ -456,6 +503,7 @@ private slots:
         QCOMPARE(rows.size(), std::size_t(1));
         QCOMPARE(rows[0].timeMs, now - DayMs);
         QCOMPARE(reader.events(0, now).size(), std::size_t(1));
+        QCOMPARE(reader.spentSince(QString(), 0), 2.0); // the old request's spend went with it
         QVERIFY(reader.healthMinutes(0, now).empty()); // rolled up, then past retention
         QVERIFY(writer.stats().rowsPurged >= 3u);
 
