@@ -3,6 +3,7 @@
 #include "common/json/JsonLiterals.h"
 #include "common/json/JsonObjectScan.h"
 #include "common/json/JsonText.h"
+#include "common/json/JsonWalk.h"
 
 #include "common/SecretMask.h"
 #include "stream/Utf8Reassembler.h"
@@ -122,6 +123,67 @@ QJsonObject usageToOpenAi(const TokenUsage &usage)
     if (const QJsonObject details = openAiPromptDetails(usage); !details.isEmpty())
         out.insert(QStringLiteral("prompt_tokens_details"), details);
     return out;
+}
+
+TokenUsage usageFromScannedOpenAiJson(QByteArrayView usage)
+{
+    // Anything but an object of plain integer counts, each named once and without escapes, is
+    // read as usageFromOpenAiJson reads it: through Qt's parser, as Qt would.
+    if (usage.isEmpty() || usage.front() != '{')
+        return usageFromOpenAiJson(usage);
+    TokenUsage out;
+    int hitTokens = -1;
+    int cachedTokens = -1;
+    unsigned seen = 0;
+    bool plain = true;
+    const auto read = [&](QByteArrayView raw, unsigned bit, int *field) {
+        std::optional<int> value = (seen & bit) ? std::nullopt : jsonliteral::intValue(raw);
+        seen |= bit;
+        if (value)
+            *field = *value;
+        else
+            plain = false;
+    };
+    const auto readDetails = [&](QByteArrayView details) {
+        if (details == "null")
+            return;
+        if (details.front() != '{') {
+            plain = false;
+            return;
+        }
+        jsonwalk::forEachMember(details, 0, [&](QByteArrayView key, jsonwalk::Span value) {
+            if (key.contains('\\'))
+                plain = false;
+            else if (key == "cached_tokens")
+                read(value.in(details), 1u << 5, &cachedTokens);
+            else if (key == "cache_write_tokens")
+                read(value.in(details), 1u << 6, &out.cacheWriteTokens);
+            return plain;
+        });
+    };
+    jsonwalk::forEachMember(usage, 0, [&](QByteArrayView key, jsonwalk::Span value) {
+        const QByteArrayView raw = value.in(usage);
+        if (key.contains('\\'))
+            plain = false;
+        else if (key == "prompt_tokens")
+            read(raw, 1u << 0, &out.promptTokens);
+        else if (key == "completion_tokens")
+            read(raw, 1u << 1, &out.completionTokens);
+        else if (key == "total_tokens")
+            read(raw, 1u << 2, &out.totalTokens);
+        else if (key == "prompt_cache_hit_tokens")
+            read(raw, 1u << 3, &hitTokens);
+        else if (key == "prompt_tokens_details") {
+            plain = plain && !(seen & (1u << 4));
+            seen |= 1u << 4;
+            readDetails(raw);
+        }
+        return plain;
+    });
+    if (!plain)
+        return usageFromOpenAiJson(usage);
+    out.cacheReadTokens = (seen & (1u << 5)) ? cachedTokens : hitTokens; // details win over DeepSeek's name
+    return withTotal(out);
 }
 
 QByteArray usageToOpenAiJson(const TokenUsage &usage)

@@ -23,6 +23,9 @@ TokenUsage usageFromOpenAi(const QJsonObject &usage);
 // The same from the usage object's bytes: plain integers are read straight from them (the proxy's
 // hot path), anything else through Qt's parser and usageFromOpenAi.
 TokenUsage usageFromOpenAiJson(QByteArrayView usage);
+// The same again for usage bytes a JsonObjectScan has already accepted with the answer around
+// them: walked without being checked a second time (that check was two thirds of the read).
+TokenUsage usageFromScannedOpenAiJson(QByteArrayView usage);
 QJsonObject usageToOpenAi(const TokenUsage &usage);
 // That object's bytes as compactJson writes them, without building it: an answer translated on
 // its bytes spent more on this object than on the rest of its translation.

@@ -261,7 +261,7 @@ Outcome OpenAiCompatAdapter::classifyAnswer(int httpStatus, const HttpHeaders &h
         if (std::optional<OpenAiAnswer> passed = OpenAiAnswer::passThrough(body, scan)) {
             if (usage) {
                 const JsonObjectScan::Member *member = scan.find("usage");
-                *usage = member ? usageFromOpenAiJson(member->valueIn(body))
+                *usage = member ? usageFromScannedOpenAiJson(member->valueIn(body))
                                 : usageFromOpenAi(QJsonObject());
             }
             *answer = std::move(*passed);

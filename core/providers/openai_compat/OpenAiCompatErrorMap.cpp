@@ -10,6 +10,8 @@
 #include <QJsonDocument>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace sb {
 
 namespace {
@@ -80,7 +82,8 @@ bool looksLikeEventStream(const HttpHeaders &headers, const QByteArray &body)
 {
     if (headers.value("content-type").contains("text/event-stream"))
         return true;
-    const QByteArray start = body.left(16).trimmed();
+    // A view: every answer passes here, and a copy of its start was an allocation.
+    const QByteArrayView start = QByteArrayView(body).first(std::min<qsizetype>(body.size(), 16)).trimmed();
     return start.startsWith("data:") || start.startsWith("event:") || start.startsWith(':');
 }
 

@@ -1,3 +1,4 @@
+#include "common/json/JsonObjectScan.h"
 #include "providers/ProviderRegistry.h"
 #include "providers/common/ProviderText.h"
 #include "providers/common/RetryAfter.h"
@@ -48,6 +49,20 @@ QByteArray chunk(const QByteArray &delta, const QByteArray &finish = "null")
 QByteArray choices(const QByteArray &list)
 {
     return R"({"id":"c1","object":"chat.completion","created":1,"model":"m","choices":)" + list + "}";
+}
+
+} // namespace
+
+namespace {
+
+// `usage` read the way the pass-through path reads it: inside an answer its scan accepted.
+TokenUsage scannedUsage(const QByteArray &usage)
+{
+    const QByteArray answer = "{\"choices\":[],\"usage\":" + usage + "}";
+    JsonObjectScan scan;
+    if (!scan.scan(answer))
+        qFatal("the test's answer is not one the scan accepts: %s", answer.constData());
+    return usageFromScannedOpenAiJson(scan.find("usage")->valueIn(answer));
 }
 
 } // namespace
@@ -270,6 +285,8 @@ private slots:
         QFETCH(int, cacheWrite);
         const TokenUsage fromBytes = usageFromOpenAiJson(usage);
         const TokenUsage fromQt = usageFromOpenAi(QJsonDocument::fromJson(usage).object());
+        QCOMPARE(scannedUsage(usage).cacheReadTokens, cacheRead);
+        QCOMPARE(scannedUsage(usage).cacheWriteTokens, cacheWrite);
         QCOMPARE(fromBytes.cacheReadTokens, cacheRead);
         QCOMPARE(fromBytes.cacheWriteTokens, cacheWrite);
         QCOMPARE(fromQt.cacheReadTokens, cacheRead);
@@ -281,6 +298,45 @@ private slots:
         QCOMPARE(usageFromOpenAi(written).cacheWriteTokens, cacheWrite);
         // Written on bytes, it is the same object byte for byte.
         QCOMPARE(usageToOpenAiJson(fromBytes), compactJson(written));
+    }
+
+    // Usage read as the value of an answer's "usage" that the answer's scan accepted: whatever is
+    // odd in it (repeated or escaped names, counts that are not plain integers) reads as Qt reads it.
+    void usageReadFromScannedBytesAgreesWithQt_data()
+    {
+        QTest::addColumn<QByteArray>("usage");
+        QTest::addColumn<int>("cacheRead");
+        QTest::addColumn<int>("cacheWrite");
+        QTest::newRow("a negative count") << QByteArray("{\"prompt_cache_hit_tokens\":3,\"prompt_tokens_details\":{\"cached_tokens\":-5}}")
+                                          << -5 << -1;
+        QTest::newRow("a count named twice") << QByteArray("{\"prompt_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":2,\"cached_tokens\":3}}")
+                                             << 3 << -1;
+        QTest::newRow("details named twice")
+            << QByteArray("{\"prompt_tokens_details\":{\"cached_tokens\":2},\"prompt_tokens_details\":{\"cache_write_tokens\":7}}") << -1 << 7;
+        QTest::newRow("an escaped name") << QByteArray("{\"prompt_tokens\":1,\"prompt_tokens_details\":{\"cached\\u005ftokens\":9}}") << 9 << -1;
+        QTest::newRow("other names repeat") << QByteArray("{\"x\":1,\"x\":2,\"prompt_tokens\":4,\"prompt_cache_hit_tokens\":2}") << 2 << -1;
+        QTest::newRow("a string count") << QByteArray("{\"prompt_tokens\":\"12\",\"prompt_cache_hit_tokens\":2}") << 2 << -1;
+        QTest::newRow("whitespace") << QByteArray("{ \"prompt_tokens\" : 5 ,\n \"prompt_tokens_details\" : { \"cached_tokens\" : 4 } }") << 4 << -1;
+        QTest::newRow("empty") << QByteArray("{}") << -1 << -1;
+        QTest::newRow("every count") << QByteArray("{\"prompt_tokens\":7,\"completion_tokens\":3,\"total_tokens\":11}") << -1 << -1;
+        QTest::newRow("a float count") << QByteArray("{\"prompt_tokens\":7.0,\"completion_tokens\":3}") << -1 << -1;
+    }
+
+    void usageReadFromScannedBytesAgreesWithQt()
+    {
+        QFETCH(QByteArray, usage);
+        QFETCH(int, cacheRead);
+        QFETCH(int, cacheWrite);
+        const TokenUsage fromQt = usageFromOpenAi(QJsonDocument::fromJson(usage).object());
+        QCOMPARE(fromQt.cacheReadTokens, cacheRead);
+        QCOMPARE(fromQt.cacheWriteTokens, cacheWrite);
+        for (const TokenUsage &read : {usageFromOpenAiJson(usage), scannedUsage(usage)}) {
+            QCOMPARE(read.promptTokens, fromQt.promptTokens);
+            QCOMPARE(read.completionTokens, fromQt.completionTokens);
+            QCOMPARE(read.totalTokens, fromQt.totalTokens);
+            QCOMPARE(read.cacheReadTokens, fromQt.cacheReadTokens);
+            QCOMPARE(read.cacheWriteTokens, fromQt.cacheWriteTokens);
+        }
     }
 
     // The usage object written by hand is the one QJsonDocument writes, for every mix of known and
