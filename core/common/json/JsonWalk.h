@@ -62,4 +62,49 @@ bool forEachMember(QByteArrayView text, qsizetype at, F &&f)
     return true;
 }
 
+// Walks without measuring a value first, for a caller that walks into the values it cares about:
+// f(key, valueBegin) for each member of the object at `at` returns where that value ends, or -1
+// to stop. Returns the index just past the object's closing brace, or -1 when f stopped.
+template <typename F>
+qsizetype walkMembers(QByteArrayView text, qsizetype at, F &&f)
+{
+    at = skipSpace(text, at + 1); // past '{'
+    while (at < text.size() && text[at] == '"') {
+        const qsizetype keyEnd = valueEnd(text, at);
+        const QByteArrayView key = text.sliced(at + 1, keyEnd - at - 2);
+        at = skipSpace(text, skipSpace(text, keyEnd) + 1); // past ':'
+        if (at >= text.size())
+            return -1;
+        const qsizetype end = f(key, at);
+        if (end < 0)
+            return -1;
+        const qsizetype next = nextItem(text, end);
+        if (next < 0) {
+            at = skipSpace(text, end);
+            break;
+        }
+        at = next;
+    }
+    return at < text.size() && text[at] == '}' ? at + 1 : -1;
+}
+
+// The same for the elements of the array at `at`: f(elementBegin) returns where it ends.
+template <typename F>
+qsizetype walkElements(QByteArrayView text, qsizetype at, F &&f)
+{
+    at = skipSpace(text, at + 1); // past '['
+    while (at < text.size() && text[at] != ']') {
+        const qsizetype end = f(at);
+        if (end < 0)
+            return -1;
+        const qsizetype next = nextItem(text, end);
+        if (next < 0) {
+            at = skipSpace(text, end);
+            break;
+        }
+        at = next;
+    }
+    return at < text.size() && text[at] == ']' ? at + 1 : -1;
+}
+
 } // namespace sb::jsonwalk

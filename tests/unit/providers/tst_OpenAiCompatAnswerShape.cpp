@@ -33,6 +33,14 @@ private slots:
         row("whitespace everywhere", "{ \"choices\" : [ { \"message\" : { \"content\" : \"hi\" } , \"finish_reason\" : \"stop\" } ] }", true, true);
         row("two choices", R"({"choices":[{"message":{"content":"a"},"finish_reason":"stop"},{"message":{"content":"b"},"finish_reason":"stop"}]})",
             true, true);
+        // (An escaped string: moc reads a raw string with a backslash-quote in it wrongly.)
+        row("three choices, nested objects before the message",
+            "{\"choices\":[{\"index\":0,\"logprobs\":{\"content\":[{\"token\":\"a\",\"top_logprobs\":[]}]},"
+            "\"message\":{\"role\":\"assistant\",\"content\":\"a\",\"annotations\":[{\"x\":{\"y\":\"}\"}}]},\"finish_reason\":\"stop\"},"
+            " {\"index\":1,\"message\":{\"content\":\"b \\\" } ]\"} ,\"finish_reason\":null} ,{\"index\":2,\"message\":{\"audio\":{\"id\":\"x\"}}}]}",
+            true, true);
+        row("a message that is an empty object, finished", R"({"choices":[{"message":{},"finish_reason":"stop"}]})", true, true);
+        row("the message after the finish reason", R"({"choices":[{"finish_reason":"stop","message":{"content":null}}]})", true, true);
         row("content as parts", R"({"choices":[{"message":{"content":[{"type":"text","text":"hi"}]}}]})", false, true);
         row("an escaped message key", "{\"choices\":[{\"mess\\u0061ge\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}", false, true);
         row("no choices", R"({"id":"c","object":"chat.completion"})", false, false);
@@ -45,6 +53,7 @@ private slots:
         row("empty and unfinished", R"({"choices":[{"message":{"role":"assistant","content":""},"finish_reason":null}]})", false, false);
         row("an empty finish reason", R"({"choices":[{"message":{"content":""},"finish_reason":""}]})", false, false);
         row("empty tool calls", R"({"choices":[{"message":{"content":null,"tool_calls":[]}}]})", false, false);
+        row("a later choice that is not an object", R"({"choices":[{"message":{"content":"a"}},{"message":{"content":"b"}},7]})", false, false);
         row("the second choice empty", R"({"choices":[{"message":{"content":"a"},"finish_reason":"stop"},{"message":{}}]})", false, false);
         row("embeddings", R"({"object":"list","data":[{"embedding":[0.1]}]})", true, true, true);
         row("embeddings, empty data", R"({"object":"list","data":[]})", false, false, true);
