@@ -1,6 +1,6 @@
 #include "common/Clock.h"
 
-#include "common/CallbackTimerDispatcher.h"
+#include "common/CallbackDispatcher.h"
 
 #include <QObject>
 #include <QPointer>
@@ -15,7 +15,7 @@ namespace {
 // Either is chosen by the first start(), on the thread that will run it; the QTimer is not made
 // before: many timers (a call's retry and backoff timers, say) are made for every request and
 // seldom started.
-class EventLoopTimer final : public Timer, private CallbackTimerDispatcher::Client {
+class EventLoopTimer final : public Timer, private CallbackDispatcher::Client {
 public:
     EventLoopTimer(std::function<void()> onFire, TimerKind kind)
         : m_state(std::make_shared<State>(State{std::move(onFire)})), m_kind(kind)
@@ -70,7 +70,7 @@ public:
 private:
     void bindToThisThread()
     {
-        if (auto *loop = qobject_cast<CallbackTimerDispatcher *>(QAbstractEventDispatcher::instance())) {
+        if (auto *loop = qobject_cast<CallbackDispatcher *>(QAbstractEventDispatcher::instance())) {
             m_loop = loop;
             m_handle = loop->addCallbackTimer(this, m_kind == TimerKind::Repeating);
             m_onLoop = true;
@@ -106,8 +106,8 @@ private:
     const TimerKind m_kind;
     std::unique_ptr<QTimer> m_timer;
     bool m_onLoop = false;
-    QPointer<CallbackTimerDispatcher> m_loop;
-    CallbackTimerDispatcher::TimerHandle m_handle = -1;
+    QPointer<CallbackDispatcher> m_loop;
+    CallbackDispatcher::TimerHandle m_handle = -1;
 };
 
 // Owns a callAfter's timer; a child of the context, so the context's end cancels it.

@@ -40,7 +40,7 @@ struct DepthGuard {
 
 } // namespace
 
-EpollEventDispatcher::EpollEventDispatcher(QObject *parent) : CallbackTimerDispatcher(parent)
+EpollEventDispatcher::EpollEventDispatcher(QObject *parent) : CallbackDispatcher(parent)
 {
     m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
     m_wakeFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -165,8 +165,10 @@ void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
 void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)
 {
     const int descriptor = int(notifier->socket());
-    for (std::vector<QSocketNotifier *> &pending : m_pendingByDepth)
-        std::replace(pending.begin(), pending.end(), notifier, static_cast<QSocketNotifier *>(nullptr));
+    for (std::vector<Pending> &pending : m_pendingByDepth)
+        for (Pending &entry : pending)
+            if (entry.notifier == notifier)
+                entry.notifier = nullptr;
     if (descriptor < 0 || m_watches.size() <= std::size_t(descriptor))
         return;
     Watch &watch = m_watches[std::size_t(descriptor)];
@@ -180,8 +182,8 @@ void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)
 void EpollEventDispatcher::updateWatch(int descriptor)
 {
     Watch &watch = m_watches[std::size_t(descriptor)];
-    const std::uint32_t wanted = (watch.read ? std::uint32_t(EPOLLIN) : 0u) | (watch.write ? std::uint32_t(EPOLLOUT) : 0u)
-        | (watch.exception ? std::uint32_t(EPOLLPRI) : 0u);
+    const std::uint32_t wanted = (watch.read || watch.readCallback >= 0 ? std::uint32_t(EPOLLIN) : 0u)
+        | (watch.write || watch.writeCallback >= 0 ? std::uint32_t(EPOLLOUT) : 0u) | (watch.exception ? std::uint32_t(EPOLLPRI) : 0u);
     if (wanted == watch.events)
         return;
     epoll_event event{};
@@ -210,7 +212,7 @@ void EpollEventDispatcher::updateWatch(int descriptor)
 
 int EpollEventDispatcher::activateNotifiers(int readyCount, bool deliver)
 {
-    std::vector<QSocketNotifier *> &pending = pendingNotifiers();
+    std::vector<Pending> &pending = pendingNotifiers();
     pending.clear();
     int events = 0;
     for (int i = 0; i < readyCount; ++i) {
@@ -225,25 +227,104 @@ int EpollEventDispatcher::activateNotifiers(int readyCount, bool deliver)
             continue;
         const Watch &watch = m_watches[std::size_t(descriptor)];
         // As Qt's own loops do: an error or hang-up wakes the reader and the writer alike.
-        if (watch.read && (what & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-            pending.push_back(watch.read);
-        if (watch.write && (what & (EPOLLOUT | EPOLLHUP | EPOLLERR)))
-            pending.push_back(watch.write);
+        const bool readable = what & (EPOLLIN | EPOLLHUP | EPOLLERR);
+        const bool writable = what & (EPOLLOUT | EPOLLHUP | EPOLLERR);
+        if (readable && watch.readCallback >= 0)
+            pending.push_back({nullptr, watch.readCallback, m_callbackSockets[std::size_t(watch.readCallback)].generation});
+        if (readable && watch.read)
+            pending.push_back({watch.read, -1, 0});
+        if (writable && watch.writeCallback >= 0)
+            pending.push_back({nullptr, watch.writeCallback, m_callbackSockets[std::size_t(watch.writeCallback)].generation});
+        if (writable && watch.write)
+            pending.push_back({watch.write, -1, 0});
         if (watch.exception && (what & EPOLLPRI))
-            pending.push_back(watch.exception);
+            pending.push_back({watch.exception, -1, 0});
     }
     // By index, re-reading the list each time: a handler may cross out later entries, and a nested
     // loop uses its own list, but the outer vector of lists may grow meanwhile.
     for (std::size_t i = 0; i < pendingNotifiers().size(); ++i) {
-        QSocketNotifier *notifier = std::exchange(pendingNotifiers()[i], nullptr);
-        if (!notifier)
-            continue;
-        QEvent event(QEvent::SockAct);
-        QCoreApplication::sendEvent(notifier, &event);
-        ++events;
+        const Pending entry = std::exchange(pendingNotifiers()[i], Pending{});
+        if (entry.notifier) {
+            QEvent event(QEvent::SockAct);
+            QCoreApplication::sendEvent(entry.notifier, &event);
+            ++events;
+        } else if (entry.socket >= 0) {
+            // Disabled or removed since the wait (the generation moved on): not called.
+            const CallbackSocket &socket = m_callbackSockets[std::size_t(entry.socket)];
+            if (socket.generation != entry.generation || !socket.client)
+                continue;
+            SocketClient *client = socket.client; // the call may add sockets, moving `socket`
+            client->socketReady();
+            ++events;
+        }
     }
     pendingNotifiers().clear();
     return events;
+}
+
+// ---- callback socket watches -------------------------------------------------------------------
+
+EpollEventDispatcher::SocketHandle EpollEventDispatcher::addCallbackSocket(int descriptor, SocketDirection direction,
+                                                                           SocketClient *client)
+{
+    Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a socket watch made from another thread");
+    int handle;
+    if (!m_freeCallbackSockets.empty()) {
+        handle = m_freeCallbackSockets.back();
+        m_freeCallbackSockets.pop_back();
+    } else {
+        handle = int(m_callbackSockets.size());
+        m_callbackSockets.emplace_back();
+    }
+    CallbackSocket &socket = m_callbackSockets[std::size_t(handle)];
+    socket.client = client;
+    socket.descriptor = descriptor;
+    socket.write = direction == SocketDirection::Write;
+    socket.enabled = false;
+    return handle;
+}
+
+void EpollEventDispatcher::setCallbackSocketEnabled(SocketHandle handle, bool enabled)
+{
+    Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a socket watch switched from another thread");
+    CallbackSocket &socket = m_callbackSockets[std::size_t(handle)];
+    if (!socket.client || socket.enabled == enabled)
+        return;
+    socket.enabled = enabled;
+    if (!enabled)
+        ++socket.generation;
+    setWatchCallback(socket.descriptor, socket.write, handle, enabled);
+}
+
+void EpollEventDispatcher::removeCallbackSocket(SocketHandle handle)
+{
+    Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a socket watch removed from another thread");
+    CallbackSocket &socket = m_callbackSockets[std::size_t(handle)];
+    if (!socket.client)
+        return;
+    if (socket.enabled)
+        setWatchCallback(socket.descriptor, socket.write, handle, false);
+    socket = CallbackSocket{nullptr, -1, false, false, socket.generation + 1};
+    m_freeCallbackSockets.push_back(handle);
+}
+
+void EpollEventDispatcher::setWatchCallback(int descriptor, bool write, int handle, bool enabled)
+{
+    if (descriptor < 0)
+        return;
+    if (m_watches.size() <= std::size_t(descriptor))
+        m_watches.resize(std::size_t(descriptor) + 1);
+    Watch &watch = m_watches[std::size_t(descriptor)];
+    int &slot = write ? watch.writeCallback : watch.readCallback;
+    if (enabled) {
+        if (slot >= 0 && slot != handle)
+            qWarning("EpollEventDispatcher: a second socket watch of the same direction for descriptor %d replaces the first",
+                     descriptor);
+        slot = handle;
+    } else if (slot == handle) {
+        slot = -1;
+    }
+    updateWatch(descriptor);
 }
 
 // ---- timers ------------------------------------------------------------------------------------
@@ -447,7 +528,7 @@ bool EpollEventDispatcher::fireCallbackTimer(const Due &entry, qint64 now)
 
 // ---- callback timers ---------------------------------------------------------------------------
 
-CallbackTimerDispatcher::TimerHandle EpollEventDispatcher::addCallbackTimer(Client *client, bool repeating)
+CallbackDispatcher::TimerHandle EpollEventDispatcher::addCallbackTimer(Client *client, bool repeating)
 {
     Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a callback timer made from another thread");
     int handle;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/CallbackTimerDispatcher.h"
+#include "common/CallbackDispatcher.h"
 
 #include <atomic>
 #include <cstdint>
@@ -28,13 +28,14 @@ namespace sb {
 // own handler runs (nested loops); wakeUp() from another thread is one eventfd write however many
 // arrive before the loop wakes, and from the loop's own thread it costs no system call.
 //
-// It also runs the clock's callback timers (CallbackTimerDispatcher) in the same heap and turn as
-// Qt's timers, with the same rules.
+// It also runs the clock's callback timers (CallbackDispatcher) in the same heap and turn as
+// Qt's timers, with the same rules, and callback socket watches (SocketWatch) beside the
+// notifiers, delivered in the same order.
 //
 // Install it on a thread before the thread starts: `thread->setEventDispatcher(new EpollEventDispatcher)`.
 // Linux only. One difference to Qt's loops: processEvents(ExcludeSocketNotifiers | WaitForMoreEvents)
 // does not sleep while a socket is ready (epoll still reports it); nothing in the proxy asks for that.
-class EpollEventDispatcher final : public CallbackTimerDispatcher {
+class EpollEventDispatcher final : public CallbackDispatcher {
     Q_OBJECT
 public:
     explicit EpollEventDispatcher(QObject *parent = nullptr);
@@ -57,18 +58,39 @@ public:
     bool isCallbackTimerActive(TimerHandle timer) const override;
     void removeCallbackTimer(TimerHandle timer) override;
 
+    SocketHandle addCallbackSocket(int descriptor, SocketDirection direction, SocketClient *client) override;
+    void setCallbackSocketEnabled(SocketHandle socket, bool enabled) override;
+    void removeCallbackSocket(SocketHandle socket) override;
+
     void wakeUp() override;
     void interrupt() override;
 
     void startingUp() override;
 
 private:
-    // The notifiers of one descriptor, indexed by the descriptor number.
+    // The notifiers and enabled callback watches of one descriptor, indexed by its number.
     struct Watch {
         QSocketNotifier *read = nullptr;
         QSocketNotifier *write = nullptr;
         QSocketNotifier *exception = nullptr;
+        int readCallback = -1;  // a callback socket's handle
+        int writeCallback = -1;
         std::uint32_t events = 0; // what epoll watches for now (0: not in the epoll set)
+    };
+    // A callback socket watch, indexed by its handle; freed slots are reused.
+    struct CallbackSocket {
+        SocketClient *client = nullptr; // nullptr: the slot is free
+        int descriptor = -1;
+        bool write = false;
+        bool enabled = false;
+        std::uint32_t generation = 0; // moves on when disabled or removed: a turn's later calls skip it
+    };
+    // One readiness a turn delivers: to a notifier (crossed out when it goes), or to a callback
+    // socket of that generation.
+    struct Pending {
+        QSocketNotifier *notifier = nullptr;
+        int socket = -1;
+        std::uint32_t generation = 0;
     };
     // A registered timer, indexed by its id (Qt hands out small ids and reuses them).
     struct Timer {
@@ -116,7 +138,8 @@ private:
     void compactHeapIfStale();
     bool onOwnThread() const;
     // Per-nesting-level scratch lists (a handler may run a nested event loop), reused between turns.
-    std::vector<QSocketNotifier *> &pendingNotifiers() { return m_pendingByDepth[std::size_t(m_depth)]; }
+    std::vector<Pending> &pendingNotifiers() { return m_pendingByDepth[std::size_t(m_depth)]; }
+    void setWatchCallback(int descriptor, bool write, int handle, bool enabled);
     std::vector<Due> &dueTimers() { return m_firingByDepth[std::size_t(m_depth)]; }
 
     int m_epoll = -1;
@@ -125,7 +148,7 @@ private:
     std::vector<epoll_event> m_ready;
     // Activations collected from one epoll_wait, delivered one by one; a notifier unregistered on
     // the way is crossed out here so it never receives an event meant for its old descriptor.
-    std::vector<std::vector<QSocketNotifier *>> m_pendingByDepth;
+    std::vector<std::vector<Pending>> m_pendingByDepth;
     // The timers one turn fires, collected before the first fires.
     std::vector<std::vector<Due>> m_firingByDepth;
     int m_depth = -1; // nesting level of processEvents(); -1 outside it
@@ -133,6 +156,8 @@ private:
     std::vector<Timer> m_timers;
     std::vector<CallbackTimer> m_callbackTimers;
     std::vector<int> m_freeCallbackTimers;
+    std::vector<CallbackSocket> m_callbackSockets;
+    std::vector<int> m_freeCallbackSockets;
     std::vector<Due> m_due; // min-heap on deadlineUs
     int m_liveTimers = 0;   // Qt timers registered and callback timers started
 

@@ -1,7 +1,6 @@
 #include "net/Http1Connection.h"
 
 #include <QObject>
-#include <QSocketNotifier>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -28,8 +27,8 @@ void setOption(int descriptor, int level, int name, int value)
 
 } // namespace
 
-Http1Connection::Http1Connection(Owner &owner, QObject *notifierParent, QByteArray endpoint)
-    : m_owner(owner), m_notifierParent(notifierParent), m_endpoint(std::move(endpoint))
+Http1Connection::Http1Connection(Owner &owner, QByteArray endpoint)
+    : m_owner(owner), m_endpoint(std::move(endpoint))
 {
 }
 
@@ -59,14 +58,12 @@ bool Http1Connection::open(const SocketAddress &address, QString *error)
         close();
         return false;
     }
-    // Even a connect that finished at once (loopback) reports through the write notifier, so the
+    // Even a connect that finished at once (loopback) reports through the write watch, so the
     // caller has one path.
     m_connecting = true;
-    m_read = new QSocketNotifier(m_descriptor, QSocketNotifier::Read, m_notifierParent);
-    m_read->setEnabled(false);
-    QObject::connect(m_read, &QSocketNotifier::activated, m_notifierParent, [this] { m_owner.connectionReadable(*this); });
-    m_write = new QSocketNotifier(m_descriptor, QSocketNotifier::Write, m_notifierParent);
-    QObject::connect(m_write, &QSocketNotifier::activated, m_notifierParent, [this] { m_owner.connectionWritable(*this); });
+    m_read = std::make_unique<SocketWatch>(m_descriptor, SocketWatch::Direction::Read, [this] { m_owner.connectionReadable(*this); });
+    m_write = std::make_unique<SocketWatch>(m_descriptor, SocketWatch::Direction::Write, [this] { m_owner.connectionWritable(*this); });
+    m_write->setEnabled(true);
     return true;
 }
 
@@ -260,15 +257,10 @@ void Http1Connection::watchWritable(bool on)
 
 void Http1Connection::close()
 {
-    // The notifiers leave before the descriptor (a number the kernel hands out again at once), and
-    // by deleteLater: this may run inside one of their activated() signals.
-    for (QSocketNotifier *notifier : {m_read, m_write}) {
-        if (notifier) {
-            notifier->setEnabled(false);
-            notifier->deleteLater();
-        }
-    }
-    m_read = m_write = nullptr;
+    // The watches leave before the descriptor (a number the kernel hands out again at once); this
+    // may run inside one of their calls, which SocketWatch allows.
+    m_read.reset();
+    m_write.reset();
     m_tls.reset(); // before the descriptor it reads and writes
     if (m_descriptor >= 0)
         ::close(m_descriptor);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "net/HttpResponseParser.h"
+#include "net/SocketWatch.h"
 #include "net/TlsSession.h"
 
 #include <QByteArray>
@@ -12,9 +13,6 @@
 #include <cstddef>
 #include <memory>
 
-class QObject;
-class QSocketNotifier;
-
 namespace sb {
 
 // A socket address to connect to, with its text for messages ("127.0.0.1 port 8080").
@@ -25,7 +23,7 @@ struct SocketAddress {
 };
 
 // One connection from the Http1Engine to an HTTP/1.1 upstream, over TCP or TLS: a non-blocking
-// socket watched by two QSocketNotifiers, sending one request at a time and kept alive between
+// socket watched by two SocketWatches, sending one request at a time and kept alive between
 // them. It knows nothing of transfers; what its socket does goes to its Owner.
 class Http1Connection {
 public:
@@ -41,8 +39,8 @@ public:
 
     enum class Receive { Data, WouldBlock, EndOfStream, Failed };
 
-    // `notifierParent` gives the notifiers their thread (the engine's).
-    Http1Connection(Owner &owner, QObject *notifierParent, QByteArray endpoint);
+    // Made on the engine's thread, whose loop watches its socket.
+    Http1Connection(Owner &owner, QByteArray endpoint);
     ~Http1Connection(); // closes
     Http1Connection(const Http1Connection &) = delete;
     Http1Connection &operator=(const Http1Connection &) = delete;
@@ -97,12 +95,11 @@ private:
     bool flushTls(QString *error);
 
     Owner &m_owner;
-    QObject *m_notifierParent;
     const QByteArray m_endpoint;
     int m_descriptor = -1;
     bool m_connecting = false;
-    QSocketNotifier *m_read = nullptr;
-    QSocketNotifier *m_write = nullptr;
+    std::unique_ptr<SocketWatch> m_read;
+    std::unique_ptr<SocketWatch> m_write;
     QByteArray m_output[2]; // head and body still to send, from m_outputSent on
     int m_pieces = 0;
     qsizetype m_outputSent = 0; // bytes of m_output[0] already sent

@@ -254,7 +254,7 @@ void Http1Engine::connectNext(Exchange &exchange, const QString &previousError)
     QString error = previousError;
     const auto &addresses = exchange.target->addresses;
     while (exchange.nextAddress < addresses.size()) {
-        auto connection = std::make_shared<Http1Connection>(static_cast<Owner &>(*this), this, exchange.target->endpoint);
+        auto connection = std::make_shared<Http1Connection>(static_cast<Owner &>(*this), exchange.target->endpoint);
         if (connection->open(addresses[exchange.nextAddress++], &error)) {
             connection->transferId = exchange.id;
             exchange.connection = std::move(connection);

@@ -108,15 +108,16 @@ HttpConnection::HttpConnection(const Clock &clock, qintptr descriptor, quint64 i
     m_peer = m_socket->peerAddress();
     // The read buffer is bounded (kReadChunk): when we stop reading (pipelined queue full, error
     // answered), TCP flow control pushes back on the client instead of its upload piling up here.
-    // Bytes the client wrote before the worker adopted the socket wake the read notifier at once.
-    connect(m_socket, &TcpStream::readyRead, this, &HttpConnection::onReadyRead);
-    connect(m_socket, &TcpStream::bytesWritten, this, &HttpConnection::onBytesWritten);
-    connect(m_socket, &TcpStream::disconnected, this, [this] {
-        if (!m_socket->tlsError().isEmpty())
-            ++m_counters.tlsHandshakeFailures;
-        teardown(true);
-    });
+    // Bytes the client wrote before the worker adopted the socket wake the read watch at once.
+    m_socket->setListener(this);
     updateTimer();
+}
+
+void HttpConnection::streamClosed()
+{
+    if (!m_socket->tlsError().isEmpty())
+        ++m_counters.tlsHandshakeFailures;
+    teardown(true);
 }
 
 HttpConnection::~HttpConnection()
@@ -309,7 +310,7 @@ int HttpConnection::onMessageComplete(llhttp_t *parser)
 
 // ---- input -------------------------------------------------------------------------------------
 
-void HttpConnection::onReadyRead()
+void HttpConnection::streamReadable()
 {
     if (m_tornDown)
         return;
@@ -629,7 +630,7 @@ void HttpConnection::resetConnection(quint64 sequence)
     teardown(false);
 }
 
-void HttpConnection::onBytesWritten()
+void HttpConnection::streamWritten()
 {
     if (m_tornDown)
         return;
@@ -692,7 +693,7 @@ void HttpConnection::teardown(bool clientGone)
     --m_counters.connectionsOpen;
     if (clientGone && m_responseActive)
         ++m_counters.clientAborts;
-    m_socket->disconnect(this);
+    m_socket->setListener(nullptr);
     m_socket->abort();
     m_responseActive = false;
     if (auto writer = m_activeWriter.lock())

@@ -5,6 +5,7 @@
 #include "net/HttpRequest.h"
 #include "net/HttpServerLimits.h"
 #include "net/RepeatedHead.h"
+#include "net/TcpStream.h"
 
 #include <llhttp.h>
 
@@ -19,14 +20,13 @@
 namespace sb {
 
 class ResponseWriter;
-class TcpStream;
 class TlsServerContext;
 struct ServerCounters;
 
 // One client connection on a worker thread: reads and parses requests with llhttp, hands them to
 // the handler one at a time in arrival order (pipelined requests wait their turn), writes the
 // responses, and enforces the limits and timeouts. Deletes itself (deleteLater) once closed.
-class HttpConnection : public QObject {
+class HttpConnection : public QObject, private TcpStream::Listener {
     Q_OBJECT
 public:
     // `tls` null: plain HTTP; else HTTPS with its certificate.
@@ -76,8 +76,9 @@ private:
     int fail(int status, const QString &message, const QString &code);
     bool addHeaderBytes(qint64 bytes);
 
-    void onReadyRead();
-    void onBytesWritten();
+    void streamReadable() override;
+    void streamWritten() override;
+    void streamClosed() override;
     void onTimeout();
     void parseInput();
     void failParse(const ParseFailure &failure);

@@ -3,7 +3,6 @@
 #include "net/TlsServerContext.h"
 #include "net/TlsSession.h"
 
-#include <QSocketNotifier>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -41,11 +40,9 @@ TcpStream::TcpStream(int descriptor, qsizetype readBufferSize, QObject *parent)
     const int on = 1;
     ::setsockopt(m_descriptor, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
 
-    m_readNotifier = new QSocketNotifier(m_descriptor, QSocketNotifier::Read, this);
-    connect(m_readNotifier, &QSocketNotifier::activated, this, &TcpStream::onReadable);
-    m_writeNotifier = new QSocketNotifier(m_descriptor, QSocketNotifier::Write, this);
-    m_writeNotifier->setEnabled(false);
-    connect(m_writeNotifier, &QSocketNotifier::activated, this, &TcpStream::onWritable);
+    m_readWatch = std::make_unique<SocketWatch>(m_descriptor, SocketWatch::Direction::Read, [this] { onReadable(); });
+    m_readWatch->setEnabled(true);
+    m_writeWatch = std::make_unique<SocketWatch>(m_descriptor, SocketWatch::Direction::Write, [this] { onWritable(); });
 }
 
 TcpStream::~TcpStream()
@@ -77,14 +74,14 @@ QByteArray TcpStream::read(qsizetype max)
         taken = m_input.left(max);
         m_input.remove(0, max);
     }
-    updateReadNotifier();
+    updateReadWatch();
     return taken;
 }
 
 QByteArray TcpStream::readAll()
 {
     // What the kernel holds goes too: a caller discarding input wants the client's window open.
-    // An end of stream found here is reported by the next onReadable(): the notifier stays on.
+    // An end of stream found here is reported by the next onReadable(): the read watch stays on.
     if (isOpen() && !m_endOfInput && m_tlsState != TlsState::Handshaking)
         fill();
     return read(m_input.size());
@@ -96,7 +93,7 @@ bool TcpStream::write(QByteArrayView bytes)
         return false;
     if (bytes.isEmpty())
         return true;
-    // Behind what waits (the write notifier is on), or before TLS is up (it sends once it is).
+    // Behind what waits (the write watch is on), or before TLS is up (it sends once it is).
     if (bytesToWrite() > 0 || m_tlsState == TlsState::AwaitingHello || m_tlsState == TlsState::Handshaking) {
         m_output.append(bytes.data(), bytes.size());
         return true;
@@ -107,7 +104,7 @@ bool TcpStream::write(QByteArrayView bytes)
     if (taken < bytes.size()) {
         m_output = QByteArray(bytes.data() + taken, bytes.size() - taken);
         m_outputSent = 0;
-        m_writeNotifier->setEnabled(true);
+        m_writeWatch->setEnabled(true);
     }
     return true;
 }
@@ -150,12 +147,10 @@ void TcpStream::abort()
 {
     if (!isOpen())
         return;
-    // The notifiers go before the descriptor: a notifier left on a closed (and soon reused)
+    // The watches go before the descriptor: a watch left on a closed (and soon reused)
     // descriptor number would watch someone else's socket.
-    delete m_readNotifier;
-    delete m_writeNotifier;
-    m_readNotifier = nullptr;
-    m_writeNotifier = nullptr;
+    m_readWatch.reset();
+    m_writeWatch.reset();
     m_tls.reset();
     ::close(m_descriptor);
     m_descriptor = -1;
@@ -182,7 +177,7 @@ bool TcpStream::fill()
                 return true;
             case TlsSession::Step::WantWrite:
                 m_readWaitsForWritable = true;
-                m_writeNotifier->setEnabled(true);
+                m_writeWatch->setEnabled(true);
                 return true;
             case TlsSession::Step::Closed:
                 m_endOfInput = true;
@@ -239,16 +234,16 @@ TcpStream::Progress TcpStream::continueHandshake()
     switch (m_tls->handshake()) {
     case TlsSession::Step::Done:
         m_tlsState = TlsState::Established;
-        m_writeNotifier->setEnabled(bytesToWrite() > 0);
-        updateReadNotifier();
+        m_writeWatch->setEnabled(bytesToWrite() > 0);
+        updateReadWatch();
         return Progress::Ready;
     case TlsSession::Step::WantRead:
-        m_writeNotifier->setEnabled(false);
-        m_readNotifier->setEnabled(true);
+        m_writeWatch->setEnabled(false);
+        m_readWatch->setEnabled(true);
         return Progress::Waiting;
     case TlsSession::Step::WantWrite:
-        m_readNotifier->setEnabled(false);
-        m_writeNotifier->setEnabled(true);
+        m_readWatch->setEnabled(false);
+        m_writeWatch->setEnabled(true);
         return Progress::Waiting;
     case TlsSession::Step::Closed:
         m_tlsError = QStringLiteral("the client closed the connection during the TLS handshake");
@@ -276,11 +271,11 @@ void TcpStream::onReadable()
     const bool open = fill();
     if (!open)
         m_disconnectReported = true;
-    updateReadNotifier();
+    updateReadWatch();
     if (m_input.size() > before)
-        emit readyRead(); // may abort or delete-later the stream; it stays a valid object here
+        heard(&Listener::streamReadable); // may abort or delete-later the stream; it stays a valid object here
     if (!open && isOpen())
-        emit disconnected();
+        heard(&Listener::streamClosed);
 }
 
 void TcpStream::onWritable()
@@ -300,18 +295,18 @@ void TcpStream::onWritable()
             return;
     }
     if (!flush()) {
-        emit disconnected();
+        heard(&Listener::streamClosed);
         return;
     }
-    emit bytesWritten();
+    heard(&Listener::streamWritten);
 }
 
 void TcpStream::reportFailedStart()
 {
     m_disconnectReported = true;
-    m_readNotifier->setEnabled(false);
-    m_writeNotifier->setEnabled(false);
-    emit disconnected();
+    m_readWatch->setEnabled(false);
+    m_writeWatch->setEnabled(false);
+    heard(&Listener::streamClosed);
 }
 
 bool TcpStream::flush()
@@ -321,26 +316,26 @@ bool TcpStream::flush()
         if (sent < 0)
             return false;
         if (sent == 0)
-            return true; // the write notifier stays on
+            return true; // the write watch stays on
         m_outputSent += sent;
     }
     m_output.clear();
     m_outputSent = 0;
-    m_writeNotifier->setEnabled(m_readWaitsForWritable);
+    m_writeWatch->setEnabled(m_readWaitsForWritable);
     return true;
 }
 
-void TcpStream::updateReadNotifier()
+void TcpStream::updateReadWatch()
 {
     // The handshake decides what it waits for.
-    if (!m_readNotifier || m_tlsState == TlsState::AwaitingHello || m_tlsState == TlsState::Handshaking) {
-        if (m_readNotifier && m_tlsState == TlsState::AwaitingHello)
-            m_readNotifier->setEnabled(true);
+    if (!m_readWatch || m_tlsState == TlsState::AwaitingHello || m_tlsState == TlsState::Handshaking) {
+        if (m_readWatch && m_tlsState == TlsState::AwaitingHello)
+            m_readWatch->setEnabled(true);
         return;
     }
     // Off while the buffer is full (flow control) and once the end of the stream was reported.
     const bool wanted = !m_disconnectReported && m_input.size() < m_readBufferSize;
-    m_readNotifier->setEnabled(wanted);
+    m_readWatch->setEnabled(wanted);
     // Records TLS read ahead while the buffer was full are in its own buffer, and no socket event
     // will announce them: they are read on the next pass of the loop.
     if (wanted && m_tlsMayHoldInput && !m_readPosted) {

@@ -41,9 +41,9 @@ private slots:
         LoopThread loop;
         LoopThread qtLoop(nullptr);
         qtLoop.run([] {}); // its dispatcher is made once the thread runs
-        QVERIFY(qobject_cast<CallbackTimerDispatcher *>(loop.dispatcher()));
+        QVERIFY(qobject_cast<CallbackDispatcher *>(loop.dispatcher()));
         QVERIFY(qtLoop.dispatcher());
-        QVERIFY(!qobject_cast<CallbackTimerDispatcher *>(qtLoop.dispatcher()));
+        QVERIFY(!qobject_cast<CallbackDispatcher *>(qtLoop.dispatcher()));
     }
 
     void timersFireInDeadlineOrderAndNeverEarly_data()
