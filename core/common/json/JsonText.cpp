@@ -106,7 +106,16 @@ void appendJsonNumber(std::string *out, qint64 value)
     out->append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
 }
 
-void appendJsonValue(QByteArray *out, const QJsonValue &value)
+namespace {
+
+template <typename Out>
+void appendBytes(Out *out, const QByteArray &bytes)
+{
+    out->append(bytes.constData(), std::size_t(bytes.size()));
+}
+
+template <typename Out>
+void appendValue(Out *out, const QJsonValue &value)
 {
     switch (value.type()) {
     case QJsonValue::Bool:
@@ -118,7 +127,7 @@ void appendJsonValue(QByteArray *out, const QJsonValue &value)
         if (integer != notIntegral)
             appendJsonNumber(out, integer);
         else if (std::isfinite(value.toDouble()))
-            out->append(QByteArray::number(value.toDouble(), 'g', QLocale::FloatingPointShortest));
+            appendBytes(out, QByteArray::number(value.toDouble(), 'g', QLocale::FloatingPointShortest));
         else
             out->append("null");
         return;
@@ -127,16 +136,28 @@ void appendJsonValue(QByteArray *out, const QJsonValue &value)
         appendJsonString(out, value.toString());
         return;
     case QJsonValue::Array:
-        out->append(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+        appendBytes(out, QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
         return;
     case QJsonValue::Object:
-        out->append(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+        appendBytes(out, QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
         return;
     case QJsonValue::Null:
     case QJsonValue::Undefined:
         break;
     }
     out->append("null");
+}
+
+} // namespace
+
+void appendJsonValue(QByteArray *out, const QJsonValue &value)
+{
+    appendValue(out, value);
+}
+
+void appendJsonValue(std::string *out, const QJsonValue &value)
+{
+    appendValue(out, value);
 }
 
 } // namespace sb

@@ -25,5 +25,6 @@ void appendJsonNumber(std::string *out, qint64 value);
 // Any JSON value as QJsonDocument writes it compactly: scalars by hand, an object or array through
 // QJsonDocument. A number with an integral value that fits 64 bits is written as an integer.
 void appendJsonValue(QByteArray *out, const QJsonValue &value);
+void appendJsonValue(std::string *out, const QJsonValue &value);
 
 } // namespace sb

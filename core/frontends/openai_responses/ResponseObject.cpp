@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string>
 
 namespace sb {
 
@@ -81,24 +82,29 @@ const EchoedMember kAfterOutput[] = {
 };
 const EchoedMember kAfterUsage[] = {{QLatin1String("user"), "null"}, {QLatin1String("metadata"), "{}"}};
 
-void appendKey(QByteArray *out, QLatin1String key)
+void appendKey(std::string *out, QLatin1String key)
 {
     out->append(",\"");
-    out->append(key.data(), key.size());
+    out->append(key.data(), std::size_t(key.size()));
     out->append("\":");
 }
 
 template <std::size_t N>
-void appendEchoed(QByteArray *out, const QJsonObject &echo, const EchoedMember (&members)[N])
+void appendEchoed(std::string *out, const QJsonObject &echo, const EchoedMember (&members)[N])
 {
     for (const EchoedMember &member : members) {
         appendKey(out, member.key);
-        const auto it = echo.constFind(member.key);
+        const auto it = echo.isEmpty() ? echo.constEnd() : echo.constFind(member.key);
         if (it == echo.constEnd())
             out->append(member.fallback);
         else
             appendJsonValue(out, it.value());
     }
+}
+
+void appendBytes(std::string *out, QByteArrayView bytes)
+{
+    out->append(bytes.data(), std::size_t(bytes.size()));
 }
 
 bool listedAsEchoed(const QString &key)
@@ -113,38 +119,40 @@ bool listedAsEchoed(const QString &key)
 
 QByteArray ResponseObject::write(const ResponseFrame &frame, const ResponseEnding &ending)
 {
-    QByteArray out;
-    out.reserve(640 + ending.output.size() + ending.usage.size());
+    // Built in a std::string: some fifty pieces, each a call into QByteArray's general insert
+    // otherwise (a third of what writing the object cost).
+    std::string out;
+    out.reserve(std::size_t(640 + ending.output.size() + ending.usage.size()));
     out.append("{\"id\":");
     appendJsonString(&out, frame.id);
     out.append(",\"object\":\"response\",\"created_at\":");
     appendJsonNumber(&out, frame.createdAt);
     out.append(",\"status\":\"");
-    out.append(ending.status.data(), ending.status.size());
+    appendBytes(&out, ending.status);
     out.append("\",\"error\":");
-    out.append(ending.error);
+    appendBytes(&out, ending.error);
     out.append(",\"incomplete_details\":");
-    out.append(ending.incompleteDetails);
+    appendBytes(&out, ending.incompleteDetails);
     appendEchoed(&out, frame.echo, kBeforeModel);
     out.append(",\"model\":");
     appendJsonString(&out, frame.model);
     out.append(",\"output\":");
-    out.append(ending.output);
+    appendBytes(&out, ending.output);
     appendEchoed(&out, frame.echo, kAfterOutput);
     out.append(",\"usage\":");
-    out.append(ending.usage);
+    appendBytes(&out, ending.usage);
     appendEchoed(&out, frame.echo, kAfterUsage);
     // Whatever else the request asked the response to repeat, after what the reference lists.
     for (auto it = frame.echo.constBegin(); it != frame.echo.constEnd(); ++it) {
         if (ownedByTheResponse(it.key()) || listedAsEchoed(it.key()))
             continue;
-        out.append(',');
+        out += ',';
         appendJsonString(&out, it.key());
-        out.append(':');
+        out += ':';
         appendJsonValue(&out, it.value());
     }
-    out.append('}');
-    return out;
+    out += '}';
+    return QByteArray(out.data(), qsizetype(out.size()));
 }
 
 QJsonObject ResponseObject::response(const ResponseFrame &frame)

@@ -7,6 +7,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <string>
+
 namespace sb {
 
 namespace {
@@ -53,7 +55,8 @@ ResponsesAnswer::UsageCounts ResponsesAnswer::usageCounts(const QJsonObject &cha
 
 QByteArray ResponsesAnswer::usageJson(const UsageCounts &counts)
 {
-    QByteArray out;
+    // Twelve pieces: a std::string takes them for a fraction of QByteArray::append's cost each.
+    std::string out;
     out.reserve(192);
     out.append("{\"input_tokens\":");
     appendJsonNumber(&out, counts.input);
@@ -67,8 +70,8 @@ QByteArray ResponsesAnswer::usageJson(const UsageCounts &counts)
     appendJsonNumber(&out, counts.reasoning);
     out.append("},\"total_tokens\":");
     appendJsonNumber(&out, counts.total >= 0 ? counts.total : counts.input + counts.output);
-    out.append('}');
-    return out;
+    out += '}';
+    return QByteArray(out.data(), qsizetype(out.size()));
 }
 
 QByteArray ResponsesAnswer::usageJson(const QJsonObject &chatUsage)

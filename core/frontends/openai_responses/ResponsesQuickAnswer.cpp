@@ -11,6 +11,7 @@
 #include <QVarLengthArray>
 
 #include <algorithm>
+#include <string>
 
 namespace sb {
 
@@ -148,16 +149,19 @@ std::optional<ResponsesAnswer::UsageCounts> usageCounts(QByteArrayView json, Spa
     return counts;
 }
 
-void appendOutputText(QByteArray *out, const ResponseFrame &frame, QByteArrayView text, QByteArrayView status)
+QByteArray outputText(const ResponseFrame &frame, QByteArrayView text, QByteArrayView status)
 {
     // The members in the order QJsonDocument writes them, as the object path does.
-    out->append("[{\"content\":[{\"annotations\":[],\"logprobs\":[],\"text\":");
-    out->append(text.data(), text.size());
-    out->append(",\"type\":\"output_text\"}],\"id\":");
-    appendJsonString(out, ResponseObject::itemId(frame, QLatin1String("msg"), 0));
-    out->append(",\"role\":\"assistant\",\"status\":\"");
-    out->append(status.data(), status.size());
-    out->append("\",\"type\":\"message\"}]");
+    std::string out;
+    out.reserve(std::size_t(text.size()) + 192);
+    out.append("[{\"content\":[{\"annotations\":[],\"logprobs\":[],\"text\":");
+    out.append(text.data(), std::size_t(text.size()));
+    out.append(",\"type\":\"output_text\"}],\"id\":");
+    appendJsonString(&out, ResponseObject::itemId(frame, QLatin1String("msg"), 0));
+    out.append(",\"role\":\"assistant\",\"status\":\"");
+    out.append(status.data(), std::size_t(status.size()));
+    out.append("\",\"type\":\"message\"}]");
+    return QByteArray(out.data(), qsizetype(out.size()));
 }
 
 } // namespace
@@ -176,8 +180,7 @@ std::optional<QByteArray> quickWriteResponse(QByteArrayView completion, const Re
     ResponseEnding ending = ResponseEnding::finished(reason);
     // An empty answer has no message item; an answer cut short was cut in it, which says so.
     if (choice.text.size() > 2) {
-        ending.output.clear();
-        appendOutputText(&ending.output, frame, choice.text, reason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete"));
+        ending.output = outputText(frame, choice.text, reason.isEmpty() ? QByteArrayView("completed") : QByteArrayView("incomplete"));
     }
     if (const JsonObjectScan::Member *usage = scan.find("usage"); usage && !isNull(usage->valueIn(completion))) {
         if (const std::optional<ResponsesAnswer::UsageCounts> counts = usageCounts(completion, Span{usage->valueBegin, usage->valueEnd})) {

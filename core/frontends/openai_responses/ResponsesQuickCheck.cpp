@@ -2,9 +2,11 @@
 
 #include "common/json/JsonLiterals.h"
 #include "common/json/JsonObjectScan.h"
+#include "common/json/JsonText.h"
 #include "common/json/JsonWalk.h"
 
 #include <limits>
+#include <string>
 
 namespace sb {
 
@@ -14,6 +16,10 @@ using jsonwalk::Span;
 namespace literal = jsonliteral;
 
 bool is(QByteArrayView value, const char *text) { return value == QByteArrayView(text); }
+
+// The request's bodies are built in std::strings: some twenty pieces, each a call into
+// QByteArray's general insert otherwise.
+void put(std::string *out, QByteArrayView bytes) { out->append(bytes.data(), std::size_t(bytes.size())); }
 
 // One input item of the easy kind: {"role": "user" | "system" | "developer", "content": "…"},
 // with "type": "message" or none. An assistant turn, content parts or any other member is for
@@ -54,25 +60,28 @@ std::optional<EasyMessage> easyMessage(QByteArrayView json, Span item)
 
 // The chat message an easy item becomes: system and developer turns as chat's system role, which
 // every dialect understands (as the full translation does).
-void appendChatMessage(QByteArray *out, const EasyMessage &message)
+void appendChatMessage(std::string *out, const EasyMessage &message)
 {
     out->append(is(message.role, "\"user\"") ? "{\"role\":\"user\",\"content\":" : "{\"role\":\"system\",\"content\":");
-    out->append(message.content.data(), message.content.size());
-    out->append('}');
+    put(out, message.content);
+    *out += '}';
 }
 
 // The item as the full parse keeps it for the store: the client's members, "type" added; in the
 // order Qt writes an object's members, as the store writes the parsed ones.
-void appendStoredItem(QByteArray *out, const EasyMessage &message)
+void appendStoredItem(std::string *out, const EasyMessage &message)
 {
-    out->append("{\"content\":").append(message.content.data(), message.content.size());
-    out->append(",\"role\":").append(message.role.data(), message.role.size());
+    out->append("{\"content\":");
+    put(out, message.content);
+    out->append(",\"role\":");
+    put(out, message.role);
     out->append(",\"type\":\"message\"}");
 }
 
-void appendStringInputItem(QByteArray *out, QByteArrayView text)
+void appendStringInputItem(std::string *out, QByteArrayView text)
 {
-    out->append("{\"content\":[{\"text\":").append(text.data(), text.size());
+    out->append("{\"content\":[{\"text\":");
+    put(out, text);
     out->append(",\"type\":\"input_text\"}],\"role\":\"user\",\"type\":\"message\"}");
 }
 
@@ -124,9 +133,10 @@ std::optional<Members> members(const QByteArray &body, const JsonObjectScan &sca
     return m;
 }
 
-void appendMember(QByteArray *out, const char *key, QByteArrayView value)
+void appendMember(std::string *out, const char *key, QByteArrayView value)
 {
-    out->append(",\"").append(key).append("\":").append(value.data(), value.size());
+    out->append(",\"").append(key).append("\":");
+    put(out, value);
 }
 
 } // namespace
@@ -141,46 +151,56 @@ std::optional<ResponsesRequest> quickCheckResponsesRequest(const QByteArray &bod
         return std::nullopt;
 
     ResponsesRequest request;
-    QByteArray &chat = request.chatBodyJson;
-    chat.reserve(body.size() + 128);
-    chat.append("{\"model\":").append(m->model.data(), m->model.size()).append(",\"messages\":[");
+    std::string chat, input;
+    chat.reserve(std::size_t(body.size()) + 128);
+    input.reserve(std::size_t(m->input.size()) + 128);
+    chat.append("{\"model\":");
+    put(&chat, m->model);
+    chat.append(",\"messages\":[");
     const QByteArrayView instructions = *literal::plainString(m->instructions.isEmpty() ? QByteArrayView("\"\"") : m->instructions);
     bool first = instructions.isEmpty();
-    if (!first)
-        chat.append("{\"role\":\"system\",\"content\":").append(m->instructions.data(), m->instructions.size()).append('}');
+    if (!first) {
+        chat.append("{\"role\":\"system\",\"content\":");
+        put(&chat, m->instructions);
+        chat += '}';
+    }
 
     if (literal::isString(m->input)) {
-        chat.append(first ? "" : ",").append("{\"role\":\"user\",\"content\":").append(m->input.data(), m->input.size()).append('}');
-        request.inputJson.append('[');
-        appendStringInputItem(&request.inputJson, m->input);
+        chat.append(first ? "" : ",").append("{\"role\":\"user\",\"content\":");
+        put(&chat, m->input);
+        chat += '}';
+        input += '[';
+        appendStringInputItem(&input, m->input);
     } else {
-        request.inputJson.append('[');
+        input += '[';
         const bool walked = jsonwalk::forEachElement(body, m->input.data() - body.constData(), [&](Span item) {
             const std::optional<EasyMessage> message = easyMessage(body, item);
             if (!message)
                 return false;
             if (!first)
-                chat.append(',');
+                chat += ',';
             first = false;
-            if (request.inputJson.size() > 1)
-                request.inputJson.append(',');
+            if (input.size() > 1)
+                input += ',';
             appendChatMessage(&chat, *message);
-            appendStoredItem(&request.inputJson, *message);
+            appendStoredItem(&input, *message);
             return true;
         });
-        if (!walked || request.inputJson.size() == 1)
+        if (!walked || input.size() == 1)
             return std::nullopt;
     }
-    request.inputJson.append(']');
-    chat.append(']');
+    input += ']';
+    chat += ']';
 
     request.model = QString::fromUtf8(*literal::plainString(m->model));
     request.stream = m->stream.value_or(false);
     request.store = m->store.value_or(true);
     request.instructions = QString::fromUtf8(instructions);
     request.maxOutputTokens = static_cast<int>(m->maxOutputTokens.value_or(0));
-    if (request.maxOutputTokens > 0)
-        appendMember(&chat, "max_tokens", QByteArray::number(request.maxOutputTokens));
+    if (request.maxOutputTokens > 0) {
+        chat.append(",\"max_tokens\":");
+        appendJsonNumber(&chat, request.maxOutputTokens);
+    }
     if (request.stream)
         chat.append(",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
     if (!m->temperature.isEmpty())
@@ -189,7 +209,9 @@ std::optional<ResponsesRequest> quickCheckResponsesRequest(const QByteArray &bod
         appendMember(&chat, "top_p", m->topP);
     if (!m->user.isEmpty())
         appendMember(&chat, "user", m->user);
-    chat.append('}');
+    chat += '}';
+    request.chatBodyJson = QByteArray(chat.data(), qsizetype(chat.size()));
+    request.inputJson = QByteArray(input.data(), qsizetype(input.size()));
 
     // Only what the client gave: a response writes OpenAI's documented default for the rest.
     QJsonObject &echo = request.echo;
