@@ -31,6 +31,19 @@ qint64 nextDeadline(qint64 deadlineUs, qint64 intervalUs, qint64 now)
     return next < now ? now + intervalUs : next;
 }
 
+// A free slot of `pool` (a freed one first), by index. ("slots" is a Qt keyword.)
+template <typename Slot>
+int takeSlot(std::vector<Slot> &pool, std::vector<int> &freeSlots)
+{
+    if (freeSlots.empty()) {
+        pool.emplace_back();
+        return int(pool.size()) - 1;
+    }
+    const int slot = freeSlots.back();
+    freeSlots.pop_back();
+    return slot;
+}
+
 // Keeps the nesting level right however a handler leaves (exceptions included).
 struct DepthGuard {
     int &depth;
@@ -268,14 +281,7 @@ EpollEventDispatcher::SocketHandle EpollEventDispatcher::addCallbackSocket(int d
                                                                            SocketClient *client)
 {
     Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a socket watch made from another thread");
-    int handle;
-    if (!m_freeCallbackSockets.empty()) {
-        handle = m_freeCallbackSockets.back();
-        m_freeCallbackSockets.pop_back();
-    } else {
-        handle = int(m_callbackSockets.size());
-        m_callbackSockets.emplace_back();
-    }
+    const int handle = takeSlot(m_callbackSockets, m_freeCallbackSockets);
     CallbackSocket &socket = m_callbackSockets[std::size_t(handle)];
     socket.client = client;
     socket.descriptor = descriptor;
@@ -531,14 +537,7 @@ bool EpollEventDispatcher::fireCallbackTimer(const Due &entry, qint64 now)
 CallbackDispatcher::TimerHandle EpollEventDispatcher::addCallbackTimer(Client *client, bool repeating)
 {
     Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a callback timer made from another thread");
-    int handle;
-    if (!m_freeCallbackTimers.empty()) {
-        handle = m_freeCallbackTimers.back();
-        m_freeCallbackTimers.pop_back();
-    } else {
-        handle = int(m_callbackTimers.size());
-        m_callbackTimers.emplace_back();
-    }
+    const int handle = takeSlot(m_callbackTimers, m_freeCallbackTimers);
     CallbackTimer &timer = m_callbackTimers[std::size_t(handle)];
     timer.client = client;
     timer.repeating = repeating;

@@ -62,6 +62,21 @@ bool forEachMember(QByteArrayView text, qsizetype at, F &&f)
     return true;
 }
 
+// After an item that ends at `end`: true with `*at` on the next item, or false with `*at` on what
+// follows it (its container's closing bracket, in whole text).
+inline bool toNextItem(QByteArrayView text, qsizetype end, qsizetype *at)
+{
+    const qsizetype next = nextItem(text, end);
+    *at = next < 0 ? skipSpace(text, end) : next;
+    return next >= 0;
+}
+
+// The index just past the bracket `close` at `at`, or -1 when that is not there.
+inline qsizetype pastClose(QByteArrayView text, qsizetype at, char close)
+{
+    return at < text.size() && text[at] == close ? at + 1 : -1;
+}
+
 // Walks without measuring a value first, for a caller that walks into the values it cares about:
 // f(key, valueBegin) for each member of the object at `at` returns where that value ends, or -1
 // to stop. Returns the index just past the object's closing brace, or -1 when f stopped.
@@ -78,14 +93,10 @@ qsizetype walkMembers(QByteArrayView text, qsizetype at, F &&f)
         const qsizetype end = f(key, at);
         if (end < 0)
             return -1;
-        const qsizetype next = nextItem(text, end);
-        if (next < 0) {
-            at = skipSpace(text, end);
+        if (!toNextItem(text, end, &at))
             break;
-        }
-        at = next;
     }
-    return at < text.size() && text[at] == '}' ? at + 1 : -1;
+    return pastClose(text, at, '}');
 }
 
 // The same for the elements of the array at `at`: f(elementBegin) returns where it ends.
@@ -97,14 +108,10 @@ qsizetype walkElements(QByteArrayView text, qsizetype at, F &&f)
         const qsizetype end = f(at);
         if (end < 0)
             return -1;
-        const qsizetype next = nextItem(text, end);
-        if (next < 0) {
-            at = skipSpace(text, end);
+        if (!toNextItem(text, end, &at))
             break;
-        }
-        at = next;
     }
-    return at < text.size() && text[at] == ']' ? at + 1 : -1;
+    return pastClose(text, at, ']');
 }
 
 } // namespace sb::jsonwalk
