@@ -125,6 +125,18 @@ private slots:
         QCOMPARE(fieldsOf(sink.received[0]), fields);
     }
 
+    void aLargeHeadIsNotKeptForTheNext()
+    {
+        const Fields large = {{"Server", "nginx"}, {"X-Large", QByteArray(RepeatedHead::kRememberedBytes, 'x')}};
+        HttpResponseParser parser;
+        Heads sink;
+        QVERIFY(feed(parser, sink, responseWith(large), 0));
+        QVERIFY(feed(parser, sink, responseWith(large), 0));
+        QCOMPARE(fieldsOf(sink.received[1]), large);
+        QVERIFY(!sink.received[0].fields()[1].second.isSharedWith(sink.received[1].fields()[1].second));
+        QVERIFY(!sink.received[0].fields()[0].first.isSharedWith(sink.received[1].fields()[0].first));
+    }
+
     void anInterimResponseDoesNotStandForTheFinalHead()
     {
         HttpResponseParser parser;
