@@ -22,6 +22,16 @@ QByteArray fileHash(const QString &path)
     return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
 }
 
+// The migrations a build of that time knew: a database opened with them is as that build left it.
+std::vector<Migration> migrationsUpTo(int version)
+{
+    std::vector<Migration> known;
+    for (const Migration &m : Database::migrations())
+        if (m.version <= version)
+            known.push_back(m);
+    return known;
+}
+
 int scalar(const Database &db, const QString &sql)
 {
     QSqlQuery q(db.connection());
@@ -139,10 +149,7 @@ private slots:
         // prices (-1: unset, billed at the input price).
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("v5.db"));
-        std::vector<Migration> upToV5;
-        for (const Migration &m : Database::migrations())
-            if (m.version <= 5)
-                upToV5.push_back(m);
+        const std::vector<Migration> upToV5 = migrationsUpTo(5);
         {
             Database db(path);
             QString error;
@@ -174,10 +181,7 @@ private slots:
         // error is tried once on another provider.
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("v7.db"));
-        std::vector<Migration> upToV7;
-        for (const Migration &m : Database::migrations())
-            if (m.version <= 7)
-                upToV7.push_back(m);
+        const std::vector<Migration> upToV7 = migrationsUpTo(7);
         {
             Database db(path);
             QString error;
@@ -203,10 +207,7 @@ private slots:
         // minute, and the index is gone.
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("v13.db"));
-        std::vector<Migration> upToV13;
-        for (const Migration &m : Database::migrations())
-            if (m.version <= 13)
-                upToV13.push_back(m);
+        const std::vector<Migration> upToV13 = migrationsUpTo(13);
         {
             Database db(path);
             QString error;
@@ -245,10 +246,7 @@ private slots:
         // system's CAs, verified.
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("v8.db"));
-        std::vector<Migration> upToV8;
-        for (const Migration &m : Database::migrations())
-            if (m.version <= 8)
-                upToV8.push_back(m);
+        const std::vector<Migration> upToV8 = migrationsUpTo(8);
         {
             Database db(path);
             QString error;
