@@ -227,8 +227,8 @@ private:
     }
 
     // The batch's spend added to its routes' minutes: what budgets read back at start (a route's
-    // day or month is a few thousand rows there, not every request it served). A batch spans a
-    // second or so, so this is one statement for each route that spent in it.
+    // day is at most 1,440 rows there, its month 44,640, not every request it served). A batch is
+    // a quarter of a second of requests or less: one statement for each route that spent in it.
     bool addSpend(const std::vector<RequestRecord> &requests, QString *error)
     {
         std::map<std::pair<QString, qint64>, double> spend;

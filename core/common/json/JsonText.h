@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QJsonValue>
 #include <QString>
 #include <QtGlobal>
@@ -21,6 +22,9 @@ void appendJsonString(std::string *out, const QString &text);
 // `value` in decimal, without a temporary string.
 void appendJsonNumber(QByteArray *out, qint64 value);
 void appendJsonNumber(std::string *out, qint64 value);
+
+// Bytes that already are JSON text (a literal, an object written before), as they are.
+inline void appendJsonText(std::string *out, QByteArrayView json) { out->append(json.data(), std::size_t(json.size())); }
 
 // Any JSON value as QJsonDocument writes it compactly: scalars by hand, an object or array through
 // QJsonDocument. A number with an integral value that fits 64 bits is written as an integer.

@@ -102,11 +102,6 @@ void appendEchoed(std::string *out, const QJsonObject &echo, const EchoedMember 
     }
 }
 
-void appendBytes(std::string *out, QByteArrayView bytes)
-{
-    out->append(bytes.data(), std::size_t(bytes.size()));
-}
-
 bool listedAsEchoed(const QString &key)
 {
     const auto in = [&key](const auto &members) {
@@ -128,19 +123,19 @@ QByteArray ResponseObject::write(const ResponseFrame &frame, const ResponseEndin
     out.append(",\"object\":\"response\",\"created_at\":");
     appendJsonNumber(&out, frame.createdAt);
     out.append(",\"status\":\"");
-    appendBytes(&out, ending.status);
+    appendJsonText(&out, ending.status);
     out.append("\",\"error\":");
-    appendBytes(&out, ending.error);
+    appendJsonText(&out, ending.error);
     out.append(",\"incomplete_details\":");
-    appendBytes(&out, ending.incompleteDetails);
+    appendJsonText(&out, ending.incompleteDetails);
     appendEchoed(&out, frame.echo, kBeforeModel);
     out.append(",\"model\":");
     appendJsonString(&out, frame.model);
     out.append(",\"output\":");
-    appendBytes(&out, ending.output);
+    appendJsonText(&out, ending.output);
     appendEchoed(&out, frame.echo, kAfterOutput);
     out.append(",\"usage\":");
-    appendBytes(&out, ending.usage);
+    appendJsonText(&out, ending.usage);
     appendEchoed(&out, frame.echo, kAfterUsage);
     // Whatever else the request asked the response to repeat, after what the reference lists.
     for (auto it = frame.echo.constBegin(); it != frame.echo.constEnd(); ++it) {

@@ -17,10 +17,6 @@ namespace literal = jsonliteral;
 
 bool is(QByteArrayView value, const char *text) { return value == QByteArrayView(text); }
 
-// The request's bodies are built in std::strings: some twenty pieces, each a call into
-// QByteArray's general insert otherwise.
-void put(std::string *out, QByteArrayView bytes) { out->append(bytes.data(), std::size_t(bytes.size())); }
-
 // One input item of the easy kind: {"role": "user" | "system" | "developer", "content": "…"},
 // with "type": "message" or none. An assistant turn, content parts or any other member is for
 // the full parse (assistant turns merge with the tool calls after them).
@@ -63,7 +59,7 @@ std::optional<EasyMessage> easyMessage(QByteArrayView json, Span item)
 void appendChatMessage(std::string *out, const EasyMessage &message)
 {
     out->append(is(message.role, "\"user\"") ? "{\"role\":\"user\",\"content\":" : "{\"role\":\"system\",\"content\":");
-    put(out, message.content);
+    appendJsonText(out, message.content);
     *out += '}';
 }
 
@@ -72,16 +68,16 @@ void appendChatMessage(std::string *out, const EasyMessage &message)
 void appendStoredItem(std::string *out, const EasyMessage &message)
 {
     out->append("{\"content\":");
-    put(out, message.content);
+    appendJsonText(out, message.content);
     out->append(",\"role\":");
-    put(out, message.role);
+    appendJsonText(out, message.role);
     out->append(",\"type\":\"message\"}");
 }
 
 void appendStringInputItem(std::string *out, QByteArrayView text)
 {
     out->append("{\"content\":[{\"text\":");
-    put(out, text);
+    appendJsonText(out, text);
     out->append(",\"type\":\"input_text\"}],\"role\":\"user\",\"type\":\"message\"}");
 }
 
@@ -136,7 +132,7 @@ std::optional<Members> members(const QByteArray &body, const JsonObjectScan &sca
 void appendMember(std::string *out, const char *key, QByteArrayView value)
 {
     out->append(",\"").append(key).append("\":");
-    put(out, value);
+    appendJsonText(out, value);
 }
 
 } // namespace
@@ -151,23 +147,25 @@ std::optional<ResponsesRequest> quickCheckResponsesRequest(const QByteArray &bod
         return std::nullopt;
 
     ResponsesRequest request;
+    // Built in std::strings: some twenty pieces, each a call into QByteArray's general insert
+    // otherwise.
     std::string chat, input;
     chat.reserve(std::size_t(body.size()) + 128);
     input.reserve(std::size_t(m->input.size()) + 128);
     chat.append("{\"model\":");
-    put(&chat, m->model);
+    appendJsonText(&chat, m->model);
     chat.append(",\"messages\":[");
     const QByteArrayView instructions = *literal::plainString(m->instructions.isEmpty() ? QByteArrayView("\"\"") : m->instructions);
     bool first = instructions.isEmpty();
     if (!first) {
         chat.append("{\"role\":\"system\",\"content\":");
-        put(&chat, m->instructions);
+        appendJsonText(&chat, m->instructions);
         chat += '}';
     }
 
     if (literal::isString(m->input)) {
         chat.append(first ? "" : ",").append("{\"role\":\"user\",\"content\":");
-        put(&chat, m->input);
+        appendJsonText(&chat, m->input);
         chat += '}';
         input += '[';
         appendStringInputItem(&input, m->input);
