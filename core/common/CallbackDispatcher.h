@@ -18,12 +18,12 @@ class CallbackDispatcher : public QAbstractEventDispatcher {
     Q_OBJECT
 public:
     // What a timer calls when it fires. From there it may restart, stop or remove its own timer.
-    class Client {
+    class TimerClient {
     public:
         virtual void timerFired() = 0;
 
     protected:
-        ~Client() = default;
+        ~TimerClient() = default;
     };
     using TimerHandle = int;
 
@@ -43,7 +43,7 @@ public:
     using QAbstractEventDispatcher::QAbstractEventDispatcher;
 
     // A stopped timer; the handle stays valid until removeCallbackTimer().
-    virtual TimerHandle addCallbackTimer(Client *client, bool repeating) = 0;
+    virtual TimerHandle addCallbackTimer(TimerClient *client, bool repeating) = 0;
     // Fires `after` from now, never earlier, replacing a pending start; a repeating timer then
     // fires every `after`. A zero wait fires after the current turn's sockets, in the same turn.
     virtual void startCallbackTimer(TimerHandle timer, std::chrono::nanoseconds after) = 0;

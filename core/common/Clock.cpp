@@ -15,7 +15,7 @@ namespace {
 // Either is chosen by the first start(), on the thread that will run it; the QTimer is not made
 // before: many timers (a call's retry and backoff timers, say) are made for every request and
 // seldom started.
-class EventLoopTimer final : public Timer, private CallbackDispatcher::Client {
+class EventLoopTimer final : public Timer, private CallbackDispatcher::TimerClient {
 public:
     EventLoopTimer(std::function<void()> onFire, TimerKind kind)
         : m_state(std::make_shared<State>(State{std::move(onFire)})), m_kind(kind)

@@ -534,7 +534,7 @@ bool EpollEventDispatcher::fireCallbackTimer(const Due &entry, qint64 now)
 
 // ---- callback timers ---------------------------------------------------------------------------
 
-CallbackDispatcher::TimerHandle EpollEventDispatcher::addCallbackTimer(Client *client, bool repeating)
+CallbackDispatcher::TimerHandle EpollEventDispatcher::addCallbackTimer(TimerClient *client, bool repeating)
 {
     Q_ASSERT_X(onOwnThread(), "EpollEventDispatcher", "a callback timer made from another thread");
     const int handle = takeSlot(m_callbackTimers, m_freeCallbackTimers);

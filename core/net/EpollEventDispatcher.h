@@ -52,7 +52,7 @@ public:
     QList<TimerInfo> registeredTimers(QObject *object) const override;
     int remainingTime(int timerId) override;
 
-    TimerHandle addCallbackTimer(Client *client, bool repeating) override;
+    TimerHandle addCallbackTimer(TimerClient *client, bool repeating) override;
     void startCallbackTimer(TimerHandle timer, std::chrono::nanoseconds after) override;
     void stopCallbackTimer(TimerHandle timer) override;
     bool isCallbackTimerActive(TimerHandle timer) const override;
@@ -103,7 +103,7 @@ private:
     };
     // A callback timer, indexed by its handle; freed slots are reused.
     struct CallbackTimer {
-        Client *client = nullptr;  // nullptr: the slot is free (or removed while it fires)
+        TimerClient *client = nullptr; // nullptr: the slot is free (or removed while it fires)
         qint64 intervalUs = 0;
         qint64 deadlineUs = 0;
         std::uint32_t generation = 0;

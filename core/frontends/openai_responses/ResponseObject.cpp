@@ -94,7 +94,7 @@ void appendEchoed(std::string *out, const QJsonObject &echo, const EchoedMember 
 {
     for (const EchoedMember &member : members) {
         appendKey(out, member.key);
-        const auto it = echo.isEmpty() ? echo.constEnd() : echo.constFind(member.key);
+        const auto it = echo.constFind(member.key);
         if (it == echo.constEnd())
             out->append(member.fallback);
         else
