@@ -1,14 +1,22 @@
 #include "common/json/JsonObjectScan.h"
 
-#include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 
 namespace sb {
 
 namespace {
 
 using Byte = unsigned char;
+
+// Keys are short: a length check and memcmp, without Qt's out-of-line comparison around it.
+bool sameBytes(QByteArrayView a, QByteArrayView b)
+{
+    return a.size() == b.size() && (a.isEmpty() || std::memcmp(a.data(), b.data(), size_t(a.size())) == 0);
+}
 
 bool isContinuation(Byte b) { return (b & 0xC0) == 0x80; }
 
@@ -51,7 +59,8 @@ public:
 private:
     void skipSpace()
     {
-        while (p != m_end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        // Mostly there is none: any byte above ' ' ends it at the first comparison.
+        while (p != m_end && *p <= ' ' && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
             ++p;
     }
 
@@ -73,6 +82,16 @@ private:
         }
     }
 
+    // A member's value or an array's element: a string (most of them) without the call to value().
+    bool item()
+    {
+        if (p != m_end && *p == '"') {
+            bool escaped = false;
+            return string(&escaped);
+        }
+        return value();
+    }
+
     // `members` is set for the top-level object only.
     bool object(QVarLengthArray<JsonObjectScan::Member, 16> *members)
     {
@@ -91,7 +110,7 @@ private:
             ++p;
             skipSpace();
             const Byte *valueBegin = p;
-            if (!value())
+            if (!item())
                 return false;
             if (members) {
                 if (escaped || members->size() >= JsonObjectScan::kMaxMembers)
@@ -107,7 +126,7 @@ private:
     {
         Step step = open(']');
         while (step == Step::Next) {
-            if (!value())
+            if (!item())
                 return false;
             step = afterItem(']');
         }
@@ -152,9 +171,12 @@ private:
     {
         ++p; // opening quote
         while (p != m_end) {
-            // Most of an answer's bytes are plain ASCII inside strings: one table lookup each.
-            while (p != m_end && kPlainStringByte[*p])
-                ++p;
+            // Most of an answer's bytes are plain ASCII inside strings: eight at a time, then (in
+            // the last few bytes of the text) one table lookup each.
+            if (!skipPlainBytes()) {
+                while (p != m_end && kPlainStringByte[*p])
+                    ++p;
+            }
             if (p == m_end)
                 break;
             const Byte c = *p;
@@ -173,6 +195,34 @@ private:
             } else if (!utf8Sequence()) {
                 return false;
             }
+        }
+        return false;
+    }
+
+    // Moves p past plain string bytes eight at a time, up to the first byte that needs a look
+    // when a word holds one (true), or up to the last whole word (false). A byte needs a look when
+    // it is a quote, a backslash, below 0x20 or above 0x7F; the usual bit tricks flag each such
+    // byte's top bit: `x - 0x20` borrows below 0x20, `(x ^ c) - 1` borrows where x == c. A borrow
+    // can only flag a byte after one truly flagged, so the lowest flag is exact.
+    bool skipPlainBytes()
+    {
+        constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+        constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+        while (m_end - p >= 8) {
+            std::uint64_t word;
+            std::memcpy(&word, p, sizeof word);
+            const std::uint64_t belowSpace = word - kOnes * 0x20;
+            const std::uint64_t quote = (word ^ (kOnes * '"')) - kOnes;
+            const std::uint64_t backslash = (word ^ (kOnes * '\\')) - kOnes;
+            // ~word keeps the borrows of bytes below 0x80 only; `word` itself flags the high bytes.
+            const std::uint64_t flags = (((belowSpace | quote | backslash) & ~word) | word) & kHighBits;
+            if (flags != 0) {
+                if constexpr (std::endian::native != std::endian::little)
+                    return false; // the byte loop finds it
+                p += std::countr_zero(flags) / 8;
+                return true;
+            }
+            p += 8;
         }
         return false;
     }
@@ -265,31 +315,33 @@ private:
         } else {
             return false;
         }
+        bool integer = true;
         if (p != m_end && *p == '.') {
             ++p;
+            integer = false;
             if (!skipDigits())
                 return false;
         }
         if (p != m_end && (*p == 'e' || *p == 'E')) {
             ++p;
+            integer = false;
             if (p != m_end && (*p == '+' || *p == '-'))
                 ++p;
             if (!skipDigits())
                 return false;
         }
-        return fitsADouble(start);
+        return fitsADouble(start, integer);
     }
 
     // Qt refuses a number a double cannot hold (1e400); so does the scan, and one too small to be
     // anything but zero as well. Plain integers of up to 18 digits always fit and skip the check.
-    bool fitsADouble(const Byte *start) const
+    bool fitsADouble(const Byte *start, bool integer) const
     {
-        const auto *first = reinterpret_cast<const char *>(start);
-        const auto *last = reinterpret_cast<const char *>(p);
-        if (last - first <= 18 && std::find_if(first, last, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == last)
+        if (integer && p - start <= 18)
             return true;
         double value = 0;
-        return std::from_chars(first, last, value).ec == std::errc();
+        return std::from_chars(reinterpret_cast<const char *>(start), reinterpret_cast<const char *>(p), value).ec
+               == std::errc();
     }
 
     // True when at least one digit was skipped.
@@ -330,7 +382,7 @@ bool JsonObjectScan::scan(QByteArrayView json)
     // Repeated keys: which one a reader keeps differs between parsers, so none is passed through.
     for (qsizetype i = 0; i < m_members.size(); ++i)
         for (qsizetype j = i + 1; j < m_members.size(); ++j)
-            if (m_members[i].key == m_members[j].key) {
+            if (sameBytes(m_members[i].key, m_members[j].key)) {
                 m_members.clear();
                 return false;
             }
@@ -340,7 +392,7 @@ bool JsonObjectScan::scan(QByteArrayView json)
 const JsonObjectScan::Member *JsonObjectScan::find(QByteArrayView key) const
 {
     for (const Member &member : m_members)
-        if (member.key == key)
+        if (sameBytes(member.key, key))
             return &member;
     return nullptr;
 }

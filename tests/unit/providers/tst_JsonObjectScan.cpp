@@ -158,6 +158,48 @@ private slots:
         QVERIFY(scan.members().isEmpty());
     }
 
+    // Strings are read eight bytes at a time: a byte that needs a look, valid or not, is found at
+    // every place in a word and in the tail shorter than a word, in strings of every length around
+    // a word's.
+    void everyStringByteIsSeenWhereverItFalls_data()
+    {
+        QTest::addColumn<QByteArray>("inside");
+        QTest::addColumn<bool>("valid");
+        QTest::newRow("plain") << QByteArray("a") << true;
+        QTest::newRow("tilde, the last plain byte") << QByteArray("~") << true;
+        QTest::newRow("space, the first plain byte") << QByteArray(" ") << true;
+        QTest::newRow("escaped quote") << QByteArray("\\\"") << true;
+        QTest::newRow("escaped backslash") << QByteArray("\\\\") << true;
+        QTest::newRow("escape \\u") << QByteArray("\\u00e9") << true;
+        QTest::newRow("two-byte UTF-8") << QByteArray("\xc3\xa9") << true;
+        QTest::newRow("four-byte UTF-8") << QByteArray("\xf0\x9f\x98\x80") << true;
+        QTest::newRow("DEL") << QByteArray("\x7f") << true;
+        QTest::newRow("raw quote") << QByteArray("\"") << false;
+        QTest::newRow("lone backslash") << QByteArray("\\x") << false;
+        QTest::newRow("raw tab") << QByteArray("\t") << false;
+        QTest::newRow("raw unit separator") << QByteArray("\x1f") << false;
+        QTest::newRow("raw NUL") << QByteArray(1, '\0') << false;
+        QTest::newRow("lone continuation byte") << QByteArray("\x80") << false;
+        QTest::newRow("overlong") << QByteArray("\xc0\xaf") << false;
+        QTest::newRow("byte 0xff") << QByteArray("\xff") << false;
+    }
+
+    void everyStringByteIsSeenWhereverItFalls()
+    {
+        QFETCH(QByteArray, inside);
+        QFETCH(bool, valid);
+        for (int before = 0; before <= 17; ++before) {
+            for (int after = 0; after <= 17; ++after) {
+                const QByteArray text = QByteArray(before, 'x') + inside + QByteArray(after, 'y');
+                const QByteArray json = "{\"k\":\"" + text + "\"}";
+                JsonObjectScan scan;
+                QVERIFY2(scan.scan(json) == valid, qPrintable(QStringLiteral("%1 before, %2 after").arg(before).arg(after)));
+                if (valid)
+                    QCOMPARE(valueOf(json, scan.members().first()), QByteArrayView("\"" + text + "\""));
+            }
+        }
+    }
+
     void acceptsNestingUpToTheLimitAndEscapedNestedKeys()
     {
         const QByteArray deepest = "{\"a\":" + QByteArray(JsonObjectScan::kMaxDepth - 1, '[')
