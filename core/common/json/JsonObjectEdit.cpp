@@ -1,5 +1,6 @@
 #include "common/json/JsonObjectEdit.h"
 
+#include "common/ByteAssembly.h"
 #include "common/json/JsonObjectScan.h"
 
 #include <QVarLengthArray>
@@ -16,40 +17,33 @@ QByteArray withMembersSet(QByteArrayView json, const JsonObjectScan &scan, std::
         const QByteArray *value;
     };
     QVarLengthArray<Replacement, 4> replacements;
-    QByteArray added;
-    qsizetype extra = 0;
+    QVarLengthArray<const JsonMemberValue *, 4> added;
     for (const JsonMemberValue &member : members) {
-        extra += member.key.size() + member.value.size() + 4;
-        if (const JsonObjectScan::Member *existing = scan.find(member.key)) {
+        if (const JsonObjectScan::Member *existing = scan.find(member.key))
             replacements.append({existing->valueBegin, existing->valueEnd, &member.value});
-            continue;
-        }
-        if (!added.isEmpty())
-            added += ',';
-        added += '"';
-        added += member.key;
-        added += "\":";
-        added += member.value;
+        else
+            added.append(&member);
     }
     std::sort(replacements.begin(), replacements.end(),
               [](const Replacement &a, const Replacement &b) { return a.begin < b.begin; });
 
-    QByteArray out;
-    out.reserve(json.size() + extra);
+    // Every piece is a view of `json`, of `members` or of a literal: one allocation for the result.
+    ByteAssembly out;
     qsizetype copied = scan.openingBrace() + 1;
-    out.append(json.first(copied));
-    if (!added.isEmpty()) {
-        out.append(added);
-        if (!scan.members().isEmpty())
-            out.append(',');
+    out << json.first(copied);
+    for (const JsonMemberValue *member : added) {
+        if (member != added.front())
+            out << ",";
+        out << "\"" << member->key << "\":" << member->value;
     }
+    if (!added.isEmpty() && !scan.members().isEmpty())
+        out << ",";
     for (const Replacement &r : replacements) {
-        out.append(json.sliced(copied, r.begin - copied));
-        out.append(*r.value);
+        out << json.sliced(copied, r.begin - copied) << *r.value;
         copied = r.end;
     }
-    out.append(json.sliced(copied));
-    return out;
+    out << json.sliced(copied);
+    return out.take();
 }
 
 } // namespace sb
