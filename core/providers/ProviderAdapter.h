@@ -147,6 +147,8 @@ public:
         Q_UNUSED(context);
         return std::nullopt;
     }
+    // False when tokenRequest() never asks for an exchange, so that a call skips setting one up.
+    virtual bool exchangesKeys() const { return false; }
     // The token endpoint's answer: the token and its lifetime, or why not (AUTH_ERROR for
     // credentials the provider refused, so the key is disabled as a 401 would disable it).
     virtual AccessTokenGrant readTokenAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const

@@ -307,7 +307,13 @@ void ProxyCall::sendAttempt()
 {
     // A key the dialect exchanges for an access token (ERNIE's API key + secret key) goes out as its
     // token: the cached one, or the one an exchange on this worker's transport brings back
-    // (ARCHITECTURE.md, "Keys exchanged for access tokens"). Any other key goes as it is.
+    // (ARCHITECTURE.md, "Keys exchanged for access tokens"). Any other key goes as it is, without
+    // the exchange's set-up (its options, reply channel and callback).
+    if (!m_attempt->adapter->exchangesKeys()) {
+        m_attempt->exchanged = false;
+        startTransfer(m_attempt->choice.key.secret);
+        return;
+    }
     const AdapterContext keyContext{m_attempt->provider, m_attempt->channel, m_attempt->choice.key.secret};
     TransferOptions exchangeOptions;
     exchangeOptions.connectTimeout = m_attempt->provider->connectTimeout;

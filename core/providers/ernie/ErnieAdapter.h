@@ -28,6 +28,7 @@ public:
     bool probeIsBilled(const AdapterContext &context) const override;
 
     std::optional<UpstreamRequest> tokenRequest(const AdapterContext &context) const override;
+    bool exchangesKeys() const override { return true; }
     AccessTokenGrant readTokenAnswer(int httpStatus, const HttpHeaders &headers, const QByteArray &body) const override;
     bool refusesAccessToken(const Outcome &outcome) const override;
 
