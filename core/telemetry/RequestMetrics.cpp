@@ -4,34 +4,40 @@
 
 namespace sb {
 
-template <typename Map, typename Key>
-typename Map::mapped_type::element_type &RequestMetrics::series(Map &map, const Key &key)
+// With `lock` held shared: the series of `key`, created under the write lock when it is new.
+template <typename Map, typename KeyRef>
+typename Map::mapped_type::element_type &RequestMetrics::series(Map &map, const KeyRef &key,
+                                                               std::shared_lock<std::shared_mutex> &lock)
 {
+    if (const auto it = map.find(key); it != map.end())
+        return *it->second;
+    lock.unlock();
+    typename Map::mapped_type::element_type *made = nullptr;
     {
-        std::shared_lock lock(m_mutex);
-        if (const auto it = map.find(key); it != map.end())
-            return *it->second;
+        std::unique_lock write(m_mutex);
+        auto &slot = map[key.key()];
+        if (!slot)
+            slot = std::make_unique<typename Map::mapped_type::element_type>();
+        made = slot.get();
     }
-    std::unique_lock lock(m_mutex);
-    auto &slot = map[key];
-    if (!slot)
-        slot = std::make_unique<typename Map::mapped_type::element_type>();
-    return *slot; // never erased, so the reference outlives the lock
+    lock.lock();
+    return *made; // never erased, so the reference outlives the lock
 }
 
 void RequestMetrics::record(const RequestRecord &request)
 {
-    series(m_requests, RequestKey{request.logicalModel, request.channelId, request.channelName, request.status, request.outcome})
+    std::shared_lock lock(m_mutex); // once for every series the request touches
+    series(m_requests, RequestKeyRef{request.logicalModel, request.channelId, request.channelName, request.status, request.outcome}, lock)
         .value.fetch_add(1, std::memory_order_relaxed);
-    RouteCounters &route = series(m_routes, request.logicalModel);
+    RouteCounters &route = series(m_routes, RouteKeyRef{request.logicalModel}, lock);
     if (request.failover)
         route.failovers.fetch_add(1, std::memory_order_relaxed);
     if (request.attempts.size() > 1)
         route.retries.fetch_add(request.attempts.size() - 1, std::memory_order_relaxed);
     for (const AttemptRecord &attempt : request.attempts) {
-        series(m_attempts, AttemptKey{request.logicalModel, attempt.channelId, attempt.channelName, attempt.outcome})
+        series(m_attempts, AttemptKeyRef{request.logicalModel, attempt.channelId, attempt.channelName, attempt.outcome}, lock)
             .value.fetch_add(1, std::memory_order_relaxed);
-        ChannelSeries &channel = series(m_channels, ChannelKey{attempt.channelId, attempt.channelName});
+        ChannelSeries &channel = series(m_channels, ChannelKeyRef{attempt.channelId, attempt.channelName}, lock);
         if (attempt.latencyMs >= 0)
             channel.latency.recordMillis(attempt.latencyMs);
         if (attempt.ttftMs >= 0 && attempt.outcome == OutcomeKind::Success)

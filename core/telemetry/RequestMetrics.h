@@ -73,14 +73,53 @@ private:
         Histogram ttft;
         Histogram latency;
     };
-    template <typename Map, typename Key>
-    typename Map::mapped_type::element_type &series(Map &map, const Key &key);
+    // The keys' fields by reference, to find a series without copying its names (each copy is an
+    // atomic count on a string the other workers share).
+    struct RequestKeyRef {
+        const QString &route;
+        int channelId;
+        const QString &channelName;
+        RequestStatus status;
+        OutcomeKind outcome;
+        auto tie() const { return std::tie(route, channelId, channelName, status, outcome); }
+        RequestKey key() const { return {route, channelId, channelName, status, outcome}; }
+    };
+    struct AttemptKeyRef {
+        const QString &route;
+        int channelId;
+        const QString &channelName;
+        OutcomeKind outcome;
+        auto tie() const { return std::tie(route, channelId, channelName, outcome); }
+        AttemptKey key() const { return {route, channelId, channelName, outcome}; }
+    };
+    struct ChannelKeyRef {
+        int channelId;
+        const QString &channelName;
+        auto tie() const { return std::tie(channelId, channelName); }
+        ChannelKey key() const { return {channelId, channelName}; }
+    };
+    struct RouteKeyRef {
+        const QString &route;
+        auto tie() const { return std::tie(route); }
+        QString key() const { return route; }
+    };
+    // Orders a key and its reference alike, so that a map finds one by the other.
+    struct ByTie {
+        using is_transparent = void;
+        static auto tieOf(const QString &route) { return std::tie(route); }
+        template <typename K>
+        static auto tieOf(const K &key) { return key.tie(); }
+        template <typename A, typename B>
+        bool operator()(const A &a, const B &b) const { return tieOf(a) < tieOf(b); }
+    };
+    template <typename Map, typename KeyRef>
+    typename Map::mapped_type::element_type &series(Map &map, const KeyRef &key, std::shared_lock<std::shared_mutex> &lock);
 
     mutable std::shared_mutex m_mutex; // guards the maps' shape; the values are atomics
-    std::map<RequestKey, std::unique_ptr<Counter>> m_requests;
-    std::map<AttemptKey, std::unique_ptr<Counter>> m_attempts;
-    std::map<QString, std::unique_ptr<RouteCounters>> m_routes;
-    std::map<ChannelKey, std::unique_ptr<ChannelSeries>> m_channels;
+    std::map<RequestKey, std::unique_ptr<Counter>, ByTie> m_requests;
+    std::map<AttemptKey, std::unique_ptr<Counter>, ByTie> m_attempts;
+    std::map<QString, std::unique_ptr<RouteCounters>, ByTie> m_routes;
+    std::map<ChannelKey, std::unique_ptr<ChannelSeries>, ByTie> m_channels;
 };
 
 } // namespace sb

@@ -8,6 +8,9 @@
 
 #include <QtTest>
 
+#include <thread>
+#include <vector>
+
 using namespace sb;
 
 namespace {
@@ -158,6 +161,44 @@ private slots:
         const auto &ch1 = s.channels.at({1, "ch-1"});
         QCOMPARE(ch1.latency.count, 4u); // every attempt on channel 1
         QCOMPARE(ch1.ttft.count, 1u);    // only the successful one has a first token
+    }
+
+    // Workers record at once, each making series the others are reading: nothing is lost or counted
+    // twice when a new series is made between two lookups of the same request.
+    void workersRecordingAtOnceCountEveryRequestOnce()
+    {
+        RequestMetrics metrics;
+        constexpr int kThreads = 4;
+        constexpr int kEach = 3000;
+        std::vector<std::thread> workers;
+        for (int t = 0; t < kThreads; ++t) {
+            workers.emplace_back([&metrics, t] {
+                for (int i = 0; i < kEach; ++i) {
+                    // Routes and channels new to every thread at first, then shared.
+                    const QString route = QStringLiteral("route-%1").arg((i + t) % 7);
+                    metrics.record(request(route, {{i % 5 + 1, OutcomeKind::ProviderDown}, {(i + t) % 3 + 1, OutcomeKind::Success}},
+                                           RequestStatus::Ok));
+                }
+            });
+        }
+        for (std::thread &worker : workers)
+            worker.join();
+        const auto s = metrics.snapshot();
+        std::uint64_t requests = 0, attempts = 0, latencies = 0, retries = 0;
+        for (const auto &[key, count] : s.requests)
+            requests += count;
+        for (const auto &[key, count] : s.attempts)
+            attempts += count;
+        for (const auto &[key, channel] : s.channels)
+            latencies += channel.latency.count;
+        for (const auto &[route, totals] : s.routes)
+            retries += totals.retries;
+        QCOMPARE(requests, std::uint64_t(kThreads * kEach));
+        QCOMPARE(attempts, std::uint64_t(2 * kThreads * kEach));
+        QCOMPARE(latencies, std::uint64_t(2 * kThreads * kEach));
+        QCOMPARE(retries, std::uint64_t(kThreads * kEach));
+        QCOMPARE(s.routes.size(), std::size_t(7));
+        QCOMPARE(s.channels.size(), std::size_t(5));
     }
 };
 
