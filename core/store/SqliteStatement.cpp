@@ -33,6 +33,7 @@ bool SqliteStatement::prepare(const QSqlDatabase &connection, const char *sql, Q
         return false;
     }
     const int parameters = sqlite3_bind_parameter_count(m_statement);
+    m_held.assign(std::size_t(parameters), Held());
     m_kept.assign(std::size_t(parameters), QByteArray());
     m_ascii.assign(std::size_t(parameters), std::string());
     return true;
@@ -40,20 +41,38 @@ bool SqliteStatement::prepare(const QSqlDatabase &connection, const char *sql, Q
 
 void SqliteStatement::bind(int index, qint64 value)
 {
+    Held &held = m_held.at(std::size_t(index));
+    if (held.kind == Held::Kind::Integer && held.integer == value)
+        return;
+    held.kind = Held::Kind::Integer;
+    held.integer = value;
     sqlite3_bind_int64(m_statement, index + 1, value);
 }
 
 void SqliteStatement::bind(int index, double value)
 {
+    Held &held = m_held.at(std::size_t(index));
+    if (held.kind == Held::Kind::Real && held.real == value)
+        return; // never for a NaN, which is bound again each time
+    held.kind = Held::Kind::Real;
+    held.real = value;
     sqlite3_bind_double(m_statement, index + 1, value);
 }
 
 void SqliteStatement::bind(int index, const QString &text)
 {
-    // Names, ids, outcomes: nearly always ASCII, narrowed into this parameter's own buffer.
+    Held &held = m_held.at(std::size_t(index));
     std::string &ascii = m_ascii.at(std::size_t(index));
-    ascii.resize(std::size_t(text.size()));
     const QChar *units = text.constData();
+    if (held.kind == Held::Kind::AsciiText && ascii.size() == std::size_t(text.size())) {
+        qsizetype same = 0;
+        while (same < text.size() && units[same].unicode() == char16_t(static_cast<unsigned char>(ascii[std::size_t(same)])))
+            ++same;
+        if (same == text.size())
+            return;
+    }
+    // Names, ids, outcomes: nearly always ASCII, narrowed into this parameter's own buffer.
+    ascii.resize(std::size_t(text.size()));
     for (qsizetype i = 0; i < text.size(); ++i) {
         if (units[i].unicode() >= 0x80) {
             bind(index, text.toUtf8());
@@ -62,12 +81,18 @@ void SqliteStatement::bind(int index, const QString &text)
         ascii[std::size_t(i)] = char(units[i].unicode());
     }
     m_kept[std::size_t(index)] = QByteArray();
+    held.kind = Held::Kind::AsciiText;
     sqlite3_bind_text(m_statement, index + 1, ascii.data(), int(ascii.size()), SQLITE_STATIC);
 }
 
 void SqliteStatement::bind(int index, const QByteArray &utf8Text)
 {
-    m_kept.at(std::size_t(index)) = utf8Text; // shares the bytes: they live until the next bind here
+    Held &held = m_held.at(std::size_t(index));
+    QByteArray &kept = m_kept.at(std::size_t(index));
+    if (held.kind == Held::Kind::KeptText && kept == utf8Text) // null and empty both go as ''
+        return;
+    kept = utf8Text; // shares the bytes: they live until the next bind here
+    held.kind = Held::Kind::KeptText;
     // Never a null pointer: SQLite would store NULL, and these columns want ''.
     sqlite3_bind_text(m_statement, index + 1, utf8Text.isNull() ? "" : utf8Text.constData(), int(utf8Text.size()),
                       SQLITE_STATIC);
@@ -75,6 +100,11 @@ void SqliteStatement::bind(int index, const QByteArray &utf8Text)
 
 void SqliteStatement::bind(int index, const char *latin1)
 {
+    Held &held = m_held.at(std::size_t(index));
+    if (held.kind == Held::Kind::Literal && held.literal == latin1)
+        return;
+    held.kind = Held::Kind::Literal;
+    held.literal = latin1;
     sqlite3_bind_text(m_statement, index + 1, latin1, -1, SQLITE_STATIC); // string literals only
 }
 

@@ -4,6 +4,7 @@
 #include <QSqlDatabase>
 #include <QString>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace sb {
 // Strings are bound as UTF-8; a null QString binds as '' (the history's text columns are NOT NULL).
 // SQLite reads bound text in place (SQLITE_STATIC) rather than copying it: the statement keeps
 // each value's bytes until the next row, in buffers that ASCII strings reuse without allocating.
+// A value equal to the one a parameter holds is not bound again: SQLite keeps a statement's
+// bindings from one run to the next, and most of a history row (route, channel, status, zero
+// counts) repeats the row before it.
 // Indexes start at 0, as QSqlQuery's do. Lives on the connection's thread; not copyable.
 class SqliteStatement {
 public:
@@ -41,8 +45,18 @@ public:
     bool exec(QString *error);
 
 private:
+    // What a parameter holds, to tell a value it already holds.
+    struct Held {
+        enum class Kind : std::uint8_t { Nothing, Integer, Real, AsciiText, KeptText, Literal };
+        Kind kind = Kind::Nothing;
+        qint64 integer = 0;
+        double real = 0;
+        const char *literal = nullptr;
+    };
+
     sqlite3 *m_db = nullptr;
     sqlite3_stmt *m_statement = nullptr;
+    std::vector<Held> m_held;
     // Per parameter: the bytes SQLite was given, alive until the parameter is bound again.
     std::vector<QByteArray> m_kept;
     std::vector<std::string> m_ascii; // QStrings that were ASCII, narrowed in reused capacity
