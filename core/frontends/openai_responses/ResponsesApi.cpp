@@ -39,11 +39,19 @@ QByteArray ResponsesApi::answer(const OpenAiAnswer &answer, const QString &model
         frame.model = model;
     if (frame.createdAt <= 0)
         frame.createdAt = createdSeconds;
-    const QByteArray completion = answer.toJson(frame.model, frame.createdAt);
-    std::optional<QByteArray> quick = quickWriteResponse(completion, frame);
-    QByteArray json = quick ? std::move(*quick) : ResponsesAnswer::write(QJsonDocument::fromJson(completion).object(), frame);
-    reportOnce(QJsonObject(), json);
-    return json;
+    // A provider's own bytes are read as they came, already scanned: the response object takes its
+    // model and time from the frame, not from the completion, so they need not be written in first.
+    const JsonObjectScan *providerScan = answer.providerScan();
+    std::optional<QByteArray> json = providerScan ? quickWriteResponse(answer.providerBytes(), *providerScan, frame) : std::nullopt;
+    if (!json) {
+        const QByteArray completion = answer.toJson(frame.model, frame.createdAt);
+        if (!providerScan) // a provider's bytes the quick writer was not sure of stay so
+            json = quickWriteResponse(completion, frame);
+        if (!json)
+            json = ResponsesAnswer::write(QJsonDocument::fromJson(completion).object(), frame);
+    }
+    reportOnce(QJsonObject(), *json);
+    return std::move(*json);
 }
 
 QByteArray ResponsesApi::streamChunks(const std::vector<QByteArray> &openAiChunks)

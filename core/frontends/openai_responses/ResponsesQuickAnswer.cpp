@@ -171,6 +171,11 @@ std::optional<QByteArray> quickWriteResponse(QByteArrayView completion, const Re
     JsonObjectScan scan;
     if (!scan.scan(completion))
         return std::nullopt;
+    return quickWriteResponse(completion, scan, frame);
+}
+
+std::optional<QByteArray> quickWriteResponse(QByteArrayView completion, const JsonObjectScan &scan, const ResponseFrame &frame)
+{
     const JsonObjectScan::Member *choices = scan.find("choices");
     Choice choice;
     if (!choices || !onlyChoice(completion, Span{choices->valueBegin, choices->valueEnd}, &choice))

@@ -24,6 +24,10 @@ public:
     static std::optional<OpenAiAnswer> passThrough(const QByteArray &body, const JsonObjectScan &scan);
 
     bool isPassThrough() const { return m_passThrough; }
+    // A pass-through answer's bytes as the provider sent them (its "model" and "created" not yet
+    // written) and their scan; nullptr for an object.
+    const JsonObjectScan *providerScan() const { return m_passThrough ? &m_scan : nullptr; }
+    const QByteArray &providerBytes() const { return m_body; }
     bool isEmpty() const { return !m_passThrough && m_object.isEmpty(); }
 
     // The client's JSON: "model" set to `model`; "created" set to `nowSeconds` when the provider

@@ -1,4 +1,5 @@
 #include "frontends/openai_responses/ResponsesApi.h"
+#include "common/json/JsonObjectScan.h"
 #include "providers/common/OpenAiAnswer.h"
 
 #include "ResponsesWire.h"
@@ -98,6 +99,53 @@ private slots:
         QCOMPARE(response.value("model").toString(), QStringLiteral("logical"));
     }
 
+
+    // A provider's bytes passed through are read before their model and time are written in: the
+    // client gets the same response as from the same answer as an object, byte for byte, with the
+    // frame's model and time (or the call's, where the frame left them open) and never the
+    // provider's.
+    void providerBytesAnswerAsTheSameAnswerAsAnObject_data()
+    {
+        QTest::addColumn<bool>("frameLeavesThemOpen");
+        QTest::addColumn<QByteArray>("completion");
+        const QByteArray text = "{\"id\":\"chatcmpl-9\",\"object\":\"chat.completion\",\"created\":1700000000,\"model\":\"upstream-model\","
+                                "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Chào \\\"bạn\\\"!\"},"
+                                "\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":4,\"total_tokens\":13}}";
+        const QByteArray withoutCreated = "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                                          "\"content\":\"x\"},\"finish_reason\":\"stop\"}]}";
+        const QByteArray toolCall = "{\"object\":\"chat.completion\",\"created\":5,\"model\":\"m\",\"choices\":[{\"index\":0,\"message\":"
+                                    "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\","
+                                    "\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},\"finish_reason\":\"tool_calls\"}]}";
+        QTest::newRow("text, frame set") << false << text;
+        QTest::newRow("text, frame open") << true << text;
+        QTest::newRow("no created, frame open") << true << withoutCreated;
+        QTest::newRow("a tool call (not the quick writer's)") << false << toolCall;
+    }
+
+    void providerBytesAnswerAsTheSameAnswerAsAnObject()
+    {
+        QFETCH(bool, frameLeavesThemOpen);
+        QFETCH(QByteArray, completion);
+        ResponseFrame f = frame();
+        if (frameLeavesThemOpen) {
+            f.createdAt = 0;
+            f.model.clear();
+        }
+        JsonObjectScan scan;
+        QVERIFY(scan.scan(completion));
+        const std::optional<OpenAiAnswer> passed = OpenAiAnswer::passThrough(completion, scan);
+        QVERIFY(passed && passed->isPassThrough());
+        Recorder fromBytes, fromObject;
+        const QByteArray viaBytes = ResponsesApi(f, fromBytes.callback()).answer(*passed, "logical", 1800000000);
+        const QByteArray viaObject = ResponsesApi(f, fromObject.callback())
+                                         .answer(OpenAiAnswer::fromObject(QJsonDocument::fromJson(completion).object()), "logical", 1800000000);
+        QCOMPARE(viaBytes, viaObject);
+        const QJsonObject response = QJsonDocument::fromJson(viaBytes).object();
+        QCOMPARE(response.value("model").toString(), frameLeavesThemOpen ? QStringLiteral("logical") : QStringLiteral("gpt-client"));
+        QCOMPARE(response.value("created_at").toInteger(), frameLeavesThemOpen ? 1800000000 : 1741290958);
+        QCOMPARE(fromBytes.calls.size(), 1);
+        QCOMPARE(fromBytes.calls.first(), response);
+    }
     void streamEnded()
     {
         Recorder recorder;
