@@ -4,8 +4,10 @@
 #include "providers/common/ProviderText.h"
 
 #include <QJsonDocument>
+#include <QVarLengthArray>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <string>
 
@@ -63,52 +65,81 @@ namespace {
 
 // The members a response repeats from its request, in the reference's order, each with the value
 // OpenAI documents for a request that did not give it; a frame's echo replaces the value.
+// Where in the object a repeated member goes: the reference lists them around "model", "output"
+// and "usage".
+enum class EchoPlace { BeforeModel, AfterOutput, AfterUsage };
 struct EchoedMember {
     QLatin1String key;
     const char *fallback;
+    EchoPlace place;
 };
-const EchoedMember kBeforeModel[] = {{QLatin1String("instructions"), "null"}, {QLatin1String("max_output_tokens"), "null"}};
-const EchoedMember kAfterOutput[] = {
-    {QLatin1String("parallel_tool_calls"), "true"},
-    {QLatin1String("previous_response_id"), "null"},
-    {QLatin1String("reasoning"), R"({"effort":null,"summary":null})"},
-    {QLatin1String("store"), "true"},
-    {QLatin1String("temperature"), "1"},
-    {QLatin1String("text"), R"({"format":{"type":"text"}})"},
-    {QLatin1String("tool_choice"), R"("auto")"},
-    {QLatin1String("tools"), "[]"},
-    {QLatin1String("top_p"), "1"},
-    {QLatin1String("truncation"), R"("disabled")"},
+const EchoedMember kEchoed[] = {
+    {QLatin1String("instructions"), "null", EchoPlace::BeforeModel},
+    {QLatin1String("max_output_tokens"), "null", EchoPlace::BeforeModel},
+    {QLatin1String("parallel_tool_calls"), "true", EchoPlace::AfterOutput},
+    {QLatin1String("previous_response_id"), "null", EchoPlace::AfterOutput},
+    {QLatin1String("reasoning"), R"({"effort":null,"summary":null})", EchoPlace::AfterOutput},
+    {QLatin1String("store"), "true", EchoPlace::AfterOutput},
+    {QLatin1String("temperature"), "1", EchoPlace::AfterOutput},
+    {QLatin1String("text"), R"({"format":{"type":"text"}})", EchoPlace::AfterOutput},
+    {QLatin1String("tool_choice"), R"("auto")", EchoPlace::AfterOutput},
+    {QLatin1String("tools"), "[]", EchoPlace::AfterOutput},
+    {QLatin1String("top_p"), "1", EchoPlace::AfterOutput},
+    {QLatin1String("truncation"), R"("disabled")", EchoPlace::AfterOutput},
+    {QLatin1String("user"), "null", EchoPlace::AfterUsage},
+    {QLatin1String("metadata"), "{}", EchoPlace::AfterUsage},
 };
-const EchoedMember kAfterUsage[] = {{QLatin1String("user"), "null"}, {QLatin1String("metadata"), "{}"}};
 
-void appendKey(std::string *out, QLatin1String key)
-{
-    out->append(",\"");
-    out->append(key.data(), std::size_t(key.size()));
-    out->append("\":");
-}
-
-template <std::size_t N>
-void appendEchoed(std::string *out, const QJsonObject &echo, const EchoedMember (&members)[N])
-{
-    for (const EchoedMember &member : members) {
-        appendKey(out, member.key);
-        const auto it = echo.constFind(member.key);
-        if (it == echo.constEnd())
-            out->append(member.fallback);
-        else
-            appendJsonValue(out, it.value());
+// The frame's echo sorted into the places the reference lists its members, in one pass over the
+// echo: a request repeats a few members, and looking each of the fourteen listed ones up in it
+// cost more than writing the rest of the object.
+class EchoPlaces {
+public:
+    explicit EchoPlaces(const QJsonObject &echo) : m_end(echo.constEnd())
+    {
+        m_found.fill(m_end);
+        for (auto it = echo.constBegin(); it != m_end; ++it) {
+            const QString key = it.key();
+            const auto listed = std::find_if(std::begin(kEchoed), std::end(kEchoed), [&key](const EchoedMember &m) { return key == m.key; });
+            if (listed != std::end(kEchoed))
+                m_found[std::size_t(listed - std::begin(kEchoed))] = it;
+            else if (!ownedByTheResponse(key))
+                m_others.append(it);
+        }
     }
-}
 
-bool listedAsEchoed(const QString &key)
-{
-    const auto in = [&key](const auto &members) {
-        return std::any_of(std::begin(members), std::end(members), [&key](const EchoedMember &m) { return key == m.key; });
-    };
-    return in(kBeforeModel) || in(kAfterOutput) || in(kAfterUsage);
-}
+    // The members listed for `place`, each with the echo's value or the documented default.
+    void append(std::string *out, EchoPlace place) const
+    {
+        for (std::size_t i = 0; i < std::size(kEchoed); ++i) {
+            if (kEchoed[i].place != place)
+                continue;
+            out->append(",\"");
+            out->append(kEchoed[i].key.data(), std::size_t(kEchoed[i].key.size()));
+            out->append("\":");
+            if (m_found[i] == m_end)
+                out->append(kEchoed[i].fallback);
+            else
+                appendJsonValue(out, m_found[i].value());
+        }
+    }
+
+    // Whatever else the request asked the response to repeat, after what the reference lists.
+    void appendOthers(std::string *out) const
+    {
+        for (const QJsonObject::const_iterator &it : m_others) {
+            *out += ',';
+            appendJsonString(out, it.key());
+            *out += ':';
+            appendJsonValue(out, it.value());
+        }
+    }
+
+private:
+    QJsonObject::const_iterator m_end;
+    std::array<QJsonObject::const_iterator, std::size(kEchoed)> m_found;
+    QVarLengthArray<QJsonObject::const_iterator, 4> m_others;
+};
 
 } // namespace
 
@@ -128,24 +159,17 @@ QByteArray ResponseObject::write(const ResponseFrame &frame, const ResponseEndin
     appendJsonText(&out, ending.error);
     out.append(",\"incomplete_details\":");
     appendJsonText(&out, ending.incompleteDetails);
-    appendEchoed(&out, frame.echo, kBeforeModel);
+    const EchoPlaces echo(frame.echo);
+    echo.append(&out, EchoPlace::BeforeModel);
     out.append(",\"model\":");
     appendJsonString(&out, frame.model);
     out.append(",\"output\":");
     appendJsonText(&out, ending.output);
-    appendEchoed(&out, frame.echo, kAfterOutput);
+    echo.append(&out, EchoPlace::AfterOutput);
     out.append(",\"usage\":");
     appendJsonText(&out, ending.usage);
-    appendEchoed(&out, frame.echo, kAfterUsage);
-    // Whatever else the request asked the response to repeat, after what the reference lists.
-    for (auto it = frame.echo.constBegin(); it != frame.echo.constEnd(); ++it) {
-        if (ownedByTheResponse(it.key()) || listedAsEchoed(it.key()))
-            continue;
-        out += ',';
-        appendJsonString(&out, it.key());
-        out += ':';
-        appendJsonValue(&out, it.value());
-    }
+    echo.append(&out, EchoPlace::AfterUsage);
+    echo.appendOthers(&out);
     out += '}';
     return QByteArray(out.data(), qsizetype(out.size()));
 }
