@@ -63,11 +63,11 @@ QString ResponseObject::callId(const ResponseFrame &frame, const QString &upstre
 
 namespace {
 
-// The members a response repeats from its request, in the reference's order, each with the value
-// OpenAI documents for a request that did not give it; a frame's echo replaces the value.
 // Where in the object a repeated member goes: the reference lists them around "model", "output"
 // and "usage".
 enum class EchoPlace { BeforeModel, AfterOutput, AfterUsage };
+// The members a response repeats from its request, in the reference's order, each with the value
+// OpenAI documents for a request that did not give it; a frame's echo replaces the value.
 struct EchoedMember {
     QLatin1String key;
     const char *fallback;

@@ -45,7 +45,7 @@ QByteArray ResponsesApi::answer(const OpenAiAnswer &answer, const QString &model
     std::optional<QByteArray> json = providerScan ? quickWriteResponse(answer.providerBytes(), *providerScan, frame) : std::nullopt;
     if (!json) {
         const QByteArray completion = answer.toJson(frame.model, frame.createdAt);
-        if (!providerScan) // a provider's bytes the quick writer was not sure of stay so
+        if (!providerScan) // else the quick writer has declined these choices and usage already
             json = quickWriteResponse(completion, frame);
         if (!json)
             json = ResponsesAnswer::write(QJsonDocument::fromJson(completion).object(), frame);
