@@ -2,7 +2,8 @@
 # Two builds of Switchboard side by side against nginx, in alternating rounds: what a change did to
 # the proxy's overhead, measured on one machine in one run (a machine that drifts between runs
 # cannot say that). Each round measures, in a rotating order, nginx and both builds at one
-# connection (p50) and at 50 connections (req/s), and prints each build's ratio to nginx.
+# connection (p50) and at 50 connections (req/s and p99), and prints each build's req/s ratio to
+# nginx.
 #
 #   tests/bench/ab.sh BUILD_A BUILD_B [--rounds N] [--seconds S]
 #
@@ -70,24 +71,27 @@ body_of() { printf '{"model":"%s","messages":[{"role":"user","content":"Say hell
   "$([ "$1" = nginx ] && echo bench-model || echo bench)"; }
 wrk_ms() { awk -v q="$1" '$1==q { v=$2; u=v; gsub(/[0-9.]/,"",u); gsub(/[a-z]/,"",v);
   if (u=="us") v/=1000; else if (u=="s") v*=1000; printf "%.3f", v }'; }
-cell() { # target connections → "p50_ms rps"
+cell() { # target connections → "p50_ms rps p99_ms"
   local threads=1 out
   [ "$2" -gt 1 ] && threads=2
   out=$(WRK_BODY="$(body_of "$1")" wrk -t$threads -c"$2" -d"${seconds}s" --latency -s "$peers/post.lua" "$(url_of "$1")" 2>&1)
-  echo "$(echo "$out" | wrk_ms 50%) $(echo "$out" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')"
+  echo "$(echo "$out" | wrk_ms 50%) $(echo "$out" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p') $(echo "$out" | wrk_ms 99%)"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 printf 'A = %s\nB = %s\n%s s per cell, %s rounds, %s cores, load average %s\n\n' "$build_a" "$build_b" "$seconds" "$rounds" \
   "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
-printf '%-6s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-7s %-7s\n' round "nginx rps" "A rps" "B rps" "nginx p50" "A p50" "B p50" "A/nginx" "B/nginx"
+printf '%-6s | %-32s | %-32s | %-32s |\n' "" "50 connections, req/s" "1 connection, p50 ms" "50 connections, p99 ms"
+printf '%-6s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-7s %-7s\n' round "nginx rps" "A rps" "B rps" \
+  "nginx p50" "A p50" "B p50" "nginx p99" "A p99" "B p99" "A/nginx" "B/nginx"
 orders=("nginx a b" "b a nginx" "a nginx b" "nginx b a")
 for round in $(seq 1 "$rounds"); do
-  declare -A rps=() p50=()
+  declare -A rps=() p50=() p99=()
   for t in ${orders[$(( (round - 1) % 4 ))]}; do
-    read -r p50[$t] _ <<< "$(cell "$t" 1)"
-    read -r _ rps[$t] <<< "$(cell "$t" 50)"
+    read -r p50[$t] _ _ <<< "$(cell "$t" 1)"
+    read -r _ rps[$t] p99[$t] <<< "$(cell "$t" 50)"
   done
-  printf '%-6s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-7s %-7s\n' "$round" "${rps[nginx]}" "${rps[a]}" "${rps[b]}" \
-    "${p50[nginx]}" "${p50[a]}" "${p50[b]}" "$(ratio "${rps[a]}" "${rps[nginx]}")" "$(ratio "${rps[b]}" "${rps[nginx]}")"
+  printf '%-6s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-7s %-7s\n' "$round" "${rps[nginx]}" "${rps[a]}" "${rps[b]}" \
+    "${p50[nginx]}" "${p50[a]}" "${p50[b]}" "${p99[nginx]}" "${p99[a]}" "${p99[b]}" \
+    "$(ratio "${rps[a]}" "${rps[nginx]}")" "$(ratio "${rps[b]}" "${rps[nginx]}")"
 done
