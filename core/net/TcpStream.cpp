@@ -3,7 +3,6 @@
 #include "net/TlsServerContext.h"
 #include "net/TlsSession.h"
 
-
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
