@@ -13,33 +13,25 @@ EngineContext::EngineContext(const Clock &clock, Random &random, EngineConfigPtr
 
 std::shared_ptr<const RetryPolicy> EngineContext::retryPolicy() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_retryPolicy;
+    return m_retryPolicy.get();
 }
 
 void EngineContext::setConfig(EngineConfigPtr config)
 {
     auto policy = std::make_shared<const RetryPolicy>(config->retry);
     m_router.setConfig(std::move(config));
-    std::lock_guard lock(m_mutex);
-    m_retryPolicy = std::move(policy);
+    m_retryPolicy.set(std::move(policy));
 }
 
 void EngineContext::setRequestSink(RequestSink sink)
 {
-    auto shared = sink ? std::make_shared<const RequestSink>(std::move(sink)) : nullptr;
-    std::lock_guard lock(m_mutex);
-    m_requestSink = std::move(shared);
+    m_requestSink.set(sink ? std::make_shared<const RequestSink>(std::move(sink)) : nullptr);
 }
 
 void EngineContext::emitRequest(RequestRecord &&record)
 {
     m_requestMetrics.record(record);
-    std::shared_ptr<const RequestSink> sink;
-    {
-        std::lock_guard lock(m_mutex);
-        sink = m_requestSink;
-    }
+    const std::shared_ptr<const RequestSink> sink = m_requestSink.get();
     if (sink)
         (*sink)(std::move(record));
 }
