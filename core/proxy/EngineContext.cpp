@@ -13,25 +13,33 @@ EngineContext::EngineContext(const Clock &clock, Random &random, EngineConfigPtr
 
 std::shared_ptr<const RetryPolicy> EngineContext::retryPolicy() const
 {
-    return m_retryPolicy.get();
+    std::lock_guard lock(m_mutex);
+    return m_retryPolicy;
 }
 
 void EngineContext::setConfig(EngineConfigPtr config)
 {
     auto policy = std::make_shared<const RetryPolicy>(config->retry);
     m_router.setConfig(std::move(config));
-    m_retryPolicy.set(std::move(policy));
+    std::lock_guard lock(m_mutex);
+    m_retryPolicy = std::move(policy);
 }
 
 void EngineContext::setRequestSink(RequestSink sink)
 {
-    m_requestSink.set(sink ? std::make_shared<const RequestSink>(std::move(sink)) : nullptr);
+    auto shared = sink ? std::make_shared<const RequestSink>(std::move(sink)) : nullptr;
+    std::lock_guard lock(m_mutex);
+    m_requestSink = std::move(shared);
 }
 
 void EngineContext::emitRequest(RequestRecord &&record)
 {
     m_requestMetrics.record(record);
-    const std::shared_ptr<const RequestSink> sink = m_requestSink.get();
+    std::shared_ptr<const RequestSink> sink;
+    {
+        std::lock_guard lock(m_mutex);
+        sink = m_requestSink;
+    }
     if (sink)
         (*sink)(std::move(record));
 }

@@ -3,7 +3,6 @@
 #include "cache/CacheFront.h"
 #include "common/Clock.h"
 #include "common/Random.h"
-#include "common/ThreadSnapshot.h"
 #include "health/SlidingWindow.h"
 #include "providers/common/AccessTokens.h"
 #include "routing/CostMeter.h"
@@ -17,6 +16,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 namespace sb {
 
@@ -91,9 +91,9 @@ private:
     ResponseStore m_responses;
     AccessTokens m_accessTokens{m_clock};
     RequestMetrics m_requestMetrics;
-    // Read on every request by every worker, replaced with the configuration or the sink.
-    ThreadSnapshot<RetryPolicy> m_retryPolicy;
-    ThreadSnapshot<RequestSink> m_requestSink;
+    mutable std::mutex m_mutex; // guards the two pointers below
+    std::shared_ptr<const RetryPolicy> m_retryPolicy;
+    std::shared_ptr<const RequestSink> m_requestSink;
 };
 
 } // namespace sb

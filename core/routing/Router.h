@@ -2,7 +2,6 @@
 
 #include "common/Clock.h"
 #include "common/Random.h"
-#include "common/ThreadSnapshot.h"
 #include "health/ChannelSnapshot.h"
 #include "health/HealthEvent.h"
 #include "health/PoolManager.h"
@@ -159,16 +158,17 @@ private:
         std::atomic<std::uint64_t> choices{0}, failovers{0}, domainDisjoint{0}, fallbackTier{0}, halfOpenTrials{0},
             panicChoices{0}, bucketRefusals{0}, keyExhaustions{0}, rateLimited{0}, unavailable{0}, unknownModel{0};
     };
-    // The current table, through this thread's handle on it (ThreadSnapshot): loading the atomic
-    // shared_ptr itself takes and releases its lock bit, and copies of it count on a block both
-    // workers write, several times a request on every worker at once.
+    // The current table, read through a per-thread copy that is refreshed only when setConfig has
+    // published a newer one: loading the atomic shared_ptr itself takes and releases its lock bit,
+    // several times a request on every worker at once. (The copy returned still counts a reference.)
     std::shared_ptr<const RoutingTable> table() const;
     RouteRefusal refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens) const;
 
     const Clock &m_clock;
     Random &m_random;
     PoolManager m_pool;
-    ThreadSnapshot<RoutingTable> m_table;
+    std::atomic<std::shared_ptr<const RoutingTable>> m_table;
+    std::atomic<std::uint64_t> m_tableVersion{0}; // unique across routers; set after m_table
     std::mutex m_configMutex; // two dialogs saving at once must not interleave their rebuilds
     std::atomic<HeartbeatProber *> m_prober{nullptr};
     Counters m_counters;
