@@ -110,36 +110,11 @@ namespace {
 // one router: a router made where a destroyed one lived never matches the destroyed one's copy.
 std::atomic<std::uint64_t> g_tableVersions{0};
 
-// Each thread's handle on a router's current table. A request copies the table or its configuration
-// some fifteen times; copies of the router's own shared_ptr count on one control block that both
-// workers write, so its cache line went back and forth between the cores on every copy (in a perf
-// profile at 50 connections these calls and shared_ptr's release took 3 % of the time, 1 % of the
-// instructions). So a thread holds the table through a control block of its own, which keeps the
-// shared one, and hands out copies counted there; the configuration is aliased on the same block.
-// Lifetimes stay shared_ptr's: a copy keeps the thread's block, the block keeps the table, the
-// table keeps its configuration.
 struct CachedTable {
     std::uint64_t version = 0;
     std::shared_ptr<const RoutingTable> table;
-    EngineConfigPtr config;
 };
 thread_local CachedTable t_cachedTable;
-
-const CachedTable &currentTable(const std::atomic<std::shared_ptr<const RoutingTable>> &table,
-                                const std::atomic<std::uint64_t> &tableVersion)
-{
-    const std::uint64_t version = tableVersion.load(std::memory_order_acquire);
-    CachedTable &cached = t_cachedTable;
-    if (cached.version != version) {
-        // A table newer than `version` may be read here; the next call then reads it again.
-        std::shared_ptr<const RoutingTable> shared = table.load(std::memory_order_acquire);
-        const RoutingTable *current = shared.get();
-        cached.table = std::shared_ptr<const RoutingTable>(current, [held = std::move(shared)](const RoutingTable *) {});
-        cached.config = EngineConfigPtr(cached.table, current->config().get());
-        cached.version = version;
-    }
-    return cached;
-}
 
 } // namespace
 
@@ -151,7 +126,14 @@ Router::~Router()
 
 std::shared_ptr<const RoutingTable> Router::table() const
 {
-    return currentTable(m_table, m_tableVersion).table;
+    const std::uint64_t version = m_tableVersion.load(std::memory_order_acquire);
+    CachedTable &cached = t_cachedTable;
+    if (cached.version != version) {
+        // A table newer than `version` may be read here; the next call then reads it again.
+        cached.table = m_table.load(std::memory_order_acquire);
+        cached.version = version;
+    }
+    return cached.table;
 }
 
 void Router::setConfig(EngineConfigPtr config)
@@ -189,7 +171,7 @@ QString Router::unknownModelMessage(const QString &logicalModel, const EngineCon
 
 EngineConfigPtr Router::config() const
 {
-    return currentTable(m_table, m_tableVersion).config;
+    return table()->config();
 }
 
 RouteResult Router::choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
