@@ -79,7 +79,7 @@ total_of() { sed -n 's/^ *\([0-9]*\) requests in.*/\1/p'; }
 
 declare -A rps_all proxy_all user_all system_all upstream_all machine_all
 printf '%s s per cell, %s rounds, %s cores, load average %s\n' "$seconds" "$rounds" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
-printf 'us/req: CPU time per request; the proxy'"'"'s split into user and system time\n\n'
+printf "us/req: CPU time per request; the proxy's split into user and system time\n\n"
 printf '%-5s %-22s %10s %10s %10s %10s %10s %10s\n' round target req/s proxy user system upstream machine
 for round in $(seq 1 "$rounds"); do
   for t in "${targets[@]}"; do
