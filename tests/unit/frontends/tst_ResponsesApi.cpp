@@ -99,7 +99,6 @@ private slots:
         QCOMPARE(response.value("model").toString(), QStringLiteral("logical"));
     }
 
-
     // A provider's bytes passed through are read before their model and time are written in: the
     // client gets the same response as from the same answer as an object, byte for byte, with the
     // frame's model and time (or the call's, where the frame left them open) and never the
@@ -146,6 +145,7 @@ private slots:
         QCOMPARE(fromBytes.calls.size(), 1);
         QCOMPARE(fromBytes.calls.first(), response);
     }
+
     void streamEnded()
     {
         Recorder recorder;
