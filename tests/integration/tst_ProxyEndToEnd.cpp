@@ -304,6 +304,45 @@ private slots:
         QCOMPARE(request("GET", "/healthz").status, 200);
     }
 
+    // The running configuration is shared by every worker and read without a lock: serving must
+    // leave each of its strings' text where it was. (A name written through QString::utf16()
+    // moved a literal's text into a new buffer; two workers doing that at once freed each other's.)
+    void servingLeavesTheSharedConfigurationsTextWhereItWas()
+    {
+        startAll({}, {}, [](EngineConfig &config) {
+            for (ChannelConfig &channel : config.channels)
+                channel.upstreamModel = QStringLiteral("gpt-4o");
+        });
+        const EngineConfigPtr config = m_proxy.gateway->config();
+        const auto textPlaces = [&config] {
+            std::vector<const QChar *> places;
+            for (const ProviderConfig &p : config->providers) {
+                for (const QString *s : {&p.name, &p.dialect, &p.baseUrl, &p.domain.account})
+                    places.push_back(s->constData());
+                for (const ApiKeyConfig &k : p.keys)
+                    places.push_back(k.secret.constData());
+            }
+            for (const ChannelConfig &c : config->channels)
+                places.insert(places.end(), {c.name.constData(), c.upstreamModel.constData()});
+            for (const RouteConfig &r : config->routes)
+                places.push_back(r.logicalModel.constData());
+            return places;
+        };
+        const std::vector<const QChar *> before = textPlaces();
+
+        QCOMPARE(chat(false).status, 200);
+        QCOMPARE(chat(true).status, 200);
+        const QByteArray responses = R"({"model":"gpt-4o","input":"Say hello."})";
+        QCOMPARE(request("POST", "/v1/responses", responses, {{"content-type", "application/json"}}).status, 200);
+        const QByteArray messages = R"({"model":"gpt-4o","max_tokens":16,"messages":[{"role":"user","content":"Say hello."}]})";
+        QCOMPARE(request("POST", "/v1/messages", messages, {{"content-type", "application/json"}, {"anthropic-version", "2023-06-01"}}).status,
+                 200);
+        QCOMPARE(request("GET", "/v1/models").status, 200);
+
+        QVERIFY(m_proxy.gateway->config() == config);
+        QVERIFY(textPlaces() == before);
+    }
+
     void theProvidersKeyGoesUpstreamNeverTheClients()
     {
         // FakeProvider accepts any key when none is configured, so check what the keyed provider saw:

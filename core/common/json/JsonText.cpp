@@ -71,8 +71,11 @@ template <typename Out>
 void appendStringLiteral(Out *out, const QString &text)
 {
     // ASCII (names, ids, outcomes: nearly everything written here) goes from UTF-16 straight to
-    // bytes; anything else through UTF-8 first.
-    const auto *units = reinterpret_cast<const char16_t *>(text.utf16());
+    // bytes; anything else through UTF-8 first. constData(), never utf16(): for a string whose text
+    // is a literal, utf16() copies it into a buffer of its own and swaps that in, a write through a
+    // const reference. The engine's configuration is read by every worker without a lock, so two
+    // workers writing the same literal-backed model name at once freed each other's copy.
+    const auto *units = reinterpret_cast<const char16_t *>(text.constData());
     if (std::all_of(units, units + text.size(), [](char16_t u) { return u < 0x80; })) {
         appendEscaped(out, units, text.size());
         return;

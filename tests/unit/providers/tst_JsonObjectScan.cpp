@@ -307,6 +307,24 @@ private slots:
         }
     }
 
+    // Every worker writes the shared configuration's names without a lock, so writing one must
+    // only read it. A literal's text and raw data are where a const call could swap in a copy.
+    void writingAStringLeavesItsTextWhereItWas()
+    {
+        static const char16_t raw[] = u"gpt-4o-raw";
+        for (const QString &text : {QStringLiteral("gpt-4o"), QStringLiteral("é literal"),
+                                    QString::fromRawData(reinterpret_cast<const QChar *>(raw), 10)}) {
+            const QChar *before = text.constData();
+            QByteArray bytes;
+            appendJsonString(&bytes, text);
+            std::string standard;
+            appendJsonString(&standard, text);
+            QCOMPARE(text.constData(), before);
+            QCOMPARE(bytes, QJsonDocument(QJsonArray{text}).toJson(QJsonDocument::Compact).chopped(1).mid(1));
+            QCOMPARE(QByteArray::fromStdString(standard), bytes);
+        }
+    }
+
     void jsonValuesAreWrittenAsQtWritesThem()
     {
         const QJsonArray values{QJsonValue(QJsonValue::Null), true, false, 0, -7, 16, 1.0, 0.25, 1e-7, 3.0e20, 9007199254740993LL,
