@@ -7,6 +7,7 @@
 #include "ProxyClient.h"
 #include "ProxyConfigs.h"
 #include "ProxyUnderTest.h"
+#include "RequestRecords.h"
 
 #include "net/HttpServer.h"
 #include "net/ResponseWriter.h"
@@ -436,11 +437,12 @@ private slots:
     void theHistoryRecordsTheApiTheClientCalled()
     {
         startOne(QStringLiteral("gemini"));
-        std::vector<RequestRecord> rows;
-        m_proxy->gateway->context().setRequestSink([&rows](RequestRecord &&row) { rows.push_back(std::move(row)); });
+        RequestRecords records; // the workers write the rows: read them under its lock
+        records.attach(*m_proxy->gateway);
         QCOMPARE(messages(true).status, 200);
         QCOMPARE(m_client.postChat(port(), chatBody(false)).status, 200);
-        QTRY_COMPARE(rows.size(), std::size_t(2));
+        QTRY_COMPARE(records.all().size(), std::size_t(2));
+        const std::vector<RequestRecord> rows = records.all();
         QCOMPARE(rows[0].clientApi, QStringLiteral("anthropic_messages"));
         QCOMPARE(rows[1].clientApi, QStringLiteral("openai_chat"));
         QVERIFY(rows[0].outputTokens > 0);
