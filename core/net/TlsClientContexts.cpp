@@ -4,6 +4,8 @@
 
 #include <openssl/ssl.h>
 
+#include <mutex>
+
 namespace sb {
 
 namespace {
@@ -11,6 +13,72 @@ namespace {
 // Servers a worker keeps TLS sessions for, at most: more than any configuration names, few enough that a
 // misconfigured loop over many hosts cannot grow it.
 constexpr std::size_t kMaxSessions = 256;
+
+// Keeps `session` (its reference now owned by `sessions`) as the one for `endpoint`.
+void keep(std::map<QByteArray, SSL_SESSION *> &sessions, const QByteArray &endpoint, SSL_SESSION *session)
+{
+    auto it = sessions.find(endpoint);
+    if (it != sessions.end()) {
+        SSL_SESSION_free(it->second);
+        it->second = session;
+        return;
+    }
+    if (sessions.size() >= kMaxSessions) {
+        for (auto &[key, old] : sessions)
+            SSL_SESSION_free(old);
+        sessions.clear();
+    }
+    sessions.emplace(endpoint, session);
+}
+
+void drop(std::map<QByteArray, SSL_SESSION *> &sessions, const QByteArray &endpoint)
+{
+    const auto it = sessions.find(endpoint);
+    if (it == sessions.end())
+        return;
+    SSL_SESSION_free(it->second);
+    sessions.erase(it);
+}
+
+// The sessions the engines of every worker learnt, by endpoint. A worker's first connection to a
+// server resumes what another worker learnt instead of doing the full handshake: when a failover
+// sends every worker to the fallback at once, each would otherwise pay it, on both sides, in the
+// same moment. Engines take and give copies, so a session a connection is using, and whatever
+// OpenSSL marks on it, stays on one thread; the copies here are used by no connection.
+class SharedSessions {
+public:
+    SSL_SESSION *copyOf(const QByteArray &endpoint)
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_sessions.find(endpoint);
+        return it == m_sessions.end() ? nullptr : SSL_SESSION_dup(it->second);
+    }
+
+    void publish(const QByteArray &endpoint, const SSL_SESSION *session)
+    {
+        SSL_SESSION *copy = SSL_SESSION_dup(session);
+        if (!copy)
+            return;
+        std::lock_guard lock(m_mutex);
+        keep(m_sessions, endpoint, copy);
+    }
+
+    void withdraw(const QByteArray &endpoint)
+    {
+        std::lock_guard lock(m_mutex);
+        drop(m_sessions, endpoint);
+    }
+
+private:
+    std::mutex m_mutex;
+    std::map<QByteArray, SSL_SESSION *> m_sessions;
+};
+
+SharedSessions &sharedSessions()
+{
+    static SharedSessions *instance = new SharedSessions; // never destroyed: engines may outlive static destructors
+    return *instance;
+}
 
 SSL_CTX *newContext(bool verify)
 {
@@ -62,35 +130,27 @@ ssl_ctx_st *TlsClientContexts::contextFor(const QByteArray &caBundle, bool verif
     return it->second;
 }
 
-ssl_session_st *TlsClientContexts::sessionFor(const QByteArray &endpoint) const
+ssl_session_st *TlsClientContexts::sessionFor(const QByteArray &endpoint)
 {
     const auto it = m_sessions.find(endpoint);
-    return it == m_sessions.end() ? nullptr : it->second;
+    if (it != m_sessions.end())
+        return it->second;
+    SSL_SESSION *learnt = sharedSessions().copyOf(endpoint);
+    if (learnt)
+        keep(m_sessions, endpoint, learnt);
+    return learnt;
 }
 
 void TlsClientContexts::remember(const QByteArray &endpoint, ssl_session_st *session)
 {
-    auto it = m_sessions.find(endpoint);
-    if (it != m_sessions.end()) {
-        SSL_SESSION_free(it->second);
-        it->second = session;
-        return;
-    }
-    if (m_sessions.size() >= kMaxSessions) {
-        for (auto &[key, old] : m_sessions)
-            SSL_SESSION_free(old);
-        m_sessions.clear();
-    }
-    m_sessions.emplace(endpoint, session);
+    keep(m_sessions, endpoint, session);
+    sharedSessions().publish(endpoint, session);
 }
 
 void TlsClientContexts::forget(const QByteArray &endpoint)
 {
-    const auto it = m_sessions.find(endpoint);
-    if (it == m_sessions.end())
-        return;
-    SSL_SESSION_free(it->second);
-    m_sessions.erase(it);
+    drop(m_sessions, endpoint);
+    sharedSessions().withdraw(endpoint);
 }
 
 } // namespace sb

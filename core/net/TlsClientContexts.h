@@ -14,7 +14,8 @@ namespace sb {
 // The OpenSSL client contexts of one Http1Engine (one worker thread), one for each way of trusting
 // a server (a CA bundle, the system's, or no verification), and the TLS sessions its servers issued, so
 // that a new connection to a server met before resumes instead of doing the full handshake (no
-// certificate chain sent and checked again).
+// certificate chain sent and checked again). A server met first by another worker's engine counts
+// as met: the sessions are shared between engines as copies.
 //
 // A context's certificate store is TlsTrust's, shared by every connection of the process and
 // looked at again whenever a new connection starts, so an edited bundle file applies to the next
@@ -32,10 +33,12 @@ public:
     ssl_ctx_st *contextFor(const QByteArray &caBundle, bool verify, QString *error);
 
     // The TLS session to resume for a connection to `endpoint` (connections that share a key are
-    // interchangeable), or null; it stays owned here.
-    ssl_session_st *sessionFor(const QByteArray &endpoint) const;
-    // Keeps `session` (one reference, now owned here) for the next connection to `endpoint`.
+    // interchangeable), this engine's or a copy of another's, or null; it stays owned here.
+    ssl_session_st *sessionFor(const QByteArray &endpoint);
+    // Keeps `session` (one reference, now owned here) for the next connection to `endpoint`, and
+    // a copy for the other engines.
     void remember(const QByteArray &endpoint, ssl_session_st *session);
+    // A session the server would not take back: offered by no engine again.
     void forget(const QByteArray &endpoint);
 
 private:

@@ -2,6 +2,7 @@
 
 #include "net/CurlGlobal.h"
 #include "net/Http1Engine.h"
+#include "net/OriginProtocols.h"
 
 #include <curl/curl.h>
 #include <spdlog/spdlog.h>
@@ -20,8 +21,6 @@ namespace {
 
 // Idle upstream connections one worker's client keeps for reuse, over all providers.
 constexpr long kMaxCachedConnections = 512;
-// HTTPS origins whose HTTP version is remembered; past it the map starts over.
-constexpr std::size_t kMaxKnownOrigins = 1024;
 // Times an HTTP/2 request whose stream the server closed before its body went out is sent again:
 // one early close in a few hundred under load, so a second in a row is rare and a third rarer still.
 constexpr int kMaxResends = 2;
@@ -213,8 +212,7 @@ quint64 UpstreamClient::start(const UpstreamRequest &request, const TransferOpti
     // a connection still in its handshake would be let go only when that one is up, so a burst to
     // a cold multi handle opened its connections one handshake after another.
     if (const QByteArray origin = originKey(request, options); !origin.isEmpty()) {
-        const auto known = m_originMultiplexes.find(origin);
-        if (known != m_originMultiplexes.end() && !known->second) {
+        if (originMultiplexes(origin) == false) {
             transfer->pipeWait = false;
             ++m_stats.http1OriginTransfers;
         }
@@ -509,9 +507,9 @@ void UpstreamClient::collectFinished()
             ++m_stats.http2Transfers;
         if (outcome == CURLE_OK && httpVersion != 0) {
             if (const QByteArray origin = originKey(transfer->request(), transfer->options()); !origin.isEmpty()) {
-                if (m_originMultiplexes.size() >= kMaxKnownOrigins && !m_originMultiplexes.count(origin))
-                    m_originMultiplexes.clear();
-                m_originMultiplexes[origin] = httpVersion == CURL_HTTP_VERSION_2_0;
+                const bool multiplexes = httpVersion == CURL_HTTP_VERSION_2_0;
+                rememberOrigin(origin, multiplexes);
+                OriginProtocols::shared().learnt(origin, multiplexes);
             }
         }
         const auto [error, text] = transfer->classify(outcome);
@@ -519,13 +517,29 @@ void UpstreamClient::collectFinished()
     }
 }
 
-bool UpstreamClient::speaksHttp1(const UpstreamRequest &request, const TransferOptions &options) const
+bool UpstreamClient::speaksHttp1(const UpstreamRequest &request, const TransferOptions &options)
 {
     const QByteArray origin = originKey(request, options);
     if (origin.isEmpty())
         return true; // h2 not allowed: HTTP/1.1 whatever the server offers
-    const auto known = m_originMultiplexes.find(origin);
-    return known != m_originMultiplexes.end() && !known->second;
+    return originMultiplexes(origin) == false;
+}
+
+std::optional<bool> UpstreamClient::originMultiplexes(const QByteArray &origin)
+{
+    if (const auto known = m_originMultiplexes.find(origin); known != m_originMultiplexes.end())
+        return known->second;
+    const std::optional<bool> learnt = OriginProtocols::shared().multiplexes(origin);
+    if (learnt)
+        rememberOrigin(origin, *learnt);
+    return learnt;
+}
+
+void UpstreamClient::rememberOrigin(const QByteArray &origin, bool multiplexes)
+{
+    if (m_originMultiplexes.size() >= OriginProtocols::kMaxOrigins && !m_originMultiplexes.count(origin))
+        m_originMultiplexes.clear();
+    m_originMultiplexes[origin] = multiplexes;
 }
 
 QByteArray UpstreamClient::originKey(const UpstreamRequest &request, const TransferOptions &options)
@@ -539,6 +553,9 @@ QByteArray UpstreamClient::originKey(const UpstreamRequest &request, const Trans
         key += ' ';
         key += options.proxyUrl.toUtf8();
     }
+    // Trusted another way, it may be another server behind the same address (a test's own CA).
+    key += ' ';
+    key += options.verifyTls ? options.caBundlePath.toUtf8() : QByteArrayLiteral("unverified");
     return key;
 }
 

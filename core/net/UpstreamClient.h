@@ -8,6 +8,7 @@
 #include <QObject>
 
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -124,8 +125,12 @@ private:
 
     // Whether an HTTPS transfer goes to the Http1Engine: h2 is not allowed, or its origin's last
     // answer through libcurl came in HTTP/1.x.
-    bool speaksHttp1(const UpstreamRequest &request, const TransferOptions &options) const;
-    // "host:port proxy" of an HTTPS transfer that may speak h2, or empty (no PIPEWAIT question).
+    bool speaksHttp1(const UpstreamRequest &request, const TransferOptions &options);
+    // What `origin` spoke last (true: h2), as this client knows it or another worker's learnt it;
+    // nullopt while no transfer to it has finished through libcurl.
+    std::optional<bool> originMultiplexes(const QByteArray &origin);
+    void rememberOrigin(const QByteArray &origin, bool multiplexes);
+    // "host:port proxy trust" of an HTTPS transfer that may speak h2, or empty (no PIPEWAIT question).
     static QByteArray originKey(const UpstreamRequest &request, const TransferOptions &options);
 
     CURLM *m_multi = nullptr;
@@ -144,8 +149,9 @@ private:
     std::shared_ptr<EasyHandlePool> m_easyHandles = std::make_shared<EasyHandlePool>();
     std::unordered_map<quint64, TransferPtr> m_transfers;
     std::vector<quint64> m_dirty;                  // transfers with undelivered headers or data
-    // HTTPS origins by what their last finished transfer spoke: true h2, false HTTP/1.x. Kept
-    // across idle sweeps (a new multi handle knows nothing), bounded by kMaxKnownOrigins.
+    // HTTPS origins by what their last finished transfer spoke: true h2, false HTTP/1.x; this
+    // client's copy of OriginProtocols, read without a lock. Kept across idle sweeps (a new multi
+    // handle knows nothing), bounded as OriginProtocols is.
     std::unordered_map<QByteArray, bool> m_originMultiplexes;
     quint64 m_nextId = 1;
     Stats m_stats;

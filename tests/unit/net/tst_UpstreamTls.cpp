@@ -428,6 +428,70 @@ private slots:
         QCOMPARE(client.stats().tlsResumptions, 2u); // every connection after the first
     }
 
+    // What one worker's client learnt of an origin, every worker's knows: a burst from a worker
+    // that never sent to it goes to its own engine at once (and resumes the session the other
+    // learnt), not through libcurl with a full handshake for each connection.
+    void anOriginAnotherWorkerMetGoesToTheEngineAtOnce()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        TransferOptions options; // h2 allowed: the origin has to say what it speaks
+        options.caBundlePath = server.caFile();
+        UpstreamClient first;
+        const auto one = runConcurrently(first, server.url(QStringLiteral("/v1/models")), options, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(one), 1, 20000);
+        QCOMPARE(succeeded(one), 1);
+        QCOMPARE(first.stats().http1EngineTransfers, 0u); // libcurl's, which learnt HTTP/1.1
+        const auto again = runConcurrently(first, server.url(QStringLiteral("/v1/models")), options, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(again), 1, 20000);
+        QCOMPARE(first.stats().http1EngineTransfers, 1u); // the engine's, which left a session
+
+        UpstreamClient second;
+        const auto burst = runConcurrently(second, server.url(QStringLiteral("/v1/models")), options, 4);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(burst), 4, 20000);
+        QCOMPARE(succeeded(burst), 4);
+        QCOMPARE(second.stats().http1EngineTransfers, 4u);
+        QCOMPARE(second.stats().tlsHandshakes, 4u);
+        QCOMPARE(second.stats().tlsResumptions, 4u);
+    }
+
+    // Each worker has its own client. One that meets a server another worker already met resumes
+    // that worker's session: after a failover every worker opens connections to the fallback at
+    // once, and each full handshake costs both sides.
+    void aServerAnotherWorkerMetIsResumed()
+    {
+        TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        TransferOptions options;
+        options.caBundlePath = server.caFile();
+        options.allowHttp2 = false;
+        UpstreamClient first;
+        const auto one = runConcurrently(first, server.url(QStringLiteral("/v1/models")), options, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(one), 1, 20000);
+        QCOMPARE(succeeded(one), 1);
+        QCOMPARE(first.stats().tlsResumptions, 0u);
+
+        UpstreamClient second;
+        const auto three = runConcurrently(second, server.url(QStringLiteral("/v1/models")), options, 3);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(three), 3, 20000);
+        QCOMPARE(succeeded(three), 3);
+        QCOMPARE(second.stats().tlsHandshakes, 3u); // three at once: three connections
+        QCOMPARE(second.stats().tlsResumptions, 3u);
+
+        // Trusted another way, the server is not the same endpoint: nothing to resume.
+        UpstreamClient third;
+        TransferOptions unverified = options;
+        unverified.verifyTls = false;
+        const auto other = runConcurrently(third, server.url(QStringLiteral("/v1/models")), unverified, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(other), 1, 20000);
+        QCOMPARE(succeeded(other), 1);
+        QCOMPARE(third.stats().tlsResumptions, 0u);
+    }
+
     void aNameTheCertificateDoesNotCarryIsTlsFailed()
     {
         TlsTestServer server(/*http2=*/false); // its certificate names 127.0.0.1 only
