@@ -35,9 +35,9 @@ public:
         Failed,    // error() says why
     };
 
-    // The client's side for `descriptor` under `context` (an SSL_CTX), resuming `resume` (an
-    // SSL_SESSION, may be null) when the server agrees. isValid() false, with error(), when OpenSSL
-    // refused.
+    // The client's side for `descriptor` under `context` (an SSL_CTX), resuming a copy of
+    // `resume` (an SSL_SESSION, may be null; the caller keeps it) when the server agrees.
+    // isValid() false, with error(), when OpenSSL refused.
     TlsSession(ssl_ctx_st *context, int descriptor, const TlsPeer &peer, ssl_session_st *resume);
     // The server's side for an accepted `descriptor` under `context`, which holds the certificate.
     TlsSession(ssl_ctx_st *context, int descriptor);

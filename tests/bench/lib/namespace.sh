@@ -1,5 +1,6 @@
 # Sourced by the benchmarks that measure side by side inside a private network namespace on the
-# `bench` tree (front-doors.sh, fleet.sh, cpu-per-request.sh): their two options and the way in.
+# `bench` tree (front-doors.sh, fleet.sh, cpu-per-request.sh, tls-burst.sh): their two options
+# and the way in.
 # The sourcing script sets `root` (the project's root) and the defaults of `rounds` and `seconds`.
 
 # Reads --rounds N and --seconds S into $rounds and $seconds; anything else prints the usage line.
@@ -28,9 +29,9 @@ bench_enter_namespace() { # INSIDE
   exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@"' "$0" --rounds "$rounds" --seconds "$seconds"
 }
 
-# Up to 15 s for something to answer at URL.
-wait_for() { # URL
-  for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done
+# Up to 15 s for something to answer at URL (curl's options after it, e.g. --cacert FILE).
+wait_for() { # URL [CURL OPTIONS...]
+  for _ in $(seq 1 150); do curl -s -o /dev/null "$@" && return 0; sleep 0.1; done
   echo "nothing answers at $1"
   exit 1
 }
