@@ -283,7 +283,7 @@ void Http1Engine::connected(Exchange &exchange)
             QStringLiteral("TLS with the upstream failed: %1; check the provider's CA bundle").arg(error));
         return;
     }
-    if (!exchange.connection->startTls(context, target.peer, m_tlsContexts.sessionFor(target.endpoint), &error)) {
+    if (!exchange.connection->startTls(context, target.peer, m_tlsContexts.ticketFor(target.endpoint), &error)) {
         end(exchange, TransferError::TlsFailed, QStringLiteral("TLS with the upstream failed: %1").arg(error));
         return;
     }

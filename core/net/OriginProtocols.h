@@ -12,7 +12,7 @@ namespace sb {
 // multiplexes; false: HTTP/1.x), learnt by the upstream client of any worker and read by all. A
 // worker whose own client has not met an origin yet takes what another learnt: its first burst to
 // an HTTP/1.1 origin then goes to the Http1Engine at once, rather than through libcurl, whose new
-// connections would each do a full TLS handshake (libcurl's session cache is its own). Keyed by
+// connections would each do a full TLS handshake (libcurl keeps its tickets apart). Keyed by
 // UpstreamClient::originKey; bounded, starting over past kMaxOrigins.
 class OriginProtocols {
 public:

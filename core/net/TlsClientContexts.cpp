@@ -10,73 +10,73 @@ namespace sb {
 
 namespace {
 
-// Servers a worker keeps TLS sessions for, at most: more than any configuration names, few enough that a
+// Servers a worker keeps resumption tickets for, at most: more than any configuration names, few enough that a
 // misconfigured loop over many hosts cannot grow it.
-constexpr std::size_t kMaxSessions = 256;
+constexpr std::size_t kMaxTickets = 256;
 
-// Keeps `session` (its reference now owned by `sessions`) as the one for `endpoint`.
-void keep(std::map<QByteArray, SSL_SESSION *> &sessions, const QByteArray &endpoint, SSL_SESSION *session)
+// Keeps `ticket` (its reference now owned by `tickets`) as the one for `endpoint`.
+void keep(std::map<QByteArray, SSL_SESSION *> &tickets, const QByteArray &endpoint, SSL_SESSION *ticket)
 {
-    auto it = sessions.find(endpoint);
-    if (it != sessions.end()) {
+    auto it = tickets.find(endpoint);
+    if (it != tickets.end()) {
         SSL_SESSION_free(it->second);
-        it->second = session;
+        it->second = ticket;
         return;
     }
-    if (sessions.size() >= kMaxSessions) {
-        for (auto &[key, old] : sessions)
+    if (tickets.size() >= kMaxTickets) {
+        for (auto &[key, old] : tickets)
             SSL_SESSION_free(old);
-        sessions.clear();
+        tickets.clear();
     }
-    sessions.emplace(endpoint, session);
+    tickets.emplace(endpoint, ticket);
 }
 
-void drop(std::map<QByteArray, SSL_SESSION *> &sessions, const QByteArray &endpoint)
+void drop(std::map<QByteArray, SSL_SESSION *> &tickets, const QByteArray &endpoint)
 {
-    const auto it = sessions.find(endpoint);
-    if (it == sessions.end())
+    const auto it = tickets.find(endpoint);
+    if (it == tickets.end())
         return;
     SSL_SESSION_free(it->second);
-    sessions.erase(it);
+    tickets.erase(it);
 }
 
-// The sessions the engines of every worker learnt, by endpoint. A worker's first connection to a
-// server resumes what another worker learnt instead of doing the full handshake: when a failover
-// sends every worker to the fallback at once, each would otherwise pay it, on both sides, in the
-// same moment. Engines take and give copies, so a session a connection is using, and whatever
-// OpenSSL marks on it, stays on one thread; the copies here are used by no connection.
-class SharedSessions {
+// The resumption tickets the engines of every worker learnt, by endpoint. A worker's first
+// connection to a server resumes what another worker learnt instead of doing the full handshake:
+// when a failover sends every worker to the fallback at once, each would otherwise pay it, on both
+// sides, in the same moment. Engines take and give copies, so a ticket a connection is using, and
+// whatever OpenSSL marks on it, stays on one thread; the copies here are used by no connection.
+class SharedTickets {
 public:
     SSL_SESSION *copyOf(const QByteArray &endpoint)
     {
         std::lock_guard lock(m_mutex);
-        const auto it = m_sessions.find(endpoint);
-        return it == m_sessions.end() ? nullptr : SSL_SESSION_dup(it->second);
+        const auto it = m_tickets.find(endpoint);
+        return it == m_tickets.end() ? nullptr : SSL_SESSION_dup(it->second);
     }
 
-    void publish(const QByteArray &endpoint, const SSL_SESSION *session)
+    void publish(const QByteArray &endpoint, const SSL_SESSION *ticket)
     {
-        SSL_SESSION *copy = SSL_SESSION_dup(session);
+        SSL_SESSION *copy = SSL_SESSION_dup(ticket);
         if (!copy)
             return;
         std::lock_guard lock(m_mutex);
-        keep(m_sessions, endpoint, copy);
+        keep(m_tickets, endpoint, copy);
     }
 
     void withdraw(const QByteArray &endpoint)
     {
         std::lock_guard lock(m_mutex);
-        drop(m_sessions, endpoint);
+        drop(m_tickets, endpoint);
     }
 
 private:
     std::mutex m_mutex;
-    std::map<QByteArray, SSL_SESSION *> m_sessions;
+    std::map<QByteArray, SSL_SESSION *> m_tickets;
 };
 
-SharedSessions &sharedSessions()
+SharedTickets &sharedTickets()
 {
-    static SharedSessions *instance = new SharedSessions; // never destroyed: engines may outlive static destructors
+    static SharedTickets *instance = new SharedTickets; // never destroyed: engines may outlive static destructors
     return *instance;
 }
 
@@ -106,8 +106,8 @@ SSL_CTX *newContext(bool verify)
 
 TlsClientContexts::~TlsClientContexts()
 {
-    for (auto &[endpoint, session] : m_sessions)
-        SSL_SESSION_free(session);
+    for (auto &[endpoint, ticket] : m_tickets)
+        SSL_SESSION_free(ticket);
     for (auto &[key, context] : m_contexts)
         SSL_CTX_free(context);
 }
@@ -130,27 +130,27 @@ ssl_ctx_st *TlsClientContexts::contextFor(const QByteArray &caBundle, bool verif
     return it->second;
 }
 
-ssl_session_st *TlsClientContexts::sessionFor(const QByteArray &endpoint)
+ssl_session_st *TlsClientContexts::ticketFor(const QByteArray &endpoint)
 {
-    const auto it = m_sessions.find(endpoint);
-    if (it != m_sessions.end())
+    const auto it = m_tickets.find(endpoint);
+    if (it != m_tickets.end())
         return it->second;
-    SSL_SESSION *learnt = sharedSessions().copyOf(endpoint);
+    SSL_SESSION *learnt = sharedTickets().copyOf(endpoint);
     if (learnt)
-        keep(m_sessions, endpoint, learnt);
+        keep(m_tickets, endpoint, learnt);
     return learnt;
 }
 
-void TlsClientContexts::remember(const QByteArray &endpoint, ssl_session_st *session)
+void TlsClientContexts::remember(const QByteArray &endpoint, ssl_session_st *ticket)
 {
-    keep(m_sessions, endpoint, session);
-    sharedSessions().publish(endpoint, session);
+    keep(m_tickets, endpoint, ticket);
+    sharedTickets().publish(endpoint, ticket);
 }
 
 void TlsClientContexts::forget(const QByteArray &endpoint)
 {
-    drop(m_sessions, endpoint);
-    sharedSessions().withdraw(endpoint);
+    drop(m_tickets, endpoint);
+    sharedTickets().withdraw(endpoint);
 }
 
 } // namespace sb

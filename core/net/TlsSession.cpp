@@ -62,11 +62,11 @@ TlsSession::TlsSession(ssl_ctx_st *context, int descriptor, const TlsPeer &peer,
         }
     }
     if (resume) {
-        // A copy of its own: OpenSSL marks the session a connection uses unresumable on some
+        // A copy of its own: OpenSSL marks the ticket a connection uses unresumable on some
         // failures, and every later connection offered that same object did the full handshake
         // (of a burst's 53 new connections to a TLS 1.3 server, 17-19 in three rounds of four,
         // against the warm-up's 4 in every round with copies; OpenSSL's advice for TLS 1.3 is one
-        // resumption per session object).
+        // resumption per SSL_SESSION object).
         SSL_SESSION *copy = SSL_SESSION_dup(resume);
         SSL_set_session(m_ssl, copy ? copy : resume);
         SSL_SESSION_free(copy);

@@ -2,7 +2,7 @@
 # The first second of a burst to an HTTPS upstream: 50 clients arriving at once at a proxy that
 # has one warm connection to the upstream (what a failover does to the fallback, or traffic after
 # a quiet spell). Each new upstream connection costs a TLS handshake on both sides, a full one
-# unless it resumes a session. Per round, a fresh nginx proxy and a fresh Switchboard each get a
+# unless it resumes an earlier ticket. Per round, a fresh nginx proxy and a fresh Switchboard each get a
 # 2 s warm-up on one connection, then 50 connections for --seconds (default 1); the TLS upstream
 # logs every connection, so the script counts the new ones and those that resumed, beside wrk's
 # p99 and slowest request.
@@ -32,7 +32,7 @@ trap 'stop_all; rm -rf "$work"' EXIT
 "$peers/make-cert.sh" "$work" >/dev/null
 
 # The TLS upstream as the other benchmarks run it, with a log line per request: its connection,
-# that connection's request count, and whether its handshake resumed a session ("r").
+# that connection's request count, and whether its handshake resumed ("r").
 start_tls_upstream() {
   sed "s|@WORK@|$work|g" "$peers/tls-upstream-nginx.conf" \
     | sed "s|access_log off;|log_format burst '\$connection \$connection_requests \$ssl_session_reused'; access_log $work/tls.log burst;|" \

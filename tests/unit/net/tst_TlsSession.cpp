@@ -1,5 +1,5 @@
-// A client connection resumes from a session object of its own: what OpenSSL marks on the session
-// a connection uses stays off the one the engine keeps for the next connections.
+// A client connection resumes from a ticket object of its own: what OpenSSL marks on the ticket a
+// connection uses stays off the one the engine keeps for the next connections.
 #include "net/TlsSession.h"
 
 #include <QtTest>
@@ -20,7 +20,7 @@ private slots:
         SSL_CTX *context = SSL_CTX_new(TLS_client_method());
         QVERIFY(context);
         SSL_SESSION *kept = SSL_SESSION_new(); // what a server issued earlier, as the engine keeps it
-        static const unsigned char id[] = "an earlier session";
+        static const unsigned char id[] = "an earlier ticket";
         QCOMPARE(SSL_SESSION_set1_id(kept, id, sizeof id - 1), 1);
         QCOMPARE(SSL_SESSION_set_protocol_version(kept, TLS1_3_VERSION), 1);
         QCOMPARE(SSL_SESSION_is_resumable(kept), 1);
@@ -38,8 +38,8 @@ private slots:
             QVERIFY(used && usedByOther);
             QVERIFY(used != kept);
             QVERIFY(usedByOther != kept && usedByOther != used);
-            // What OpenSSL does to a connection's session on a fatal alert, or a connection freed
-            // unfinished: the copy becomes unresumable, the kept session and the other's do not.
+            // What OpenSSL does to a connection's ticket on a fatal alert, or a connection freed
+            // unfinished: the copy becomes unresumable, the kept ticket and the other's do not.
             SSL_CTX_remove_session(context, used);
             QCOMPARE(SSL_SESSION_is_resumable(used), 0);
             QCOMPARE(SSL_SESSION_is_resumable(kept), 1);

@@ -429,7 +429,7 @@ private slots:
     }
 
     // What one worker's client learnt of an origin, every worker's knows: a burst from a worker
-    // that never sent to it goes to its own engine at once (and resumes the session the other
+    // that never sent to it goes to its own engine at once (and resumes the ticket the other
     // learnt), not through libcurl with a full handshake for each connection.
     void anOriginAnotherWorkerMetGoesToTheEngineAtOnce()
     {
@@ -446,7 +446,7 @@ private slots:
         QCOMPARE(first.stats().http1EngineTransfers, 0u); // libcurl's, which learnt HTTP/1.1
         const auto again = runConcurrently(first, server.url(QStringLiteral("/v1/models")), options, 1);
         QTRY_COMPARE_WITH_TIMEOUT(completed(again), 1, 20000);
-        QCOMPARE(first.stats().http1EngineTransfers, 1u); // the engine's, which left a session
+        QCOMPARE(first.stats().http1EngineTransfers, 1u); // the engine's, which left a ticket
 
         UpstreamClient second;
         const auto burst = runConcurrently(second, server.url(QStringLiteral("/v1/models")), options, 4);
@@ -458,7 +458,7 @@ private slots:
     }
 
     // Each worker has its own client. One that meets a server another worker already met resumes
-    // that worker's session: after a failover every worker opens connections to the fallback at
+    // that worker's ticket: after a failover every worker opens connections to the fallback at
     // once, and each full handshake costs both sides.
     void aServerAnotherWorkerMetIsResumed()
     {
