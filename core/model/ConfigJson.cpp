@@ -397,6 +397,8 @@ ConfigExport exportConfigJson(const EngineConfig &config, const ConfigExportOpti
             o.insert(QStringLiteral("ca_bundle"), p.caBundle);
         if (p.tlsSkipVerify)
             o.insert(QStringLiteral("tls_skip_verify"), true);
+        if (p.http2)
+            o.insert(QStringLiteral("http2"), true);
         o.insert(QStringLiteral("connect_timeout_ms"), toJson(p.connectTimeout));
         o.insert(QStringLiteral("primary_timeout_ms"), toJson(p.primaryTimeout));
         o.insert(QStringLiteral("fallback_timeout_ms"), toJson(p.fallbackTimeout));
@@ -586,6 +588,7 @@ ConfigImport importConfigJson(const QJsonObject &root)
         r.read("responses_api", &p.responsesApi);
         r.read("ca_bundle", &p.caBundle);
         r.read("tls_skip_verify", &p.tlsSkipVerify);
+        r.read("http2", &p.http2);
         if (p.tlsSkipVerify)
             warnings << QStringLiteral("providers[%1] (\"%2\"): tls_skip_verify is on; its certificate is not checked, so anyone on "
                                        "the path could read its keys and answers.").arg(i).arg(p.name);

@@ -61,6 +61,11 @@ struct ProviderConfig {
     // read the keys and the answers. Only ever this provider's explicit choice (a lab server with a
     // throwaway certificate), warned about in the dialog and in the log whenever it is applied.
     bool tlsSkipVerify = false;
+    // Offer HTTP/2 to an https provider (ALPN) and, if it takes it, multiplex requests over few
+    // connections through libcurl. Off by default: HTTP/1.1 connections kept alive in the engine's
+    // own client cost less per request and a broken connection takes one request with it, not
+    // every stream on it; the way nginx, Envoy and the other gateways talk to their upstreams.
+    bool http2 = false;
 
     // Split budgets: equal 30 s budgets doubled the wait during incidents.
     std::chrono::milliseconds connectTimeout = 5s;

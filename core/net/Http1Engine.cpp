@@ -89,23 +89,24 @@ std::shared_ptr<const Http1Target> makeTarget(const QUrl &url, const TransferOpt
     const int port = url.port(tls ? 443 : 80);
     if (port <= 0 || port > 65535)
         return nullptr;
-    std::vector<QHostAddress> hosts;
-    QHostAddress literal;
-    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
-        hosts = {QHostAddress(QHostAddress::LocalHost), QHostAddress(QHostAddress::LocalHostIPv6)};
-    else if (literal.setAddress(host) && literal.scopeId().isEmpty() &&
-             (literal.protocol() == QAbstractSocket::IPv4Protocol || literal.protocol() == QAbstractSocket::IPv6Protocol))
-        hosts = {literal};
-    else
-        return nullptr; // a name to resolve: libcurl's resolver runs off the event loop
+    if (host.isEmpty())
+        return nullptr;
     auto target = std::make_shared<Http1Target>();
-    for (const QHostAddress &address : hosts)
-        target->addresses.push_back(socketAddress(address, static_cast<quint16>(port)));
+    target->port = static_cast<quint16>(port);
+    QHostAddress literal;
+    if (literal.setAddress(host)) {
+        if (!literal.scopeId().isEmpty() ||
+            (literal.protocol() != QAbstractSocket::IPv4Protocol && literal.protocol() != QAbstractSocket::IPv6Protocol))
+            return nullptr;
+        target->addresses.push_back(socketAddress(literal, target->port));
+    } else {
+        target->hostName = host;
+    }
     target->hostHeader = url.authority(QUrl::FullyEncoded).toLatin1();
     target->endpoint = target->hostHeader.toLower();
     if (tls) {
         target->tls = true;
-        target->peer.host = host.toLatin1().toLower();
+        target->peer.host = url.host(QUrl::FullyEncoded).toLatin1().toLower(); // as SNI sends it
         target->peer.verify = options.verifyTls;
         target->caBundle = QFile::encodeName(options.caBundlePath);
         // Connections verified one way are not handed to a request that trusts another.
@@ -167,6 +168,8 @@ struct Http1Engine::Exchange final : HttpResponseParser::Sink {
     ConnectionPtr connection;
     QByteArray head;
     bool toHead = false;
+    std::vector<SocketAddress> resolved; // the host name's addresses, when the target has one
+    bool resolving = false;
     std::size_t nextAddress = 0;
     bool mayRetry = false; // on a kept-alive connection and nothing answered yet
     int connectionsOpened = 0;
@@ -193,6 +196,8 @@ Http1Engine::Http1Engine(const Clock &clock, QObject *parent)
 
 Http1Engine::~Http1Engine()
 {
+    if (m_resolverInbox)
+        m_resolverInbox->close(); // a lookup still running answers no one
     m_exchanges.clear(); // their connections close
     m_idle.clear();
 }
@@ -251,8 +256,10 @@ void Http1Engine::start(UpstreamTransfer &transfer, std::shared_ptr<const Http1T
 
 void Http1Engine::connectNext(Exchange &exchange, const QString &previousError)
 {
+    if (!haveAddresses(exchange))
+        return;
     QString error = previousError;
-    const auto &addresses = exchange.target->addresses;
+    const auto &addresses = exchange.target->hostName.isEmpty() ? exchange.target->addresses : exchange.resolved;
     while (exchange.nextAddress < addresses.size()) {
         auto connection = std::make_shared<Http1Connection>(static_cast<Owner &>(*this), exchange.target->endpoint);
         if (connection->open(addresses[exchange.nextAddress++], &error)) {
@@ -266,6 +273,56 @@ void Http1Engine::connectNext(Exchange &exchange, const QString &previousError)
         }
     }
     end(exchange, TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(error));
+}
+
+bool Http1Engine::haveAddresses(Exchange &exchange)
+{
+    if (exchange.target->hostName.isEmpty() || !exchange.resolved.empty())
+        return true;
+    if (!m_resolver)
+        m_resolver = &HostResolver::shared();
+    if (!m_resolverInbox)
+        m_resolverInbox = ResolverInbox::create();
+    const quint64 id = exchange.id;
+    const auto answer = m_resolver->resolve(exchange.target->hostName, m_resolverInbox,
+                                            [this, id](const HostResolver::Answer &known) { onResolved(id, known); });
+    if (answer)
+        return takeAnswer(exchange, *answer);
+    // Looking the name up is part of connecting, and shares its deadline (as with libcurl).
+    exchange.resolving = true;
+    if (exchange.connectBy == Clock::TimePoint::max())
+        exchange.connectBy = m_clock.now() + exchange.transfer->options().connectTimeout;
+    scheduleDeadline(exchange);
+    return false;
+}
+
+bool Http1Engine::takeAnswer(Exchange &exchange, const HostResolver::Answer &answer)
+{
+    exchange.resolving = false;
+    if (answer.addresses.empty()) {
+        const QString why = answer.error.isEmpty() ? exchange.target->hostName : answer.error;
+        if (answer.nameUnknown)
+            end(exchange, TransferError::NameNotResolved, QStringLiteral("Could not resolve the upstream's host name: %1").arg(why));
+        else
+            end(exchange, TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: %1").arg(why));
+        return false;
+    }
+    exchange.resolved.clear();
+    for (const QHostAddress &address : answer.addresses)
+        exchange.resolved.push_back(socketAddress(address, exchange.target->port));
+    exchange.nextAddress = 0;
+    return true;
+}
+
+void Http1Engine::onResolved(quint64 transferId, const HostResolver::Answer &answer)
+{
+    const auto it = m_exchanges.find(transferId);
+    if (it == m_exchanges.end() || !it->second->resolving)
+        return; // aborted, or timed out meanwhile
+    Exchange &exchange = *it->second;
+    if (takeAnswer(exchange, answer))
+        connectNext(exchange, {});
+    runAfterEvents();
 }
 
 void Http1Engine::connected(Exchange &exchange)
@@ -352,8 +409,8 @@ void Http1Engine::connectionWritable(Http1Connection &connection)
         const QString error = connection.finishConnect();
         if (!error.isEmpty()) {
             exchange->connection.reset();
-            connectNext(*exchange, QStringLiteral("Failed to connect to %1: %2")
-                                       .arg(exchange->target->addresses[exchange->nextAddress - 1].text, error));
+            const auto &addresses = exchange->target->hostName.isEmpty() ? exchange->target->addresses : exchange->resolved;
+            connectNext(*exchange, QStringLiteral("Failed to connect to %1: %2").arg(addresses[exchange->nextAddress - 1].text, error));
         } else {
             connected(*exchange);
         }
@@ -551,7 +608,7 @@ void Http1Engine::scheduleDeadline(Exchange &exchange)
         m_deadlines.erase(exchange.deadline);
         exchange.hasDeadline = false;
     }
-    const bool connecting = exchange.connection && exchange.connection->isConnecting();
+    const bool connecting = exchange.connection ? exchange.connection->isConnecting() : exchange.resolving;
     const Clock::TimePoint due = std::min(connecting ? exchange.connectBy : Clock::TimePoint::max(), exchange.finishBy);
     if (due == Clock::TimePoint::max())
         return;
@@ -578,8 +635,13 @@ void Http1Engine::onDeadline()
         const TransferOptions &options = exchange.transfer->options();
         if (!exchange.connection || exchange.connection->isConnecting()) {
             const auto budget = exchange.connectBy <= exchange.finishBy ? options.connectTimeout : options.totalTimeout;
-            end(exchange, TransferError::ConnectFailed,
-                QStringLiteral("Could not connect to the upstream: Connection timeout after %1 ms").arg(millis(budget)));
+            if (exchange.resolving)
+                end(exchange, TransferError::ConnectFailed, QStringLiteral("Could not connect to the upstream: Resolving %1 timed out after %2 ms")
+                                                                .arg(exchange.target->hostName)
+                                                                .arg(millis(budget)));
+            else
+                end(exchange, TransferError::ConnectFailed,
+                    QStringLiteral("Could not connect to the upstream: Connection timeout after %1 ms").arg(millis(budget)));
         } else {
             end(exchange, TransferError::Timeout,
                 QStringLiteral("The upstream did not finish in time: Operation timeout after %1 ms with %2 bytes received")

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/Clock.h"
+#include "net/HostResolver.h"
 #include "net/Http1Connection.h"
 #include "net/TlsClientContexts.h"
 #include "net/UpstreamTransfer.h"
@@ -17,14 +18,16 @@
 
 namespace sb {
 
-// Where a request goes: the addresses to try in order, what the request line and Host header say
-// and, over TLS, whom the certificate must name and what vouches for it. Worked out once per URL
-// and trust.
+// Where a request goes: the addresses to try in order (or the host name that gives them), what the
+// request line and Host header say and, over TLS, whom the certificate must name and what vouches
+// for it. Worked out once per URL and trust.
 struct Http1Target {
-    // "127.0.0.1:8080", "https://localhost:8443 <bundle> verify": connections to it are
+    // "127.0.0.1:8080", "https://api.example.com <bundle> verify": connections to it are
     // interchangeable
     QByteArray endpoint;
-    std::vector<SocketAddress> addresses;
+    std::vector<SocketAddress> addresses; // an IP literal's; empty when hostName is to be resolved
+    QString hostName;                     // a name to resolve when a new connection is opened
+    quint16 port = 0;
     QByteArray hostHeader;    // "127.0.0.1:8080", "[::1]:8080"
     QByteArray requestTarget; // "/v1/chat/completions?x=1"
     bool tls = false;
@@ -32,15 +35,17 @@ struct Http1Target {
     QByteArray caBundle; // over TLS: the PEM file of CAs to trust; empty: the system's
 };
 
-// UpstreamClient's own HTTP/1.1 client for upstreams at a literal address or localhost, plain or
-// over TLS: local model servers (vLLM, Ollama, llama.cpp), a gateway on the same host or behind
-// its TLS-terminating proxy, the simulator. Keep-alive connections on the worker's event loop, a
+// UpstreamClient's own HTTP/1.1 client, plain or over TLS: hosted providers reached by name,
+// local model servers (vLLM, Ollama, llama.cpp), a gateway on the same host or behind its
+// TLS-terminating proxy, the simulator. Keep-alive connections on the worker's event loop, a
 // request written with one sendmsg (one TLS record), the response parsed by llhttp straight into
 // the transfer; none of libcurl's per-transfer setup, its timer round trips, connection-liveness
 // polls and header re-parsing, which cost about a third of the proxy's CPU per request, and over
-// TLS a new connection resumes the server's last session. Everything else (HTTP/2, egress proxies,
-// host names to resolve, credentials in the URL) stays with libcurl; so do HTTPS origins until
-// their first answer says they speak HTTP/1.1, not h2 (UpstreamClient decides).
+// TLS a new connection resumes the server's last session. A host name is resolved by the
+// HostResolver when a connection is to be opened (a kept-alive one needs none). Everything else
+// (egress proxies, credentials in the URL) stays with libcurl; so does HTTP/2, which a provider
+// asks for (ProviderConfig::http2), until an origin's first answer says it speaks HTTP/1.1
+// (UpstreamClient decides).
 //
 // Behaves as the libcurl path does, so callers cannot tell them apart: the same TransferError for
 // each failure, connect and total timeouts, maxResponseBytes, pause by not reading, a kept-alive
@@ -61,9 +66,8 @@ public:
     explicit Http1Engine(const Clock &clock, QObject *parent = nullptr);
     ~Http1Engine() override;
 
-    // The target when this engine can carry the request: http or https to an IP literal or
-    // localhost, no credentials in the URL, no egress proxy (the channel's or the environment's).
-    // Else nullptr.
+    // The target when this engine can carry the request: http or https, no credentials in the URL,
+    // no egress proxy (the channel's or the environment's). Else nullptr.
     static std::shared_ptr<const Http1Target> targetFor(const UpstreamRequest &request,
                                                             const TransferOptions &options);
 
@@ -87,6 +91,10 @@ public:
     void closeIdleConnections();
     std::size_t idleConnections() const { return m_idleCount; }
 
+    // Host names are resolved by `resolver` (HostResolver::shared() unless told); it must outlive
+    // the engine.
+    void setHostResolver(HostResolver &resolver) { m_resolver = &resolver; }
+
 private:
     using Deadlines = std::multimap<Clock::TimePoint, quint64>;
     struct Exchange;
@@ -95,8 +103,13 @@ private:
     void connectionReadable(Http1Connection &connection) override;
     void connectionWritable(Http1Connection &connection) override;
 
-    // Opens a connection to the next address; ends the exchange when none is left.
+    // Opens a connection to the next address; ends the exchange when none is left. A target named
+    // by host first has its addresses looked up, which may finish later (onResolved).
     void connectNext(Exchange &exchange, const QString &previousError);
+    // False when the exchange waits for its addresses or has ended for want of them.
+    bool haveAddresses(Exchange &exchange);
+    bool takeAnswer(Exchange &exchange, const HostResolver::Answer &answer);
+    void onResolved(quint64 transferId, const HostResolver::Answer &answer);
     // The TCP connection is up: the TLS handshake starts, or the request leaves.
     void connected(Exchange &exchange);
     void continueHandshake(Exchange &exchange);
@@ -134,6 +147,8 @@ private:
     std::vector<Ended> m_ended;
     std::function<void()> m_afterEvents;
     std::unique_ptr<char[]> m_readBuffer;
+    HostResolver *m_resolver = nullptr;
+    std::shared_ptr<ResolverInbox> m_resolverInbox; // made on the engine's thread at its first lookup
 };
 
 } // namespace sb

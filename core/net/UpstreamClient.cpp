@@ -134,6 +134,11 @@ void UpstreamClient::onIdleSweepTick()
     m_usedSinceSweep = false;
 }
 
+void UpstreamClient::setHostResolver(HostResolver &resolver)
+{
+    m_http1->setHostResolver(resolver);
+}
+
 std::size_t UpstreamClient::idleHttp1Connections() const
 {
     return m_http1->idleConnections();

@@ -17,6 +17,7 @@ typedef void CURLM; // as curl/curl.h declares it
 
 namespace sb {
 
+class HostResolver;
 class Http1Engine;
 
 // HTTP client for upstream providers: one libcurl multi handle driven by the owning worker
@@ -25,10 +26,11 @@ class Http1Engine;
 // one provider reuse connections, and HTTP/2 servers multiplex. Unlike QNetworkAccessManager there
 // is no 6-connections-per-host cap.
 //
-// Upstreams at a literal address or localhost (local model servers, the simulator, a gateway on the
-// same host) go through the Http1Engine instead, the client's own HTTP/1.1 connections on the same
-// loop: plain HTTP at once, HTTPS once the origin has answered libcurl in HTTP/1.x. The same
-// callbacks, errors and timeouts at a fraction of libcurl's cost per request.
+// Most requests go through the Http1Engine instead, the client's own HTTP/1.1 connections on the
+// same loop, to an address or a host name: plain HTTP, and HTTPS unless HTTP/2 is allowed (a
+// provider's choice) and the origin has not yet answered libcurl in HTTP/1.x. The same callbacks,
+// errors and timeouts at a fraction of libcurl's cost per request. Egress proxies and credentials
+// in the URL stay with libcurl.
 //
 // One per worker thread; it lives on that thread and is not thread-safe. Callbacks run on that
 // thread from the event loop, never from inside libcurl, so they may call start() and cancel()
@@ -93,6 +95,9 @@ public:
     void setHttp1EngineEnabled(bool enabled) { m_http1EngineEnabled = enabled; }
     // Kept-alive connections of the Http1Engine waiting for the next request.
     std::size_t idleHttp1Connections() const;
+    // The Http1Engine's host names are looked up by `resolver` (HostResolver::shared() unless
+    // told); it must outlive the client.
+    void setHostResolver(HostResolver &resolver);
 
     // Cached connections are closed once no transfer has run for this long (60 s by default; the
     // sweep ticks at this interval, so it happens within twice the time): libcurl

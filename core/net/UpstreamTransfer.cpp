@@ -79,6 +79,7 @@ void applyProviderTls(TransferOptions &options, const ProviderConfig &provider)
 {
     options.caBundlePath = provider.caBundle;
     options.verifyTls = !provider.tlsSkipVerify;
+    options.allowHttp2 = provider.http2;
 }
 
 QString transferErrorName(TransferError error)

@@ -31,7 +31,9 @@ struct TransferOptions {
     // chunk; time to the first byte is the totalTimeout's business. 0 = off.
     std::chrono::milliseconds idleTimeout{0};
     QString proxyUrl;           // per-channel egress HTTP proxy; empty = the environment's (http_proxy, no_proxy…)
-    bool allowHttp2 = true;     // h2 over TLS when the server offers it (ALPN); plain http stays HTTP/1.1
+    // h2 over TLS when the server offers it (ALPN), through libcurl; plain http stays HTTP/1.1.
+    // A provider's transfers say what it chose (applyProviderTls; HTTP/1.1 unless asked).
+    bool allowHttp2 = true;
     qint64 maxResponseBytes = 0; // larger bodies fail with TooLarge; 0 = no limit
     // PEM file of CAs to trust instead of the system bundle: a local server with its own CA, or a
     // TLS-inspecting corporate egress. Empty = the system bundle. Parsed once per process and
@@ -44,8 +46,8 @@ struct TransferOptions {
 
 struct ProviderConfig;
 
-// The provider's TLS trust (its CA bundle, or its choice not to verify) into `options`: every
-// transfer to a provider, whatever sends it, goes through here.
+// The provider's TLS trust (its CA bundle, or its choice not to verify) and whether it is offered
+// HTTP/2 into `options`: every transfer to a provider, whatever sends it, goes through here.
 void applyProviderTls(TransferOptions &options, const ProviderConfig &provider);
 
 enum class TransferError {

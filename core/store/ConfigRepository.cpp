@@ -185,7 +185,7 @@ EngineConfigPtr ConfigRepository::load(QString *error)
 
     if (!q.exec(QStringLiteral("SELECT id, name, dialect, base_url, enabled, connect_timeout_ms, primary_timeout_ms, fallback_timeout_ms,"
                                " requests_per_minute, tokens_per_minute, burst, account, region, egress_proxy, responses_api,"
-                               " ca_bundle, tls_skip_verify FROM providers ORDER BY position")))
+                               " ca_bundle, tls_skip_verify, http2 FROM providers ORDER BY position")))
         return fail(QStringLiteral("providers"));
     while (q.next()) {
         ProviderConfig p;
@@ -206,6 +206,7 @@ EngineConfigPtr ConfigRepository::load(QString *error)
         p.responsesApi = q.value(14).toBool();
         p.caBundle = q.value(15).toString();
         p.tlsSkipVerify = q.value(16).toBool();
+        p.http2 = q.value(17).toBool();
         config->providers.push_back(p);
     }
 
@@ -478,7 +479,8 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
             insPrice(db), insMeta(db), insEvent(db), insRouteCache(db);
         insProvider.prepare(QStringLiteral("INSERT INTO providers (id, name, dialect, base_url, enabled, connect_timeout_ms, primary_timeout_ms,"
                                            " fallback_timeout_ms, requests_per_minute, tokens_per_minute, burst, account, region, egress_proxy,"
-                                           " position, responses_api, ca_bundle, tls_skip_verify) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                                           " position, responses_api, ca_bundle, tls_skip_verify, http2)"
+                                           " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
         insKey.prepare(QStringLiteral("INSERT INTO api_keys (id, provider_id, label, masked_preview, enabled, disabled_reason, secret_ref, position)"
                                       " VALUES (?,?,?,?,?,?,?,?)"));
         insChannel.prepare(QStringLiteral("INSERT INTO channels (id, name, provider_id, upstream_model, weight, enabled, account, region,"
@@ -502,7 +504,7 @@ ConfigRepository::SaveResult ConfigRepository::save(const EngineConfig &input, c
             ok = ok && run(insProvider, {p.id, p.name, p.dialect, p.baseUrl, p.enabled, qint64(p.connectTimeout.count()),
                                          qint64(p.primaryTimeout.count()), qint64(p.fallbackTimeout.count()), p.requestsPerMinute,
                                          p.tokensPerMinute, p.burst, p.domain.account, p.domain.region, p.domain.egressProxy, position++, p.responsesApi,
-                                         p.caBundle, p.tlsSkipVerify},
+                                         p.caBundle, p.tlsSkipVerify, p.http2},
                              &error);
             int keyPosition = 0;
             for (const auto &k : p.keys) {

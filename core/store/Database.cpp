@@ -199,6 +199,10 @@ const std::vector<Migration> &Database::migrations()
           QStringLiteral("INSERT INTO spend_minutes SELECT logical_model, (time_ms / 60000) * 60000 AS m, SUM(cost_usd) FROM requests"
                          " WHERE cost_usd != 0 GROUP BY logical_model, m"),
           QStringLiteral("DROP INDEX requests_model_time")}},
+        // Whether a provider is offered HTTP/2 (ProviderConfig::http2); providers stored before it
+        // speak HTTP/1.1 to their upstream, as new ones do unless asked.
+        {15, QStringLiteral("providers that multiplex over HTTP/2"),
+         {QStringLiteral("ALTER TABLE providers ADD COLUMN http2 INTEGER NOT NULL DEFAULT 0")}},
     };
     return list;
 }

@@ -12,6 +12,7 @@
 # tests/bench/run.sh, on the same fake upstream (nginx returning a canned completion).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/bench/lib/namespace.sh"
 peers="$root/tests/bench/peers"
 rounds=4 seconds=10
 [ $# -ge 2 ] || { echo "usage: tests/bench/ab.sh BUILD_A BUILD_B [--rounds N] [--seconds S]"; exit 2; }
@@ -29,9 +30,8 @@ for b in "$build_a" "$build_b"; do
   [ -x "$b/bin/switchboard" ] || { echo "$b/bin/switchboard is missing: build it with the bench preset"; exit 1; }
 done
 if [ -z "${SB_AB_INSIDE:-}" ]; then
-  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
   export SB_AB_INSIDE=1
-  exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@"' "$0" "$build_a" "$build_b" --rounds "$rounds" --seconds "$seconds"
+  bench_unshare "$0" "$build_a" "$build_b" --rounds "$rounds" --seconds "$seconds"
 fi
 
 ulimit -n 65536 2>/dev/null || ulimit -n 8192

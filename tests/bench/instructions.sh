@@ -16,6 +16,7 @@
 # namespace.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/bench/lib/namespace.sh"
 peers="$root/tests/bench/peers"
 seconds=10
 [ $# -ge 2 ] || { echo "usage: tests/bench/instructions.sh BUILD_A BUILD_B [--seconds S]"; exit 2; }
@@ -32,9 +33,8 @@ for b in "$build_a" "$build_b"; do
 done
 command -v valgrind >/dev/null || { echo "valgrind is missing: apt-get install valgrind"; exit 1; }
 if [ -z "${SB_INSTRUCTIONS_INSIDE:-}" ]; then
-  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
   export SB_INSTRUCTIONS_INSIDE=1
-  exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@"' "$0" "$build_a" "$build_b" --seconds "$seconds"
+  bench_unshare "$0" "$build_a" "$build_b" --seconds "$seconds"
 fi
 
 ulimit -n 65536 2>/dev/null || ulimit -n 8192

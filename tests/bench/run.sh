@@ -6,8 +6,9 @@
 # and prints one table: non-streaming overhead at one connection, at 50 connections (max req/s), at
 # fixed 500 and 2,000 req/s; streaming TTFT added; then the upstream kinds a hosted provider is
 # reached by, in the same run: an HTTPS upstream (nginx with a certificate tests/bench/peers/make-cert.sh
-# makes, which Switchboard trusts as the provider's CA bundle) directly, through nginx and through
-# Switchboard; an HTTP/2 upstream through Switchboard (wrk speaks no h2, so it has no direct row); an
+# makes, which Switchboard trusts as the provider's CA bundle; reached by name and offering HTTP/2 and
+# HTTP/1.1, as hosted providers are) directly, through nginx and through Switchboard, and through a
+# provider that asks for HTTP/2 (wrk speaks no h2, so it has no direct row); an
 # Anthropic-dialect upstream through Switchboard (an OpenAI request translated each way), with
 # the HTTPS path's targets checked side by side; 1,000 concurrent streams through Switchboard (success,
 # peak RSS, CPU); what each front door (chat completions, Responses, Anthropic Messages) adds, side by
@@ -20,6 +21,7 @@
 # Load generator, upstream and proxies share the machine: read ratios, not absolute figures.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tests/bench/lib/namespace.sh"
 cd "$root"
 bench_dir="$root/build/bench"
 peers="$root/tests/bench/peers"
@@ -45,10 +47,7 @@ if [[ " $* " != *" --inside-netns "* ]]; then
       || { echo "could not install @portkey-ai/gateway; its row is left out"; portkey=0; }
   fi
   [ $portkey = 1 ] || set -- "$@" --no-portkey
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1
-  fi
-  exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@" --inside-netns' "$0" "$@"
+  bench_unshare "$0" "$@" --inside-netns
 fi
 
 # 2. Inside the namespace: start the upstreams and the proxies.
@@ -99,8 +98,7 @@ fi
 wait_for http://127.0.0.1:19001/
 wait_for http://127.0.0.1:19002/
 wait_for http://127.0.0.1:19005/v1/models
-wait_for https://127.0.0.1:19021/ --cacert "$work/bench-cert.pem"
-wait_for https://127.0.0.1:19023/ --cacert "$work/bench-cert.pem"
+wait_for https://bench-upstream:19021/ --cacert "$work/bench-cert.pem"
 wait_for http://127.0.0.1:19022/
 [ $portkey = 1 ] && { wait_for http://127.0.0.1:19004/ || portkey=0; }
 
@@ -245,9 +243,11 @@ for t in "${targets[@]}"; do
     "${R[$t.r500p99]}" "$(added "${R[$t.r500p99]}" "${R[direct.r500p99]}")" \
     "${R[$t.r2000p99]}" "$(added "${R[$t.r2000p99]}" "${R[direct.r2000p99]}")"
 done
-printf '\nUpstream kinds (ms): HTTPS (HTTP/1.1, verified against the bench certificate), HTTP/2 over TLS, and an\n'
-printf 'Anthropic-dialect upstream (plain HTTP; the OpenAI request and its answer translated). "added" is over direct\n'
-printf 'HTTPS (the Anthropic row: over direct plain HTTP); x = ratio to nginx → HTTPS (the Anthropic row: to Switchboard → plain)\n'
+printf '\nUpstream kinds (ms): HTTPS by name to a server that offers HTTP/2 and HTTP/1.1, as a hosted provider is reached\n'
+printf '(sb-https: the provider default, HTTP/1.1; sb-h2: a provider that asks for HTTP/2), verified against the bench\n'
+printf 'certificate; and an Anthropic-dialect upstream (plain HTTP; the OpenAI request and its answer translated). "added"\n'
+printf 'is over direct HTTPS (the Anthropic row: over direct plain HTTP); x = ratio to nginx → HTTPS (the Anthropic row: to\n'
+printf 'Switchboard → plain)\n'
 printf '%-13s | %-22s | %-9s | %-26s | %-18s\n' target "1 conn p50 (added)" "1 conn p99" "50 conns req/s (x) err" "50 conns p99 (x)"
 for t in "${kinds[@]}"; do
   base_p50=${R[direct-https.c1p50]} base_rps=${R[nginx-https.c50rps]} base_p99=${R[nginx-https.c50p99]}

@@ -21,7 +21,7 @@ bool TestCertificate::run(const QStringList &arguments, QString *why)
     return true;
 }
 
-bool TestCertificate::make(QString *why, const QString &commonName)
+bool TestCertificate::make(QString *why, const QString &commonName, const QString &subjectAltNames)
 {
     if (!m_dir.isValid()) {
         *why = QStringLiteral("no temporary directory");
@@ -31,7 +31,7 @@ bool TestCertificate::make(QString *why, const QString &commonName)
                 QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-nodes"),
                 QStringLiteral("-keyout"), keyFile(), QStringLiteral("-out"), certificateFile(), QStringLiteral("-days"),
                 QStringLiteral("1"), QStringLiteral("-subj"), QStringLiteral("/CN=") + commonName, QStringLiteral("-addext"),
-                QStringLiteral("subjectAltName=IP:127.0.0.1")},
+                QStringLiteral("subjectAltName=") + subjectAltNames},
                why);
 }
 

@@ -87,6 +87,10 @@ ProviderDialog::ProviderDialog(ConfigStore &store, int providerId, QWidget *pare
     m_ui->skipVerifyCheck->setToolTip(tr("Do not check this provider's certificate or host name at all. Anyone on the path could then "
                                          "read its keys and answers: for a lab server with a throwaway certificate only. A CA bundle "
                                          "is the safe way to trust a certificate of your own."));
+    m_ui->http2Check->setContentsMargins(10, 0, 0, 0);
+    m_ui->http2Check->setToolTip(tr("Offer HTTP/2 to this provider and, if it takes it, send many requests over few connections. "
+                                    "Off: HTTP/1.1 connections kept alive, which cost less per request, and a broken connection "
+                                    "takes only its own request with it."));
 
     for (const ProviderAdapter *a : ProviderRegistry::all())
         m_ui->dialectCombo->addItem(a->displayName(), a->dialect());
@@ -205,6 +209,7 @@ void ProviderDialog::load(const ProviderConfig &p)
     m_ui->egressEdit->setText(p.domain.egressProxy);
     m_ui->caBundleEdit->setText(p.caBundle);
     m_ui->skipVerifyCheck->setChecked(p.tlsSkipVerify);
+    m_ui->http2Check->setChecked(p.http2);
     m_ui->caBundleEdit->setEnabled(!p.tlsSkipVerify);
     m_ui->caBundleBrowse->setEnabled(!p.tlsSkipVerify);
 }
@@ -232,6 +237,7 @@ ProviderConfig ProviderDialog::provider() const
     p.domain.region = m_ui->regionEdit->text().trimmed();
     p.domain.egressProxy = m_ui->egressEdit->text().trimmed();
     p.tlsSkipVerify = m_ui->skipVerifyCheck->isChecked();
+    p.http2 = m_ui->http2Check->isChecked();
     p.caBundle = p.tlsSkipVerify ? QString() : m_ui->caBundleEdit->text().trimmed(); // a disabled field says nothing
     return p;
 }

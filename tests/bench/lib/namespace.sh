@@ -1,6 +1,6 @@
-# Sourced by the benchmarks that measure side by side inside a private network namespace on the
-# `bench` tree (front-doors.sh, fleet.sh, cpu-per-request.sh, tls-burst.sh): their two options
-# and the way in.
+# Sourced by the benchmarks that measure side by side inside a private network namespace: the way
+# in for all of them, and for those on the `bench` tree alone (front-doors.sh, fleet.sh,
+# cpu-per-request.sh, tls-burst.sh) their two options.
 # The sourcing script sets `root` (the project's root) and the defaults of `rounds` and `seconds`.
 
 # Reads --rounds N and --seconds S into $rounds and $seconds; anything else prints the usage line.
@@ -16,17 +16,24 @@ bench_read_rounds() { # USAGE ARGS...
   done
 }
 
+# Runs SCRIPT ARGS... again as root in private network and mount namespaces: loopback up, so
+# nothing it starts is reachable from outside, and a hosts file of its own (peers/hosts), where the
+# TLS upstream is bench-upstream: a hosted provider is reached by name, and so is the bench's.
+bench_unshare() { # SCRIPT ARGS...
+  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
+  exec unshare -n -m bash -c 'ip link set lo up && mount --bind "$BENCH_HOSTS" /etc/hosts && exec "$0" "$@"' "$@"
+}
+export BENCH_HOSTS="$root/tests/bench/peers/hosts"
+
 # Outside (the variable named INSIDE unset): installs what is missing, builds the bench tree's
-# switchboard, and runs the script again as root in a private network namespace with loopback up,
-# so nothing it starts is reachable from outside. Inside: returns at once.
+# switchboard, and runs the script again inside (bench_unshare). Inside: returns at once.
 bench_enter_namespace() { # INSIDE
   [ -n "${!1:-}" ] && return 0
   "$root/packaging/install-deps.sh" >/dev/null
   cmake --preset bench >/dev/null
   cmake --build --preset bench --target switchboard >/dev/null
-  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
   export "$1=1"
-  exec unshare -n bash -c 'ip link set lo up && exec "$0" "$@"' "$0" --rounds "$rounds" --seconds "$seconds"
+  bench_unshare "$0" --rounds "$rounds" --seconds "$seconds"
 }
 
 # Up to 15 s for something to answer at URL (curl's options after it, e.g. --cacert FILE).

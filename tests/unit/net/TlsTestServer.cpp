@@ -46,7 +46,7 @@ bool TlsTestServer::start(QString *why)
         return false;
     }
     const QString dir = m_dir.path();
-    if (!m_certificate.make(why))
+    if (!m_certificate.make(why, QStringLiteral("127.0.0.1"), m_subjectAltNames))
         return false;
     m_port = freePort();
     QFile config(dir + "/nginx.conf");

@@ -16,12 +16,13 @@
 namespace sb::test {
 
 // nginx (when installed) as a real TLS server on loopback, with a throwaway self-signed certificate
-// for 127.0.0.1 (TestCertificate): HTTP/2 through ALPN when `http2`, else HTTP/1.1 only (so that
-// concurrent requests need connections, and handshakes, of their own). /files/NAME serves what
-// writeFile() put there; every other path answers {"ok":true}.
+// for 127.0.0.1 or the names given (TestCertificate): HTTP/2 through ALPN when `http2`, else
+// HTTP/1.1 only (so that concurrent requests need connections, and handshakes, of their own).
+// /files/NAME serves what writeFile() put there; every other path answers {"ok":true}.
 class TlsTestServer {
 public:
-    explicit TlsTestServer(bool http2 = true) : m_http2(http2) {}
+    explicit TlsTestServer(bool http2 = true, QString subjectAltNames = QStringLiteral("IP:127.0.0.1"))
+        : m_http2(http2), m_subjectAltNames(std::move(subjectAltNames)) {}
     ~TlsTestServer();
 
     // False, with the reason, when nginx or openssl is missing or nginx would not start: the
@@ -40,6 +41,7 @@ public:
 
 private:
     bool m_http2;
+    QString m_subjectAltNames;
     QTemporaryDir m_dir;
     TestCertificate m_certificate;
     QProcess m_process;

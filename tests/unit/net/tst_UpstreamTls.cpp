@@ -2,12 +2,15 @@
 // server (nginx on loopback, a certificate made for the test): what new connections cost, counted
 // rather than timed.
 #include "TlsTestServer.h"
+#include "model/ProviderConfig.h"
 #include "net/CurlGlobal.h"
+#include "net/HostResolver.h"
 #include "net/TlsTrust.h"
 #include "net/UpstreamClient.h"
 
 #include <QFile>
 #include <QFileInfo>
+#include <QSemaphore>
 #include <QtTest>
 
 #include <sys/stat.h>
@@ -490,6 +493,82 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(completed(other), 1, 20000);
         QCOMPARE(succeeded(other), 1);
         QCOMPARE(third.stats().tlsResumptions, 0u);
+    }
+
+    // A hosted provider is reached by name and offers HTTP/2, as every one does. Its requests go
+    // over HTTP/1.1 connections of the engine, the certificate checked against the name, the name
+    // looked up once for a burst; a provider that asks for HTTP/2 gets it, through libcurl.
+    void aProviderReachedByNameSpeaksHttp11ThroughTheEngineUnlessItAsksForHttp2()
+    {
+        TlsTestServer server(/*http2=*/true, QStringLiteral("DNS:localhost"));
+        const QString why = startHttp2(server);
+        if (!why.isEmpty())
+            QSKIP(qPrintable(why));
+        sb::HostResolver resolver(sb::SystemClock::instance());
+        sb::ProviderConfig provider;
+        provider.caBundle = server.caFile();
+        TransferOptions options;
+        sb::applyProviderTls(options, provider);
+        const QUrl byName(QStringLiteral("https://localhost:%1/v1/models").arg(server.port()));
+
+        UpstreamClient client;
+        client.setHostResolver(resolver);
+        const auto burst = runConcurrently(client, byName, options, 4);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(burst), 4, 20000);
+        QCOMPARE(succeeded(burst), 4);
+        QCOMPARE(client.stats().http1EngineTransfers, 4u);
+        QCOMPARE(client.stats().http2Transfers, 0u);
+        QCOMPARE(resolver.lookupsStarted(), 1u);
+        const auto next = runConcurrently(client, byName, options, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(next), 1, 20000);
+        QCOMPARE(succeeded(next), 1);
+        QCOMPARE(client.stats().connectionsReused, 1u);
+        QCOMPARE(resolver.lookupsStarted(), 1u); // a kept-alive connection needs no address
+
+        provider.http2 = true;
+        TransferOptions multiplexing;
+        sb::applyProviderTls(multiplexing, provider);
+        UpstreamClient other;
+        const auto overHttp2 = runConcurrently(other, byName, multiplexing, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(overHttp2), 1, 20000);
+        QCOMPARE(succeeded(overHttp2), 1);
+        QCOMPARE(other.stats().http2Transfers, 1u);
+        QCOMPARE(other.stats().http1EngineTransfers, 0u);
+    }
+
+    // What the name service says is told apart as libcurl tells it: a name with no address is the
+    // configuration's (NameNotResolved sets the channel aside), a lookup that failed for now is
+    // not, and one that does not finish ends at the connect timeout. The name service is outside
+    // the machine: scripted here.
+    void aLookupThatFailsEndsTheTransferAsLibcurlWould()
+    {
+        QSemaphore hung;
+        sb::HostResolver resolver(sb::SystemClock::instance(), [&hung](const QString &host) {
+            sb::HostResolver::Answer answer;
+            if (host.startsWith(QLatin1String("slow")))
+                hung.acquire();
+            answer.error = QStringLiteral("Could not resolve host: %1").arg(host);
+            answer.nameUnknown = host.startsWith(QLatin1String("gone"));
+            return answer;
+        });
+        const auto releaseTheLookup = qScopeGuard([&] { hung.release(); });
+        UpstreamClient client;
+        client.setHostResolver(resolver);
+        TransferOptions options;
+        options.allowHttp2 = false;
+        options.connectTimeout = 300ms;
+        const auto gone = runConcurrently(client, QUrl(QStringLiteral("https://gone.example/v1/models")), options, 1);
+        const auto down = runConcurrently(client, QUrl(QStringLiteral("https://down.example/v1/models")), options, 1);
+        const auto slow = runConcurrently(client, QUrl(QStringLiteral("https://slow.example/v1/models")), options, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(completed(gone) + completed(down) + completed(slow), 3, 20000);
+        QCOMPARE(gone.front()->error, TransferError::NameNotResolved);
+        QVERIFY2(gone.front()->message.contains(QStringLiteral("gone.example")), qPrintable(gone.front()->message));
+        QCOMPARE(down.front()->error, TransferError::ConnectFailed);
+        QVERIFY2(down.front()->message.contains(QStringLiteral("down.example")), qPrintable(down.front()->message));
+        QCOMPARE(slow.front()->error, TransferError::ConnectFailed);
+        QVERIFY2(slow.front()->message.contains(QStringLiteral("Resolving slow.example timed out after 300 ms")),
+                 qPrintable(slow.front()->message));
+        QCOMPARE(client.stats().http1EngineTransfers, 3u);
     }
 
     void aNameTheCertificateDoesNotCarryIsTlsFailed()
