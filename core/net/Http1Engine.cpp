@@ -180,6 +180,8 @@ struct Http1Engine::Exchange final : HttpResponseParser::Sink {
     Deadlines::iterator deadline;
     bool hasDeadline = false;
 
+    const std::vector<SocketAddress> &addresses() const { return target->hostName.isEmpty() ? target->addresses : resolved; }
+
     void responseHead(int status, HttpHeaders &&headers) override { transfer->recordHead(status, std::move(headers)); }
     bool responseBody(QByteArrayView piece) override { return transfer->recordBody(piece); }
 };
@@ -259,7 +261,7 @@ void Http1Engine::connectNext(Exchange &exchange, const QString &previousError)
     if (!haveAddresses(exchange))
         return;
     QString error = previousError;
-    const auto &addresses = exchange.target->hostName.isEmpty() ? exchange.target->addresses : exchange.resolved;
+    const auto &addresses = exchange.addresses();
     while (exchange.nextAddress < addresses.size()) {
         auto connection = std::make_shared<Http1Connection>(static_cast<Owner &>(*this), exchange.target->endpoint);
         if (connection->open(addresses[exchange.nextAddress++], &error)) {
@@ -409,8 +411,7 @@ void Http1Engine::connectionWritable(Http1Connection &connection)
         const QString error = connection.finishConnect();
         if (!error.isEmpty()) {
             exchange->connection.reset();
-            const auto &addresses = exchange->target->hostName.isEmpty() ? exchange->target->addresses : exchange->resolved;
-            connectNext(*exchange, QStringLiteral("Failed to connect to %1: %2").arg(addresses[exchange->nextAddress - 1].text, error));
+            connectNext(*exchange, QStringLiteral("Failed to connect to %1: %2").arg(exchange->addresses()[exchange->nextAddress - 1].text, error));
         } else {
             connected(*exchange);
         }

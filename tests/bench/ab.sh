@@ -5,8 +5,10 @@
 # connection (p50) and at 50 connections (req/s and p99), and prints each build's req/s ratio to
 # nginx.
 #
-#   tests/bench/ab.sh BUILD_A BUILD_B [--rounds N] [--seconds S]
+#   tests/bench/ab.sh BUILD_A BUILD_B [--rounds N] [--seconds S] [--https]
 #
+# --https measures the HTTPS path instead: the TLS upstream by name (bench-upstream, offering HTTP/2
+# and HTTP/1.1, as a hosted provider is), nginx's proxy to it beside.
 # BUILD_A and BUILD_B are build trees with bin/switchboard (e.g. a worktree of the old commit built
 # with the bench preset, and build/bench). Runs as root inside a private network namespace, like
 # tests/bench/run.sh, on the same fake upstream (nginx returning a canned completion).
@@ -14,15 +16,15 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/bench/lib/namespace.sh"
 peers="$root/tests/bench/peers"
-rounds=4 seconds=10
-[ $# -ge 2 ] || { echo "usage: tests/bench/ab.sh BUILD_A BUILD_B [--rounds N] [--seconds S]"; exit 2; }
+rounds=4 seconds=10 https=0
+[ $# -ge 2 ] || { echo "usage: tests/bench/ab.sh BUILD_A BUILD_B [--rounds N] [--seconds S] [--https]"; exit 2; }
 build_a=$(cd "$1" && pwd) build_b=$(cd "$2" && pwd)
 shift 2
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
-    --inside-netns) shift ;;
+    --https) https=1; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
 done
@@ -31,7 +33,9 @@ for b in "$build_a" "$build_b"; do
 done
 if [ -z "${SB_AB_INSIDE:-}" ]; then
   export SB_AB_INSIDE=1
-  bench_unshare "$0" "$build_a" "$build_b" --rounds "$rounds" --seconds "$seconds"
+  more=()
+  [ $https = 1 ] && more=(--https)
+  bench_unshare "$0" "$build_a" "$build_b" --rounds "$rounds" --seconds "$seconds" "${more[@]}"
 fi
 
 ulimit -n 65536 2>/dev/null || ulimit -n 8192
@@ -39,17 +43,16 @@ work=$(mktemp -d /tmp/sb-ab.XXXXXX)
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for conf in upstream-nginx proxy-nginx; do
+  for conf in upstream-nginx tls-upstream-nginx proxy-nginx; do
     [ -f "$work/$conf.pid" ] && kill "$(cat "$work/$conf.pid")" 2>/dev/null || true
   done
   sleep 0.3; rm -rf "$work"
 }
 trap cleanup EXIT
-wait_for() { for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "nothing answers at $1"; exit 1; }
 
 # The bench configuration's TLS providers and the nginx proxy's HTTPS upstream both name it.
 "$peers/make-cert.sh" "$work"
-for conf in upstream-nginx proxy-nginx; do
+for conf in upstream-nginx tls-upstream-nginx proxy-nginx; do
   sed "s|@WORK@|$work|g" "$peers/$conf.conf" > "$work/$conf.conf"
   nginx -c "$work/$conf.conf" -p "$work" -g 'daemon on;' 2>"$work/$conf.start.log" || { cat "$work/$conf.start.log"; exit 1; }
 done
@@ -64,11 +67,14 @@ start a "$build_a" 19003
 start b "$build_b" 19013
 wait_for http://127.0.0.1:19001/
 wait_for http://127.0.0.1:19002/
+wait_for https://bench-upstream:19021/ --cacert "$work/bench-cert.pem"
 
-url_of() { case $1 in nginx) echo http://127.0.0.1:19002/v1/chat/completions ;;
+nginx_port=19002 model=bench path="plain HTTP"
+[ $https = 1 ] && nginx_port=19022 model=bench-tls path="HTTPS, by name"
+url_of() { case $1 in nginx) echo "http://127.0.0.1:$nginx_port/v1/chat/completions" ;;
   a) echo http://127.0.0.1:19003/v1/chat/completions ;; b) echo http://127.0.0.1:19013/v1/chat/completions ;; esac; }
 body_of() { printf '{"model":"%s","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}' \
-  "$([ "$1" = nginx ] && echo bench-model || echo bench)"; }
+  "$([ "$1" = nginx ] && echo bench-model || echo "$model")"; }
 wrk_ms() { awk -v q="$1" '$1==q { v=$2; u=v; gsub(/[0-9.]/,"",u); gsub(/[a-z]/,"",v);
   if (u=="us") v/=1000; else if (u=="s") v*=1000; printf "%.3f", v }'; }
 cell() { # target connections → "p50_ms rps p99_ms"
@@ -79,8 +85,8 @@ cell() { # target connections → "p50_ms rps p99_ms"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
-printf 'A = %s\nB = %s\n%s s per cell, %s rounds, %s cores, load average %s\n\n' "$build_a" "$build_b" "$seconds" "$rounds" \
-  "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
+printf 'A = %s\nB = %s\n%s, %s s per cell, %s rounds, %s cores, load average %s\n\n' "$build_a" "$build_b" "$path" "$seconds" \
+  "$rounds" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)"
 printf '%-6s | %-32s | %-32s | %-32s |\n' "" "50 connections, req/s" "1 connection, p50 ms" "50 connections, p99 ms"
 printf '%-6s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-7s %-7s\n' round "nginx rps" "A rps" "B rps" \
   "nginx p50" "A p50" "B p50" "nginx p99" "A p99" "B p99" "A/nginx" "B/nginx"

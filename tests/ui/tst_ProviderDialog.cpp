@@ -208,6 +208,35 @@ private slots:
         QVERIFY(!again.provider().tlsSkipVerify);
     }
 
+    // HTTP/1.1 unless the provider asks: the box starts clear, and what it says is stored.
+    void http2IsAnExplicitChoiceKeptWithTheProvider()
+    {
+        test::TestStore t;
+        ProviderDialog dialog(t.store, 0);
+        dialog.show();
+        setText(&dialog, "nameEdit", QStringLiteral("multiplexed"));
+        setText(&dialog, "baseUrlEdit", QStringLiteral("https://api.example.com/v1"));
+        auto *http2 = child<QCheckBox>(&dialog, "http2Check");
+        QVERIFY(!http2->isChecked());
+        QVERIFY(http2->toolTip().contains(QStringLiteral("HTTP/1.1")));
+        QVERIFY(!dialog.provider().http2);
+        http2->setChecked(true);
+        QVERIFY(dialog.provider().http2);
+        QVERIFY(dialog.save());
+        const auto afterSave = t.reload();
+        const ProviderConfig *saved = byName(*afterSave, QStringLiteral("multiplexed"));
+        QVERIFY(saved);
+        QVERIFY(saved->http2);
+
+        ProviderDialog edit(t.store, saved->id);
+        edit.show();
+        QVERIFY(child<QCheckBox>(&edit, "http2Check")->isChecked());
+        child<QCheckBox>(&edit, "http2Check")->setChecked(false);
+        QVERIFY(edit.save());
+        const auto afterClear = t.reload();
+        QVERIFY(!byName(*afterClear, QStringLiteral("multiplexed"))->http2);
+    }
+
     void anErnieRawTokenIsToldItsHeartbeatCostsTokensAndTheKeyPairIsNot()
     {
         test::TestStore t;

@@ -102,6 +102,20 @@ private slots:
         QVERIFY(!written.at(2).toObject().contains("tls_skip_verify"));
     }
 
+    void http2IsAProvidersChoiceWrittenOnlyWhenMade()
+    {
+        const QByteArray json = "{\"providers\": [{\"name\": \"multiplexed\", \"base_url\": \"https://api.example.com/v1\", \"http2\": true},"
+                                " {\"name\": \"plain\", \"base_url\": \"https://api.openai.com/v1\"}]}";
+        const ConfigImport imported = importConfigJson(json);
+        QVERIFY2(imported.ok(), qPrintable(imported.errors.join('\n')));
+        QVERIFY(imported.warnings.isEmpty());
+        QVERIFY(imported.config.providers[0].http2);
+        QVERIFY(!imported.config.providers[1].http2);
+        const QJsonArray written = exportConfigJson(imported.config).json.value("providers").toArray();
+        QCOMPARE(written.at(0).toObject().value("http2"), QJsonValue(true));
+        QVERIFY(!written.at(1).toObject().contains("http2"));
+    }
+
     void promptCachePricesAreOptionalAndUnsetMeansTheInputPrice()
     {
         const QByteArray json = "{\"prices\": [{\"model\": \"claude-sonnet-4\", \"input_usd_per_1m\": 3, \"output_usd_per_1m\": 15,"
