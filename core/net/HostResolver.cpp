@@ -3,16 +3,24 @@
 #include <QUrl>
 
 #include <netdb.h>
+#include <pthread.h>
 #include <sys/socket.h>
 
 #include <thread>
 
 namespace sb {
 
-std::shared_ptr<ResolverInbox> ResolverInbox::create()
+void ResolverInbox::close()
 {
-    // The last holder may be a lookup's thread; the object goes on its own thread.
-    return std::shared_ptr<ResolverInbox>(new ResolverInbox, [](ResolverInbox *inbox) { inbox->deleteLater(); });
+    std::lock_guard lock(m_mutex);
+    m_receiver = nullptr;
+}
+
+void ResolverInbox::post(std::function<void()> fn)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_receiver)
+        QMetaObject::invokeMethod(m_receiver, std::move(fn), Qt::QueuedConnection);
 }
 
 HostResolver::HostResolver(const Clock &clock, Lookup lookup, Clock::Duration freshFor, Clock::Duration usableFor)
@@ -65,7 +73,10 @@ void HostResolver::startLocked(const QString &host, Entry &entry)
     entry.looking = true;
     ++m_running;
     ++m_started;
-    std::thread([this, host] { finish(host, m_lookup(host)); }).detach();
+    std::thread([this, host] {
+        pthread_setname_np(pthread_self(), "sb-resolve");
+        finish(host, m_lookup(host));
+    }).detach();
 }
 
 void HostResolver::finish(const QString &host, Answer answer)
@@ -87,16 +98,8 @@ void HostResolver::finish(const QString &host, Answer answer)
         waiters = std::move(entry.waiters);
         entry.waiters.clear();
     }
-    for (Waiter &waiter : waiters) {
-        ResolverInbox *target = waiter.inbox.get();
-        QMetaObject::invokeMethod(
-            target,
-            [inbox = std::move(waiter.inbox), done = std::move(waiter.done), answer] {
-                if (!inbox->closed())
-                    done(answer);
-            },
-            Qt::QueuedConnection);
-    }
+    for (Waiter &waiter : waiters)
+        waiter.inbox->post([done = std::move(waiter.done), answer] { done(answer); });
     std::lock_guard lock(m_mutex);
     --m_running;
     m_idle.notify_all();

@@ -17,19 +17,19 @@
 
 namespace sb {
 
-// Where a lookup's answer is delivered: an object of the asking thread. The resolver keeps it
-// alive until the answer is posted; it is deleted on its own thread. close() (on that thread)
-// drops answers still on their way, for an owner that is going away.
-class ResolverInbox final : public QObject {
-    Q_OBJECT
+// Where a lookup's answer goes: an event for `receiver`, run on its thread. The receiver closes
+// its inbox before it goes away, so an answer is never posted to an object being destroyed, and
+// Qt drops the answers already posted to it with the object.
+class ResolverInbox {
 public:
-    static std::shared_ptr<ResolverInbox> create();
-    void close() { m_closed = true; }
-    bool closed() const { return m_closed; }
+    explicit ResolverInbox(QObject *receiver) : m_receiver(receiver) {}
+    void close();
+    // Runs `fn` on the receiver's thread, unless the inbox is closed.
+    void post(std::function<void()> fn);
 
 private:
-    ResolverInbox() = default;
-    bool m_closed = false;
+    std::mutex m_mutex;
+    QObject *m_receiver;
 };
 
 // Host names to addresses for the Http1Engine, off the event loop. getaddrinfo blocks (for as long
@@ -67,8 +67,8 @@ public:
     static HostResolver &shared();
 
     // The answer now when one is known and usable (a stale one starts a new lookup beside it);
-    // otherwise nullopt, and `done` runs later on `inbox`'s thread, unless the inbox is closed by
-    // then. A host is compared case-insensitively.
+    // otherwise nullopt, and `done` runs later on the inbox's receiver's thread, unless the inbox
+    // is closed by then. A host is compared case-insensitively.
     std::optional<Answer> resolve(const QString &host, const std::shared_ptr<ResolverInbox> &inbox, Done done);
 
     // getaddrinfo, stream sockets, addresses of both families.

@@ -198,8 +198,7 @@ Http1Engine::Http1Engine(const Clock &clock, QObject *parent)
 
 Http1Engine::~Http1Engine()
 {
-    if (m_resolverInbox)
-        m_resolverInbox->close(); // a lookup still running answers no one
+    m_resolverInbox->close(); // a lookup still running answers no one
     m_exchanges.clear(); // their connections close
     m_idle.clear();
 }
@@ -283,8 +282,6 @@ bool Http1Engine::haveAddresses(Exchange &exchange)
         return true;
     if (!m_resolver)
         m_resolver = &HostResolver::shared();
-    if (!m_resolverInbox)
-        m_resolverInbox = ResolverInbox::create();
     const quint64 id = exchange.id;
     const auto answer = m_resolver->resolve(exchange.target->hostName, m_resolverInbox,
                                             [this, id](const HostResolver::Answer &known) { onResolved(id, known); });

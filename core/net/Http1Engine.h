@@ -148,7 +148,7 @@ private:
     std::function<void()> m_afterEvents;
     std::unique_ptr<char[]> m_readBuffer;
     HostResolver *m_resolver = nullptr;
-    std::shared_ptr<ResolverInbox> m_resolverInbox; // made on the engine's thread at its first lookup
+    std::shared_ptr<ResolverInbox> m_resolverInbox = std::make_shared<ResolverInbox>(this);
 };
 
 } // namespace sb
