@@ -54,6 +54,9 @@ QByteArray reachDigest(const EngineConfig &config, const ChannelConfig &channel)
         add(p->baseUrl);
         add(p->responsesApi ? QStringLiteral("responses") : QString());
         add(p->domain.egressProxy);
+        add(p->caBundle); // a TLS failure is fixed here as often as in the URL
+        add(p->tlsSkipVerify ? QStringLiteral("unverified") : QString());
+        add(p->http2 ? QStringLiteral("h2") : QString());
         add(QString::number(p->connectTimeout.count()));
         for (const ApiKeyConfig &k : p->keys) {
             add(k.secret);

@@ -213,6 +213,28 @@ private slots:
         QVERIFY(rig.snapshot(1).poolReason.contains(QStringLiteral("configuration changed")));
     }
 
+    // How the provider is reached over TLS is part of its configuration: the CA bundle that fixes a
+    // refused certificate lets the channel back at once, as does a change of its HTTP/2 choice.
+    void aTlsFailureIsLetBackByTheProvidersTrustOrProtocolChanging()
+    {
+        Rig rig;
+        Outcome handshake = Outcome::local(OutcomeKind::ConnectFailed, QStringLiteral("TLS with the upstream failed: unable to get local issuer certificate"));
+        handshake.misconfiguration = Misconfiguration::TlsFailed;
+        rig.attempt(handshake);
+        QCOMPARE(rig.pool(1), PoolState::Misconfigured);
+        EngineConfig trusting = rig.cfg;
+        trusting.providers[0].caBundle = QStringLiteral("/etc/ssl/private-ca.pem");
+        rig.router.setConfig(std::make_shared<const EngineConfig>(trusting));
+        QCOMPARE(rig.pool(1), PoolState::Active);
+
+        rig.attempt(handshake);
+        QCOMPARE(rig.pool(1), PoolState::Misconfigured);
+        EngineConfig multiplexing = trusting;
+        multiplexing.providers[0].http2 = true;
+        rig.router.setConfig(std::make_shared<const EngineConfig>(multiplexing));
+        QCOMPARE(rig.pool(1), PoolState::Active);
+    }
+
     void everyKeyRefusedMarksEveryChannelOfTheProvider()
     {
         Rig rig(config(2));
