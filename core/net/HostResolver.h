@@ -41,6 +41,7 @@ private:
 // used, at once, while a new lookup runs beside it, and it outlives a failed lookup for up to
 // `usableFor`: a DNS server that stops answering at 3 a.m. does not take down providers whose
 // addresses were known a minute ago. Only a name never resolved, or past `usableFor`, waits.
+// Past kMaxNames names, those not being looked up are forgotten.
 class HostResolver {
 public:
     struct Answer {
