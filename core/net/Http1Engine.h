@@ -41,7 +41,7 @@ struct Http1Target {
 // request written with one sendmsg (one TLS record), the response parsed by llhttp straight into
 // the transfer; none of libcurl's per-transfer setup, its timer round trips, connection-liveness
 // polls and header re-parsing, which cost about a third of the proxy's CPU per request, and over
-// TLS a new connection resumes the server's last session. A host name is resolved by the
+// TLS a new connection resumes with the server's last ticket. A host name is resolved by the
 // HostResolver when a connection is to be opened (a kept-alive one needs none). Everything else
 // (egress proxies, credentials in the URL) stays with libcurl; so does HTTP/2, which a provider
 // asks for (ProviderConfig::http2), until an origin's first answer says it speaks HTTP/1.1
@@ -60,7 +60,7 @@ public:
         QString message;
         int connectionsOpened = 0; // 0: it ran on a kept-alive connection
         int tlsHandshakes = 0;     // full or resumed
-        int tlsResumptions = 0;    // handshakes that resumed an earlier session
+        int tlsResumptions = 0;    // handshakes that resumed an earlier ticket
     };
 
     explicit Http1Engine(const Clock &clock, QObject *parent = nullptr);
