@@ -20,7 +20,7 @@ bench_read_rounds() { # USAGE ARGS...
 # nothing it starts is reachable from outside, and a hosts file of its own (peers/hosts), where the
 # TLS upstream is bench-upstream: a hosted provider is reached by name, and so is the bench's.
 bench_unshare() { # SCRIPT ARGS...
-  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in a private network namespace (unshare -n)"; exit 1; }
+  [ "$(id -u)" -eq 0 ] || { echo "run as root: the comparison runs in private network and mount namespaces (unshare -n -m)"; exit 1; }
   exec unshare -n -m bash -c 'ip link set lo up && mount --bind "$BENCH_HOSTS" /etc/hosts && exec "$0" "$@"' "$@"
 }
 export BENCH_HOSTS="$root/tests/bench/peers/hosts"
