@@ -1,5 +1,6 @@
 #include "net/HostResolver.h"
 
+#include <QObject>
 #include <QUrl>
 
 #include <netdb.h>
@@ -87,12 +88,12 @@ void HostResolver::finish(const QString &host, Answer answer)
         Entry &entry = m_entries[host];
         entry.looking = false;
         const Clock::TimePoint now = m_clock.now();
+        // A failed refresh leaves a still usable answer in place; no one waits on a usable answer,
+        // so the waiters, if any, hear the failure.
         if (!answer.addresses.empty()) {
             entry.addresses = answer.addresses;
             entry.resolvedAt = now;
-        } else if (!entry.addresses.empty() && now - entry.resolvedAt < m_usableFor) {
-            answer = Answer{entry.addresses, {}, false}; // the last answer still stands in
-        } else {
+        } else if (now - entry.resolvedAt >= m_usableFor) {
             entry.addresses.clear();
         }
         waiters = std::move(entry.waiters);

@@ -3,7 +3,6 @@
 #include "common/Clock.h"
 
 #include <QHostAddress>
-#include <QObject>
 #include <QString>
 
 #include <condition_variable>
@@ -14,6 +13,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+class QObject;
 
 namespace sb {
 

@@ -141,29 +141,25 @@ private slots:
     {
         FakeClock clock;
         KnownName known(clock);
-        ScriptedNames &names = known.names;
-        HostResolver &resolver = known.resolver;
-        const auto &inbox = known.inbox;
-        const QString &host = known.host;
         QVERIFY(known.answered);
-        QCOMPARE(names.asked(), 1);
+        QCOMPARE(known.names.asked(), 1);
 
         clock.advance(59s);
         Delivery unused;
-        QVERIFY(resolver.resolve(host, inbox, recordInto(unused)));
-        QCOMPARE(resolver.lookupsStarted(), 1u); // still fresh
+        QVERIFY(known.resolver.resolve(known.host, known.inbox, recordInto(unused)));
+        QCOMPARE(known.resolver.lookupsStarted(), 1u); // still fresh
 
-        names.answer(QStringLiteral("192.0.2.8")); // the provider moved
+        known.names.answer(QStringLiteral("192.0.2.8")); // the provider moved
         clock.advance(2s);
-        const auto stale = resolver.resolve(host, inbox, recordInto(unused));
+        const auto stale = known.resolver.resolve(known.host, known.inbox, recordInto(unused));
         QVERIFY(stale);
         QCOMPARE(firstAddress(*stale), QStringLiteral("192.0.2.7"));
-        QCOMPARE(resolver.lookupsStarted(), 2u);
-        QTRY_COMPARE(resolver.lookupsRunning(), 0);
-        const auto fresh = resolver.resolve(host, inbox, recordInto(unused));
+        QCOMPARE(known.resolver.lookupsStarted(), 2u);
+        QTRY_COMPARE(known.resolver.lookupsRunning(), 0);
+        const auto fresh = known.resolver.resolve(known.host, known.inbox, recordInto(unused));
         QVERIFY(fresh);
         QCOMPARE(firstAddress(*fresh), QStringLiteral("192.0.2.8"));
-        QCOMPARE(resolver.lookupsStarted(), 2u);
+        QCOMPARE(known.resolver.lookupsStarted(), 2u);
         QCOMPARE(unused.count, 0);
     }
 
@@ -173,31 +169,27 @@ private slots:
     {
         FakeClock clock;
         KnownName known(clock);
-        ScriptedNames &names = known.names;
-        HostResolver &resolver = known.resolver;
-        const auto &inbox = known.inbox;
-        const QString &host = known.host;
         QVERIFY(known.answered);
-        QCOMPARE(names.asked(), 1);
+        QCOMPARE(known.names.asked(), 1);
 
-        names.fail(/*nameUnknown=*/false);
+        known.names.fail(/*nameUnknown=*/false);
         Delivery unused;
         for (int minute = 1; minute < 10; ++minute) {
             clock.advance(60s);
-            const auto answer = resolver.resolve(host, inbox, recordInto(unused));
+            const auto answer = known.resolver.resolve(known.host, known.inbox, recordInto(unused));
             QVERIFY2(answer, qPrintable(QStringLiteral("minute %1").arg(minute)));
             QCOMPARE(firstAddress(*answer), QStringLiteral("192.0.2.7"));
-            QTRY_COMPARE(resolver.lookupsRunning(), 0);
-            QCOMPARE(names.asked(), 1 + minute); // a refresh each time, each failing
+            QTRY_COMPARE(known.resolver.lookupsRunning(), 0);
+            QCOMPARE(known.names.asked(), 1 + minute); // a refresh each time, each failing
         }
 
         clock.advance(61s); // ten minutes and a second since the last answer
         Delivery late;
-        QVERIFY(!resolver.resolve(host, inbox, recordInto(late)));
+        QVERIFY(!known.resolver.resolve(known.host, known.inbox, recordInto(late)));
         QTRY_COMPARE(late.count, 1);
         QVERIFY(late.answer.addresses.empty());
         QVERIFY(!late.answer.nameUnknown);
-        QVERIFY(late.answer.error.contains(host));
+        QVERIFY(late.answer.error.contains(known.host));
         QCOMPARE(unused.count, 0);
     }
 
