@@ -2,9 +2,112 @@
 
 #include "net/HttpSyntax.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
 #include <utility>
 
 namespace sb {
+
+namespace {
+
+// A byte the fast path takes in a reason phrase or a field value: HTAB, SP and visible ASCII.
+// llhttp takes more (obs-text); those heads go to it.
+bool isPlainValueByte(unsigned char c)
+{
+    return c == '\t' || unsigned(c - 0x20) < 0x5f;
+}
+
+bool isPlain(QByteArrayView text)
+{
+    // Eight bytes at a time: a word none of whose bytes is below SP, DEL or above it is plain
+    // (a tab, rare in a value, sends its word to the byte-by-byte test).
+    constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    const char *at = text.data();
+    const char *const end = at + text.size();
+    for (; end - at >= 8; at += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, at, sizeof word);
+        const std::uint64_t belowSpace = (word - ones * 0x20) & ~word;
+        const std::uint64_t del = word ^ (ones * 0x7f);
+        const std::uint64_t isDel = (del - ones) & ~del;
+        if (((belowSpace | isDel | word) & highs) != 0) {
+            for (int i = 0; i < 8; ++i)
+                if (!isPlainValueByte(static_cast<unsigned char>(at[i])))
+                    return false;
+        }
+    }
+    for (; at < end; ++at)
+        if (!isPlainValueByte(static_cast<unsigned char>(*at)))
+            return false;
+    return true;
+}
+
+// `text` is `lowercase` in any case (ASCII). Qt's case-insensitive compare takes ~200 instructions
+// for a field name; this one a few a byte.
+bool named(QByteArrayView text, std::string_view lowercase)
+{
+    if (std::size_t(text.size()) != lowercase.size())
+        return false;
+    for (std::size_t i = 0; i < lowercase.size(); ++i) {
+        char c = text[qsizetype(i)];
+        if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
+        if (c != lowercase[i])
+            return false;
+    }
+    return true;
+}
+
+// The fields that decide how a response ends and what becomes of its connection.
+enum class Framing { None, Length, Connection, Other };
+
+Framing framingField(QByteArrayView name)
+{
+    switch (name.size()) { // most names are none of them, and are told apart by their length alone
+    case 7:
+        return named(name, "upgrade") ? Framing::Other : Framing::None;
+    case 10:
+        return named(name, "connection") ? Framing::Connection : Framing::None;
+    case 14:
+        return named(name, "content-length") ? Framing::Length : Framing::None;
+    case 16:
+        return named(name, "proxy-connection") ? Framing::Other : Framing::None; // llhttp reads it as Connection
+    case 17:
+        return named(name, "transfer-encoding") ? Framing::Other : Framing::None;
+    default:
+        return Framing::None;
+    }
+}
+
+// Where the line that begins at `from` ends (its CR of CRLF), or null when `end` comes first or a CR
+// stands alone there.
+const char *lineEndIn(const char *from, const char *end)
+{
+    const void *cr = std::memchr(from, '\r', std::size_t(end - from));
+    if (!cr)
+        return nullptr;
+    const char *at = static_cast<const char *>(cr);
+    return at + 1 < end && at[1] == '\n' ? at : nullptr;
+}
+
+// A Content-Length of digits only (llhttp refuses some whitespace after them), small enough that
+// nothing overflows.
+qint64 plainLength(QByteArrayView value)
+{
+    if (value.isEmpty() || value.size() > 15)
+        return -1;
+    qint64 length = 0;
+    for (const char c : value) {
+        if (c < '0' || c > '9')
+            return -1;
+        length = length * 10 + (c - '0');
+    }
+    return length;
+}
+
+} // namespace
 
 HttpResponseParser::HttpResponseParser()
 {
@@ -38,7 +141,8 @@ void HttpResponseParser::expectResponse(bool toHead)
     llhttp_init(&m_parser, HTTP_RESPONSE, &settings());
     m_parser.data = this;
     m_toHead = toHead;
-    m_started = m_complete = m_keepAlive = m_refused = false;
+    m_started = m_complete = m_keepAlive = m_refused = m_fed = false;
+    m_bodyLeft = -1;
     m_head.restart();
     m_headers = HttpHeaders();
     m_error.clear();
@@ -79,8 +183,17 @@ int HttpResponseParser::onHeadersComplete(llhttp_t *parser)
         p.m_error = QStringLiteral("The upstream switched protocols (HTTP 101), which was not asked for");
         return -1;
     }
+    if (status < 100) {
+        // llhttp reads any three digits; one below 100 is no status, and it would take the body
+        // of an interim response that is not one.
+        p.m_error = QStringLiteral("The upstream sent a malformed HTTP response: status %1").arg(status, 3, 10, QLatin1Char('0'));
+        return -1;
+    }
+    // 100 Continue, 103 Early Hints: a final response follows on the same connection. An interim
+    // response ends at its blank line whatever its fields say (RFC 9112, 6.3); llhttp would read a
+    // Content-Length's worth of body after it (1: none follows).
     if (status < 200)
-        return 0; // 100 Continue, 103 Early Hints: a final response follows on the same connection
+        return 1;
     p.m_head.remember(p.m_headers);
     p.m_sink->responseHead(status, std::move(p.m_headers));
     return p.m_toHead ? 1 : 0; // 1: no body follows
@@ -115,11 +228,19 @@ HttpResponseParser::Result HttpResponseParser::failed(const QString &text)
 HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_t size, Sink &sink,
                                                     std::size_t *consumed)
 {
-    if (m_complete) {
+    if (m_complete || !m_error.isEmpty()) { // an error stays one, as llhttp's do
         *consumed = 0;
-        return Result::Complete;
+        return m_complete ? Result::Complete : Result::Error;
     }
     m_started = m_started || size > 0;
+    if (m_bodyLeft >= 0)
+        return readKnownLength(data, size, sink, consumed);
+    if (!m_fed) {
+        Result result = Result::NeedMore;
+        if (readWholeHead(data, size, sink, &result, consumed))
+            return result;
+        m_fed = size > 0;
+    }
     m_sink = &sink;
     const llhttp_errno_t error = llhttp_execute(&m_parser, data, size);
     m_sink = nullptr;
@@ -138,12 +259,105 @@ HttpResponseParser::Result HttpResponseParser::feed(const char *data, std::size_
                       .arg(QString::fromLatin1(llhttp_get_error_reason(&m_parser))));
 }
 
+bool HttpResponseParser::readWholeHead(const char *data, std::size_t size, Sink &sink, Result *result, std::size_t *consumed)
+{
+    if (m_toHead)
+        return false;
+    const char *const end = data + size;
+    // The status line: "HTTP/1.1 ", three digits of a status that has a body by its length, and an
+    // optional reason.
+    const char *lineEnd = lineEndIn(data, end);
+    const QByteArrayView line(data, lineEnd ? lineEnd - data : 0);
+    if (line.size() < 12 || !line.startsWith("HTTP/1.1 ") || (line.size() > 12 && line[12] != ' ') || !isPlain(line.sliced(12)))
+        return false;
+    int status = 0;
+    for (qsizetype i = 9; i < 12; ++i) {
+        if (line[i] < '0' || line[i] > '9')
+            return false;
+        status = status * 10 + (line[i] - '0');
+    }
+    if (status < 200 || status > 599 || status == 204 || status == 304)
+        return false;
+
+    m_headers = HttpHeaders();
+    m_head.restart();
+    qint64 length = -1;
+    const char *at = lineEnd + 2;
+    for (;;) {
+        lineEnd = lineEndIn(at, end);
+        if (!lineEnd)
+            return false; // the head goes on past these bytes
+        if (lineEnd == at)
+            break; // the blank line
+        const QByteArrayView field(at, lineEnd - at);
+        at = lineEnd + 2;
+        const void *colonAt = std::memchr(field.data(), ':', std::size_t(field.size()));
+        const qsizetype colon = colonAt ? static_cast<const char *>(colonAt) - field.data() : -1;
+        if (colon <= 0)
+            return false;
+        const QByteArrayView name = field.first(colon);
+        QByteArrayView value = field.sliced(colon + 1);
+        while (!value.isEmpty() && (value.front() == ' ' || value.front() == '\t'))
+            value = value.sliced(1);
+        if (!isHttpToken(name) || !isPlain(value))
+            return false;
+        switch (framingField(name)) {
+        case Framing::None:
+            break;
+        case Framing::Length:
+            if (length >= 0 || (length = plainLength(value)) < 0)
+                return false;
+            break;
+        case Framing::Connection:
+            if (!named(value, "keep-alive"))
+                return false;
+            break;
+        case Framing::Other:
+            return false;
+        }
+        while (!value.isEmpty() && (value.back() == ' ' || value.back() == '\t'))
+            value.chop(1);
+        m_head.add(m_headers, name, value);
+    }
+    if (length < 0)
+        return false;
+
+    m_head.remember(m_headers);
+    sink.responseHead(status, std::move(m_headers));
+    m_bodyLeft = length;
+    const std::size_t bodyStart = std::size_t(at + 2 - data);
+    std::size_t bodyConsumed = 0;
+    *result = readKnownLength(data + bodyStart, size - bodyStart, sink, &bodyConsumed);
+    *consumed = *result == Result::Complete ? bodyStart + bodyConsumed : *result == Result::Error ? 0 : size;
+    return true;
+}
+
+HttpResponseParser::Result HttpResponseParser::readKnownLength(const char *data, std::size_t size, Sink &sink,
+                                                               std::size_t *consumed)
+{
+    const std::size_t piece = std::min(size, std::size_t(m_bodyLeft));
+    if (piece > 0 && !sink.responseBody(QByteArrayView(data, qsizetype(piece)))) {
+        *consumed = 0;
+        m_refused = true;
+        return failed(QStringLiteral("the response body was refused"));
+    }
+    m_bodyLeft -= qint64(piece);
+    *consumed = piece;
+    if (m_bodyLeft > 0)
+        return Result::NeedMore;
+    m_complete = true;
+    m_keepAlive = true;
+    return Result::Complete;
+}
+
 HttpResponseParser::Result HttpResponseParser::finish(Sink &sink)
 {
     if (m_complete)
         return Result::Complete;
     if (!m_started)
         return failed(QStringLiteral("the connection closed before any response arrived"));
+    if (m_bodyLeft >= 0)
+        return failed(QStringLiteral("the connection closed before the response ended"));
     m_sink = &sink;
     const llhttp_errno_t error = llhttp_finish(&m_parser);
     m_sink = nullptr;

@@ -47,9 +47,15 @@ public:
     // it strips the leading one) and gets ready for the next.
     void addTo(HttpHeaders &head)
     {
+        add(head, view(m_name), view(m_value).trimmed());
+        m_name.clear();
+        m_value.clear();
+    }
+
+    // Adds a whole field read at once (a head parsed without llhttp): `value` as it goes in.
+    void add(HttpHeaders &head, QByteArrayView name, QByteArrayView value)
+    {
         const std::size_t index = head.size();
-        const QByteArrayView name = view(m_name);
-        const QByteArrayView value = view(m_value).trimmed();
         if (index < m_previous.size()) {
             const HttpHeaders::Field &previous = m_previous[index];
             head.add(same(previous.first, name) ? previous.first : copy(name),
@@ -57,8 +63,6 @@ public:
         } else {
             head.add(copy(name), copy(value));
         }
-        m_name.clear();
-        m_value.clear();
     }
 
     // A message begins: whatever a broken one left is dropped.
