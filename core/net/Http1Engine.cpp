@@ -118,15 +118,11 @@ std::shared_ptr<const Http1Target> makeTarget(const QUrl &url, const TransferOpt
     return target;
 }
 
-bool named(const QByteArray &name, const char *lowerCase)
-{
-    return name.compare(lowerCase, Qt::CaseInsensitive) == 0;
-}
-
 // The request line and header block. False with a sentence when the request cannot be written.
 bool buildHead(const UpstreamRequest &request, const Http1Target &target, QByteArray *head, QString *error)
 {
-    const QByteArray method = request.method.toUpper();
+    const bool upperCase = std::none_of(request.method.begin(), request.method.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    const QByteArray method = upperCase ? request.method : request.method.toUpper(); // shared, not copied, when it is
     if (!isHttpToken(method)) {
         *error = QStringLiteral("The upstream request method \"%1\" is not a valid HTTP method")
                      .arg(QString::fromLatin1(request.method).simplified());
@@ -143,7 +139,7 @@ bool buildHead(const UpstreamRequest &request, const Http1Target &target, QByteA
         out << "Host: " << target.hostHeader << "\r\n";
     for (const auto &[name, value] : request.headers.fields()) {
         // The body's framing is ours to write.
-        if (named(name, "content-length") || named(name, "transfer-encoding"))
+        if (sameFieldName(name, "content-length") || sameFieldName(name, "transfer-encoding"))
             continue;
         out << name << (value.isEmpty() ? ":" : ": ") << value << "\r\n";
     }
@@ -234,7 +230,7 @@ void Http1Engine::start(UpstreamTransfer &transfer, std::shared_ptr<const Http1T
     exchange.id = transfer.id();
     exchange.transfer = &transfer;
     exchange.target = std::move(target);
-    exchange.toHead = transfer.request().method.compare("HEAD", Qt::CaseInsensitive) == 0;
+    exchange.toHead = sameFieldName(transfer.request().method, "HEAD");
     if (transfer.options().totalTimeout.count() > 0)
         exchange.finishBy = m_clock.now() + transfer.options().totalTimeout;
     m_exchanges.emplace(exchange.id, std::move(owned));

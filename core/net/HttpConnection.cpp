@@ -246,7 +246,7 @@ int HttpConnection::headersComplete()
     int hostFields = 0;
     QByteArray host;
     for (const auto &[name, value] : m_current.headers.fields())
-        if (name.compare("Host", Qt::CaseInsensitive) == 0) {
+        if (sameFieldName(name, "Host")) {
             ++hostFields;
             host = value;
         }
@@ -271,7 +271,7 @@ int HttpConnection::headersComplete()
     const bool hasBody = (m_parser.flags & F_CHUNKED) || m_parser.content_length > 0;
     const QByteArray expect = m_current.headers.value("Expect");
     if (!expect.isEmpty()) {
-        if (expect.compare("100-continue", Qt::CaseInsensitive) != 0)
+        if (!sameFieldName(expect, "100-continue"))
             return fail(417, QStringLiteral("Only the expectation 100-continue is supported."),
                         QStringLiteral("expectation_failed"));
         if (hasBody && m_current.httpMinor >= 1)

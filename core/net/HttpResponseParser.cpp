@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <string_view>
 #include <utility>
 
 namespace sb {
@@ -44,22 +43,6 @@ bool isPlain(QByteArrayView text)
     return true;
 }
 
-// `text` is `lowercase` in any case (ASCII). Qt's case-insensitive compare takes ~200 instructions
-// for a field name; this one a few a byte.
-bool named(QByteArrayView text, std::string_view lowercase)
-{
-    if (std::size_t(text.size()) != lowercase.size())
-        return false;
-    for (std::size_t i = 0; i < lowercase.size(); ++i) {
-        char c = text[qsizetype(i)];
-        if (c >= 'A' && c <= 'Z')
-            c = char(c - 'A' + 'a');
-        if (c != lowercase[i])
-            return false;
-    }
-    return true;
-}
-
 // The fields that decide how a response ends and what becomes of its connection.
 enum class Framing { None, Length, Connection, Other };
 
@@ -67,15 +50,15 @@ Framing framingField(QByteArrayView name)
 {
     switch (name.size()) { // most names are none of them, and are told apart by their length alone
     case 7:
-        return named(name, "upgrade") ? Framing::Other : Framing::None;
+        return sameFieldName(name, "upgrade") ? Framing::Other : Framing::None;
     case 10:
-        return named(name, "connection") ? Framing::Connection : Framing::None;
+        return sameFieldName(name, "connection") ? Framing::Connection : Framing::None;
     case 14:
-        return named(name, "content-length") ? Framing::Length : Framing::None;
+        return sameFieldName(name, "content-length") ? Framing::Length : Framing::None;
     case 16:
-        return named(name, "proxy-connection") ? Framing::Other : Framing::None; // llhttp reads it as Connection
+        return sameFieldName(name, "proxy-connection") ? Framing::Other : Framing::None; // llhttp reads it as Connection
     case 17:
-        return named(name, "transfer-encoding") ? Framing::Other : Framing::None;
+        return sameFieldName(name, "transfer-encoding") ? Framing::Other : Framing::None;
     default:
         return Framing::None;
     }
@@ -309,7 +292,7 @@ bool HttpResponseParser::readWholeHead(const char *data, std::size_t size, Sink 
                 return false;
             break;
         case Framing::Connection:
-            if (!named(value, "keep-alive"))
+            if (!sameFieldName(value, "keep-alive"))
                 return false;
             break;
         case Framing::Other:

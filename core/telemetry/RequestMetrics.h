@@ -11,6 +11,8 @@
 #include <memory>
 #include <shared_mutex>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace sb {
@@ -103,14 +105,35 @@ private:
         auto tie() const { return std::tie(route); }
         QString key() const { return route; }
     };
-    // Orders a key and its reference alike, so that a map finds one by the other.
+    // Orders a key and its reference alike, so that a map finds one by the other: as their ties
+    // compare, each part compared once (a tuple's < compares an equal part twice, a and b both
+    // ways, and most of a lookup's parts are equal strings).
     struct ByTie {
         using is_transparent = void;
         static auto tieOf(const QString &route) { return std::tie(route); }
         template <typename K>
         static auto tieOf(const K &key) { return key.tie(); }
+        template <typename T>
+        static int order(const T &a, const T &b)
+        {
+            if constexpr (std::is_same_v<T, QString>)
+                return a.constData() == b.constData() && a.size() == b.size() ? 0 : QString::compare(a, b);
+            else
+                return a < b ? -1 : (b < a ? 1 : 0);
+        }
+        template <typename TA, typename TB, std::size_t... I>
+        static bool less(const TA &a, const TB &b, std::index_sequence<I...>)
+        {
+            int c = 0;
+            ((c = c != 0 ? c : order(std::get<I>(a), std::get<I>(b))), ...);
+            return c < 0;
+        }
         template <typename A, typename B>
-        bool operator()(const A &a, const B &b) const { return tieOf(a) < tieOf(b); }
+        bool operator()(const A &a, const B &b) const
+        {
+            const auto ta = tieOf(a);
+            return less(ta, tieOf(b), std::make_index_sequence<std::tuple_size_v<decltype(ta)>>{});
+        }
     };
     template <typename Map, typename KeyRef>
     typename Map::mapped_type::element_type &series(Map &map, const KeyRef &key, std::shared_lock<std::shared_mutex> &lock);

@@ -5,32 +5,13 @@
 #include "FuzzEntries.h"
 
 #include "net/HttpResponseParser.h"
+#include "RecordedResponse.h"
 
 namespace sb::fuzz {
 
 namespace {
 
-struct Recorded final : HttpResponseParser::Sink {
-    int heads = 0;
-    int status = 0;
-    HttpHeaders headers;
-    QByteArray body;
-    qsizetype refuseAfter = -1; // refuse the piece that takes the body past this many bytes
-
-    void responseHead(int s, HttpHeaders &&h) override
-    {
-        ++heads;
-        status = s;
-        headers = std::move(h);
-    }
-    bool responseBody(QByteArrayView piece) override
-    {
-        if (refuseAfter >= 0 && body.size() + piece.size() > refuseAfter)
-            return false;
-        body.append(piece);
-        return true;
-    }
-};
+using Recorded = test::RecordedResponse;
 
 struct Outcome {
     HttpResponseParser::Result result = HttpResponseParser::Result::NeedMore;

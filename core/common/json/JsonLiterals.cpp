@@ -19,7 +19,7 @@ std::optional<QByteArrayView> plainString(QByteArrayView value)
     if (!isString(value))
         return std::nullopt;
     const QByteArrayView contents = value.sliced(1, value.size() - 2);
-    if (contents.contains('\\'))
+    if (hasEscape(contents))
         return std::nullopt;
     return contents;
 }

@@ -1,5 +1,6 @@
 #include "frontends/openai_chat/ChatRequest.h"
 
+#include "common/json/JsonLiterals.h"
 #include "common/json/JsonWalk.h"
 
 #include <algorithm>
@@ -185,15 +186,13 @@ int estimateTokens(qsizetype bytes)
 // says yes or "not sure"; anything unusual (escapes where a name or role is read, repeated keys,
 // edge whitespace in the model) is left to the QJsonDocument path, so both paths answer alike.
 
-bool hasBackslash(QByteArrayView text) { return text.contains('\\'); }
-
 // A JSON string's contents when it has no escapes; std::nullopt otherwise.
 std::optional<QByteArrayView> plainString(QByteArrayView value)
 {
     if (value.size() < 2 || value.front() != '"')
         return std::nullopt;
     const QByteArrayView contents = value.sliced(1, value.size() - 2);
-    if (hasBackslash(contents))
+    if (jsonliteral::hasEscape(contents))
         return std::nullopt;
     return contents;
 }
@@ -219,7 +218,7 @@ bool quickMessage(QByteArrayView json, jsonwalk::Span message)
     int roleCount = 0, contentCount = 0;
     bool roleOk = false, contentOk = false, hasCalls = false;
     const bool walked = jsonwalk::forEachMember(json, message.begin, [&](QByteArrayView key, jsonwalk::Span value) {
-        if (hasBackslash(key))
+        if (jsonliteral::hasEscape(key))
             return false;
         const QByteArrayView text = value.in(json);
         if (key == "role") {
@@ -280,7 +279,7 @@ std::optional<bool> quickIncludeUsage(QByteArrayView json, const JsonObjectScan 
     int seen = 0;
     bool include = false;
     const bool walked = jsonwalk::forEachMember(json, options->valueBegin, [&](QByteArrayView key, jsonwalk::Span value) {
-        if (hasBackslash(key))
+        if (jsonliteral::hasEscape(key))
             return false;
         if (key == "include_usage") {
             ++seen;

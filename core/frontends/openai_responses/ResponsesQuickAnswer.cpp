@@ -37,7 +37,7 @@ bool easyMessage(QByteArrayView json, Span message, Choice *choice)
     int contents = 0;
     const bool walked = jsonwalk::forEachMember(json, message.begin, [&](QByteArrayView key, Span span) {
         const QByteArrayView value = span.in(json);
-        if (key.contains('\\'))
+        if (jsonliteral::hasEscape(key))
             return false; // an escaped key could be one of those read below
         if (key == "content") {
             choice->text = value;
@@ -57,7 +57,7 @@ bool easyChoice(QByteArrayView json, Span choiceSpan, Choice *choice)
     int messages = 0, reasons = 0;
     const bool walked = jsonwalk::forEachMember(json, choiceSpan.begin, [&](QByteArrayView key, Span span) {
         const QByteArrayView value = span.in(json);
-        if (key.contains('\\'))
+        if (jsonliteral::hasEscape(key))
             return false;
         if (key == "message")
             return ++messages == 1 && easyMessage(json, span, choice);
@@ -95,7 +95,7 @@ bool distinctMembers(QByteArrayView json, Span object, F &&f)
         return false;
     QVarLengthArray<QByteArrayView, 8> seen;
     return jsonwalk::forEachMember(json, object.begin, [&](QByteArrayView key, Span value) {
-        if (key.contains('\\') || std::find(seen.cbegin(), seen.cend(), key) != seen.cend())
+        if (jsonliteral::hasEscape(key) || std::find(seen.cbegin(), seen.cend(), key) != seen.cend())
             return false;
         seen.append(key);
         return f(key, value.in(json));

@@ -26,7 +26,7 @@ std::optional<QByteArrayView> textOfBlock(QByteArrayView json, Span block)
     bool isText = false;
     const bool walked = jsonwalk::forEachMember(json, block.begin, [&](QByteArrayView key, Span span) {
         const QByteArrayView value = span.in(json);
-        if (key.contains('\\'))
+        if (jsonliteral::hasEscape(key))
             return false;
         if (key == "type") {
             isText = value == QByteArrayView("\"text\"");

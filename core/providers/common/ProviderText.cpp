@@ -152,7 +152,7 @@ TokenUsage usageFromScannedOpenAiJson(QByteArrayView usage)
             return;
         }
         jsonwalk::forEachMember(details, 0, [&](QByteArrayView key, jsonwalk::Span value) {
-            if (key.contains('\\'))
+            if (jsonliteral::hasEscape(key))
                 plain = false;
             else if (key == "cached_tokens")
                 read(value.in(details), 1u << 5, &cachedTokens);
@@ -163,7 +163,7 @@ TokenUsage usageFromScannedOpenAiJson(QByteArrayView usage)
     };
     jsonwalk::forEachMember(usage, 0, [&](QByteArrayView key, jsonwalk::Span value) {
         const QByteArrayView raw = value.in(usage);
-        if (key.contains('\\'))
+        if (jsonliteral::hasEscape(key))
             plain = false;
         else if (key == "prompt_tokens")
             read(raw, 1u << 0, &out.promptTokens);

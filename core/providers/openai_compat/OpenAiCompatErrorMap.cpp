@@ -1,5 +1,6 @@
 #include "providers/openai_compat/OpenAiCompatErrorMap.h"
 
+#include "common/json/JsonLiterals.h"
 #include "common/json/JsonObjectScan.h"
 #include "providers/common/EndpointNotFound.h"
 #include "providers/common/InBodyError.h"
@@ -160,7 +161,7 @@ bool OpenAiCompatErrorMap::isCleanAnswer(int httpStatus, const HttpHeaders &head
         return false;
     if (const JsonObjectScan::Member *object = scan->find("object")) {
         const QByteArrayView raw = object->valueIn(body);
-        if (raw == "\"error\"" || raw.contains('\\'))
+        if (raw == "\"error\"" || jsonliteral::hasEscape(raw))
             return false;
     }
     return true;

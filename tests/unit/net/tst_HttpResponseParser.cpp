@@ -3,6 +3,7 @@
 // llhttp from the first byte. Each case here is read whole and one byte at a time, so both readers
 // are held to the same outcome: head, body, where the response ended, whether the connection stays.
 #include "net/HttpResponseParser.h"
+#include "RecordedResponse.h"
 
 #include <QTest>
 
@@ -10,27 +11,7 @@ using namespace sb;
 
 namespace {
 
-struct Recorded final : HttpResponseParser::Sink {
-    int heads = 0;
-    int status = 0;
-    HttpHeaders headers;
-    QByteArray body;
-    qsizetype refuseAfter = -1; // refuse a piece that takes the body past this many bytes
-
-    void responseHead(int s, HttpHeaders &&h) override
-    {
-        ++heads;
-        status = s;
-        headers = std::move(h);
-    }
-    bool responseBody(QByteArrayView piece) override
-    {
-        if (refuseAfter >= 0 && body.size() + piece.size() > refuseAfter)
-            return false;
-        body.append(piece);
-        return true;
-    }
-};
+using Recorded = test::RecordedResponse;
 
 struct Read {
     HttpResponseParser::Result result = HttpResponseParser::Result::NeedMore;
