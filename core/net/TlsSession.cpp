@@ -133,6 +133,10 @@ TlsSession::Step TlsSession::read(char *buffer, std::size_t capacity, std::size_
         std::size_t taken = 0;
         if (SSL_read_ex(m_ssl, buffer + *got, capacity - *got, &taken) == 1) {
             *got += taken;
+            // Nothing more read ahead: the socket is asked again only when epoll (level-triggered)
+            // says it has bytes, not at once to learn it has none (a recv() a request, EAGAIN).
+            if (!SSL_has_pending(m_ssl))
+                return Step::Done;
             continue;
         }
         const Step step = failure(0);
