@@ -1,5 +1,6 @@
 #include "net/HttpResponseParser.h"
 
+#include "common/json/JsonLiterals.h"
 #include "net/HttpSyntax.h"
 
 #include <algorithm>
@@ -73,21 +74,6 @@ const char *lineEndIn(const char *from, const char *end)
         return nullptr;
     const char *at = static_cast<const char *>(cr);
     return at + 1 < end && at[1] == '\n' ? at : nullptr;
-}
-
-// A Content-Length of digits only (llhttp refuses some whitespace after them), small enough that
-// nothing overflows.
-qint64 plainLength(QByteArrayView value)
-{
-    if (value.isEmpty() || value.size() > 15)
-        return -1;
-    qint64 length = 0;
-    for (const char c : value) {
-        if (c < '0' || c > '9')
-            return -1;
-        length = length * 10 + (c - '0');
-    }
-    return length;
 }
 
 } // namespace
@@ -263,7 +249,6 @@ bool HttpResponseParser::readWholeHead(const char *data, std::size_t size, Sink 
         return false;
 
     m_headers = HttpHeaders();
-    m_head.restart();
     qint64 length = -1;
     const char *at = lineEnd + 2;
     for (;;) {
@@ -288,7 +273,8 @@ bool HttpResponseParser::readWholeHead(const char *data, std::size_t size, Sink 
         case Framing::None:
             break;
         case Framing::Length:
-            if (length >= 0 || (length = plainLength(value)) < 0)
+            // Digits only: llhttp refuses some whitespace after them.
+            if (length >= 0 || (length = jsonliteral::plainInteger(value).value_or(-1)) < 0)
                 return false;
             break;
         case Framing::Connection:

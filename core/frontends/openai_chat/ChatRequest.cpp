@@ -186,23 +186,12 @@ int estimateTokens(qsizetype bytes)
 // says yes or "not sure"; anything unusual (escapes where a name or role is read, repeated keys,
 // edge whitespace in the model) is left to the QJsonDocument path, so both paths answer alike.
 
-// A JSON string's contents when it has no escapes; std::nullopt otherwise.
-std::optional<QByteArrayView> plainString(QByteArrayView value)
-{
-    if (value.size() < 2 || value.front() != '"')
-        return std::nullopt;
-    const QByteArrayView contents = value.sliced(1, value.size() - 2);
-    if (jsonliteral::hasEscape(contents))
-        return std::nullopt;
-    return contents;
-}
-
 bool quickModel(QByteArrayView json, const JsonObjectScan &scan, QString *model)
 {
     const JsonObjectScan::Member *member = scan.find("model");
     if (!member)
         return false;
-    const std::optional<QByteArrayView> name = plainString(member->valueIn(json));
+    const std::optional<QByteArrayView> name = jsonliteral::plainString(member->valueIn(json));
     // Printable ASCII at both ends, so that trimming (which knows Unicode's spaces) has nothing to do.
     const auto printable = [](char c) { return c > 0x20 && c < 0x7f; };
     if (!name || name->isEmpty() || !printable(name->front()) || !printable(name->back()))
@@ -222,7 +211,7 @@ bool quickMessage(QByteArrayView json, jsonwalk::Span message)
             return false;
         const QByteArrayView text = value.in(json);
         if (key == "role") {
-            const std::optional<QByteArrayView> role = plainString(text);
+            const std::optional<QByteArrayView> role = jsonliteral::plainString(text);
             roleOk = role && std::find(std::begin(kRoles), std::end(kRoles), QLatin1StringView(*role)) != std::end(kRoles);
             ++roleCount;
         } else if (key == "content") {
