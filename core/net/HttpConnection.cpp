@@ -1,7 +1,6 @@
 #include "net/HttpConnection.h"
 
 #include "net/ErrorBody.h"
-#include "net/HttpSyntax.h"
 #include "net/ResponseWriter.h"
 #include "net/ServerCounters.h"
 
@@ -20,38 +19,6 @@ namespace {
 // queued) per event-loop turn.
 constexpr qint64 kReadChunk = 64 * 1024;
 
-bool isSupportedMethod(uint8_t method)
-{
-    switch (method) {
-    case HTTP_GET:
-    case HTTP_HEAD:
-    case HTTP_POST:
-    case HTTP_PUT:
-    case HTTP_DELETE:
-    case HTTP_PATCH:
-    case HTTP_OPTIONS:
-        return true;
-    default:
-        return false;
-    }
-}
-
-// The method's name; the usual ones are static arrays a request shares instead of allocating.
-QByteArray methodName(uint8_t method)
-{
-    switch (method) {
-    case HTTP_GET: return QByteArrayLiteral("GET");
-    case HTTP_POST: return QByteArrayLiteral("POST");
-    case HTTP_OPTIONS: return QByteArrayLiteral("OPTIONS");
-    default: return llhttp_method_name(static_cast<llhttp_method_t>(method));
-    }
-}
-
-HttpConnection *self(llhttp_t *parser)
-{
-    return static_cast<HttpConnection *>(parser->data);
-}
-
 } // namespace
 
 void ServerCounters::countResponse(int status)
@@ -68,25 +35,6 @@ void ServerCounters::countResponse(int status)
         ++responses5xx;
 }
 
-const llhttp_settings_t &HttpConnection::parserSettings()
-{
-    static const llhttp_settings_t settings = [] {
-        llhttp_settings_t s;
-        llhttp_settings_init(&s);
-        s.on_message_begin = &HttpConnection::onMessageBegin;
-        s.on_url = &HttpConnection::onUrl;
-        s.on_header_field = &HttpConnection::onHeaderField;
-        s.on_header_field_complete = &HttpConnection::onHeaderFieldComplete;
-        s.on_header_value = &HttpConnection::onHeaderValue;
-        s.on_header_value_complete = &HttpConnection::onHeaderValueComplete;
-        s.on_headers_complete = &HttpConnection::onHeadersComplete;
-        s.on_body = &HttpConnection::onBody;
-        s.on_message_complete = &HttpConnection::onMessageComplete;
-        return s;
-    }();
-    return settings;
-}
-
 HttpConnection::HttpConnection(const Clock &clock, qintptr descriptor, quint64 id, int workerIndex,
                                const HttpServerLimits &limits, HttpHandler *handler, ServerCounters &counters,
                                std::shared_ptr<const TlsServerContext> tls, QObject *parent)
@@ -97,10 +45,9 @@ HttpConnection::HttpConnection(const Clock &clock, qintptr descriptor, quint64 i
     , m_limits(limits)
     , m_handler(handler)
     , m_counters(counters)
+    , m_reader(limits, *this)
     , m_timer(clock, [this] { onTimeout(); })
 {
-    llhttp_init(&m_parser, HTTP_REQUEST, &parserSettings());
-    m_parser.data = this;
     ++m_counters.connectionsOpen;
     if (tls)
         m_socket->serveTls(std::move(tls));
@@ -130,182 +77,24 @@ HttpConnection::~HttpConnection()
     }
 }
 
-// ---- llhttp callbacks ------------------------------------------------------------------------
+// ---- what the reader reads -------------------------------------------------------------------
 
-int HttpConnection::onMessageBegin(llhttp_t *parser)
+void HttpConnection::headStarted()
 {
-    HttpConnection *c = self(parser);
-    c->m_current.clearMessage();
-    c->m_current.peer = c->m_peer;
-    c->m_current.connectionId = c->m_id;
-    c->m_current.workerIndex = c->m_workerIndex;
-    c->m_head.restart();
-    c->m_headerBytes = 0;
-    c->m_headerCount = 0;
-    c->m_inMessage = true;
-    c->m_headersDone = false;
-    c->m_continuePending = false;
-    c->setPhase(Phase::Headers);
-    return HPE_OK;
+    setPhase(Phase::Headers);
 }
 
-int HttpConnection::fail(int status, const QString &message, const QString &code)
+void HttpConnection::bodyProgressed()
 {
-    if (!m_failure)
-        m_failure = ParseFailure{status, message, code};
-    return HPE_USER;
+    if (m_phase == Phase::Body)
+        m_timer.start(m_limits.bodyTimeout); // the body timeout is a gap between pieces, not a total
+    else
+        setPhase(Phase::Body);
 }
 
-bool HttpConnection::addHeaderBytes(qint64 bytes)
+void HttpConnection::requestEnded()
 {
-    m_headerBytes += bytes;
-    return m_headerBytes <= m_limits.maxHeaderBytes;
-}
-
-int HttpConnection::onUrl(llhttp_t *parser, const char *at, size_t length)
-{
-    HttpConnection *c = self(parser);
-    c->m_head.appendTarget(at, length);
-    if (!c->addHeaderBytes(static_cast<qint64>(length)))
-        return c->fail(414, QStringLiteral("The request URL is longer than the server accepts (%1 bytes).")
-                                .arg(c->m_limits.maxHeaderBytes),
-                       QStringLiteral("uri_too_long"));
-    return HPE_OK;
-}
-
-int HttpConnection::onHeaderField(llhttp_t *parser, const char *at, size_t length)
-{
-    HttpConnection *c = self(parser);
-    c->m_head.appendName(at, length);
-    if (!c->addHeaderBytes(static_cast<qint64>(length)))
-        return c->fail(431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).")
-                                .arg(c->m_limits.maxHeaderBytes),
-                       QStringLiteral("request_header_fields_too_large"));
-    return HPE_OK;
-}
-
-int HttpConnection::onHeaderFieldComplete(llhttp_t *parser)
-{
-    HttpConnection *c = self(parser);
-    if (!c->m_head.nameRepeats(c->m_current.headers.size()) && !isHttpToken(c->m_head.name()))
-        return c->fail(400, QStringLiteral("A request header name is not a valid token."),
-                       QStringLiteral("invalid_header"));
-    if (++c->m_headerCount > c->m_limits.maxHeaderCount)
-        return c->fail(431, QStringLiteral("The request has more header fields than the server accepts (%1).")
-                                .arg(c->m_limits.maxHeaderCount),
-                       QStringLiteral("request_header_fields_too_large"));
-    // ": " and CRLF count toward the header block too.
-    if (!c->addHeaderBytes(4))
-        return c->fail(431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).")
-                                .arg(c->m_limits.maxHeaderBytes),
-                       QStringLiteral("request_header_fields_too_large"));
-    return HPE_OK;
-}
-
-int HttpConnection::onHeaderValue(llhttp_t *parser, const char *at, size_t length)
-{
-    HttpConnection *c = self(parser);
-    c->m_head.appendValue(at, length);
-    if (!c->addHeaderBytes(static_cast<qint64>(length)))
-        return c->fail(431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).")
-                                .arg(c->m_limits.maxHeaderBytes),
-                       QStringLiteral("request_header_fields_too_large"));
-    return HPE_OK;
-}
-
-int HttpConnection::onHeaderValueComplete(llhttp_t *parser)
-{
-    HttpConnection *c = self(parser);
-    c->m_head.addTo(c->m_current.headers);
-    return HPE_OK;
-}
-
-int HttpConnection::onHeadersComplete(llhttp_t *parser)
-{
-    return self(parser)->headersComplete() == HPE_OK ? 0 : -1;
-}
-
-int HttpConnection::headersComplete()
-{
-    m_headersDone = true;
-    m_head.remember(m_current.headers);
-    m_current.target = m_head.takeTarget();
-    const uint8_t method = llhttp_get_method(&m_parser);
-    m_current.method = methodName(method);
-    m_current.httpMinor = llhttp_get_http_minor(&m_parser);
-    const qsizetype question = m_current.target.indexOf('?');
-    m_current.path = question < 0 ? m_current.target : m_current.target.left(question);
-    m_current.query = question < 0 ? QByteArray() : m_current.target.mid(question + 1);
-
-    if (llhttp_get_http_major(&m_parser) != 1)
-        return fail(505, QStringLiteral("Only HTTP/1.0 and HTTP/1.1 are supported."),
-                    QStringLiteral("http_version_not_supported"));
-    // RFC 9112 3.2: an HTTP/1.1 request without Host, with more than one, or with one that is no
-    // host is a 400. A request that names no host is one a client got wrong, or one written by hand
-    // to find what a server accepts; answering it anyway hides the first and helps the second.
-    int hostFields = 0;
-    QByteArray host;
-    for (const auto &[name, value] : m_current.headers.fields())
-        if (sameFieldName(name, "Host")) {
-            ++hostFields;
-            host = value;
-        }
-    if (hostFields == 0 && m_current.httpMinor >= 1)
-        return fail(400, QStringLiteral("An HTTP/1.1 request must have a Host header (RFC 9112, section 3.2)."),
-                    QStringLiteral("missing_host"));
-    if (hostFields > 1)
-        return fail(400, QStringLiteral("The request has more than one Host header; send exactly one."),
-                    QStringLiteral("invalid_host"));
-    if (hostFields == 1 && !isValidHostValue(host))
-        return fail(400, QStringLiteral("The Host header is not a host name or address with an optional port."),
-                    QStringLiteral("invalid_host"));
-    if (!isSupportedMethod(method))
-        return fail(501, QStringLiteral("The method %1 is not supported by this server.")
-                             .arg(QString::fromLatin1(m_current.method)),
-                    QStringLiteral("method_not_supported"));
-    if ((m_parser.flags & F_CONTENT_LENGTH) && m_parser.content_length > static_cast<uint64_t>(m_limits.maxBodyBytes))
-        return fail(413, QStringLiteral("The request body is larger than the server accepts (%1 bytes).")
-                             .arg(m_limits.maxBodyBytes),
-                    QStringLiteral("request_too_large"));
-
-    const bool hasBody = (m_parser.flags & F_CHUNKED) || m_parser.content_length > 0;
-    const QByteArray expect = m_current.headers.value("Expect");
-    if (!expect.isEmpty()) {
-        if (!sameFieldName(expect, "100-continue"))
-            return fail(417, QStringLiteral("Only the expectation 100-continue is supported."),
-                        QStringLiteral("expectation_failed"));
-        if (hasBody && m_current.httpMinor >= 1)
-            m_continuePending = true; // sent once no earlier response is being written
-    }
-    setPhase(hasBody ? Phase::Body : Phase::None);
-    return HPE_OK;
-}
-
-int HttpConnection::onBody(llhttp_t *parser, const char *at, size_t length)
-{
-    HttpConnection *c = self(parser);
-    // Chunked bodies have no declared length: the limit is checked as they arrive.
-    if (c->m_current.body.size() + static_cast<qint64>(length) > c->m_limits.maxBodyBytes)
-        return c->fail(413, QStringLiteral("The request body is larger than the server accepts (%1 bytes).")
-                                .arg(c->m_limits.maxBodyBytes),
-                       QStringLiteral("request_too_large"));
-    c->m_current.body.append(at, static_cast<qsizetype>(length));
-    c->m_timer.start(c->m_limits.bodyTimeout); // the body timeout is a gap between pieces, not a total
-    return HPE_OK;
-}
-
-int HttpConnection::onMessageComplete(llhttp_t *parser)
-{
-    HttpConnection *c = self(parser);
-    c->m_current.keepAlive = llhttp_should_keep_alive(parser) != 0;
-    c->m_queue.push_back(Pending{std::move(c->m_current), 0, QString(), QString()});
-    c->m_current.clearMessage();
-    c->m_inMessage = false;
-    c->m_continuePending = false;
-    c->setPhase(Phase::None);
-    // Stop after each message, so the caller knows exactly which bytes belong to it and can stop
-    // reading when enough pipelined requests wait.
-    return HPE_PAUSED;
+    setPhase(Phase::None);
 }
 
 // ---- input -------------------------------------------------------------------------------------
@@ -341,39 +130,27 @@ void HttpConnection::parseInput()
             failParse({400, QStringLiteral("This port speaks HTTPS: use an https:// URL for it."), QStringLiteral("https_required")});
             return;
         }
-        const char *begin = m_input.constData();
-        const llhttp_errno_t error = llhttp_execute(&m_parser, begin, static_cast<size_t>(m_input.size()));
-        if (error == HPE_OK) {
+        qsizetype consumed = 0;
+        const HttpRequestReader::Result result = m_reader.read(m_input, &consumed);
+        if (result == HttpRequestReader::Result::Failed) {
+            failParse(m_reader.failure());
+            return;
+        }
+        if (consumed >= m_input.size())
             m_input.clear();
-            continue;
-        }
-        if (error == HPE_PAUSED || error == HPE_PAUSED_UPGRADE) {
-            const qsizetype consumed = llhttp_get_error_pos(&m_parser) - begin;
+        else
             m_input.remove(0, consumed);
-            if (error == HPE_PAUSED)
-                llhttp_resume(&m_parser);
-            else
-                llhttp_reset(&m_parser); // an Upgrade we do not perform: the request was answered as plain HTTP
-            continue;
+        if (result == HttpRequestReader::Result::Request) {
+            HttpRequest request = m_reader.takeRequest();
+            request.peer = m_peer;
+            request.connectionId = m_id;
+            request.workerIndex = m_workerIndex;
+            m_queue.push_back(Pending{std::move(request), 0, QString(), QString()});
         }
-        if (m_failure) {
-            failParse(*m_failure);
-        } else if (error == HPE_PAUSED_H2_UPGRADE) {
-            failParse({505, QStringLiteral("HTTP/2 is not supported; use HTTP/1.1."),
-                       QStringLiteral("http_version_not_supported")});
-        } else if (error == HPE_INVALID_METHOD) {
-            failParse({400, QStringLiteral("The request method is not valid HTTP."), QStringLiteral("invalid_method")});
-        } else {
-            failParse({400,
-                       QStringLiteral("The request is not valid HTTP/1.1 (%1).")
-                           .arg(QString::fromLatin1(llhttp_get_error_reason(&m_parser))),
-                       QStringLiteral("bad_request")});
-        }
-        return;
     }
 }
 
-void HttpConnection::failParse(const ParseFailure &failure)
+void HttpConnection::failParse(const HttpRequestReader::Failure &failure)
 {
     if (m_stopParsing)
         return;
@@ -381,12 +158,11 @@ void HttpConnection::failParse(const ParseFailure &failure)
     if (failure.status == 408)
         ++m_counters.timeouts;
     m_stopParsing = true;
-    m_inMessage = false;
-    m_continuePending = false;
     m_input.clear();
     Pending pending;
-    pending.request.method = m_current.method;
-    pending.request.httpMinor = m_current.method.isEmpty() ? 1 : m_current.httpMinor;
+    const HttpRequest &partial = m_reader.partial();
+    pending.request.method = partial.method;
+    pending.request.httpMinor = partial.method.isEmpty() ? 1 : partial.httpMinor;
     pending.request.keepAlive = false;
     pending.errorStatus = failure.status;
     pending.errorMessage = failure.message;
@@ -470,9 +246,9 @@ void HttpConnection::maybeSendContinue()
 {
     // 100 Continue may only go out when no earlier response is being written, or it would land
     // in the middle of that response.
-    if (m_continuePending && !m_tornDown && !m_closing && !m_stopParsing && !m_responseActive && m_queue.empty()
-        && m_inMessage) {
-        m_continuePending = false;
+    if (m_reader.wantsContinue() && !m_tornDown && !m_closing && !m_stopParsing && !m_responseActive && m_queue.empty()
+        && m_reader.inMessage()) {
+        m_reader.continueAnswered();
         m_counters.countResponse(100);
         writeRaw(QByteArrayLiteral("HTTP/1.1 100 Continue\r\n\r\n"));
     }
@@ -511,7 +287,7 @@ void HttpConnection::updateTimer()
 {
     if (m_tornDown || m_closing || m_lingering)
         return;
-    if (m_inMessage && !m_stopParsing)
+    if (m_reader.inMessage() && !m_stopParsing)
         return; // the header or body timer of the message being read runs
     // While the handler works on a request there is no connection timeout: the handler has its own.
     setPhase(m_responseActive || !m_queue.empty() ? Phase::None : Phase::Idle);

@@ -3,18 +3,15 @@
 #include "net/DeadlineTimer.h"
 #include "net/HttpHandler.h"
 #include "net/HttpRequest.h"
+#include "net/HttpRequestReader.h"
 #include "net/HttpServerLimits.h"
-#include "net/RepeatedHead.h"
 #include "net/TcpStream.h"
-
-#include <llhttp.h>
 
 #include <QHostAddress>
 #include <QObject>
 #include <QString>
 
 #include <memory>
-#include <optional>
 #include <vector>
 
 namespace sb {
@@ -23,10 +20,10 @@ class ResponseWriter;
 class TlsServerContext;
 struct ServerCounters;
 
-// One client connection on a worker thread: reads and parses requests with llhttp, hands them to
+// One client connection on a worker thread: reads its requests (HttpRequestReader), hands them to
 // the handler one at a time in arrival order (pipelined requests wait their turn), writes the
 // responses, and enforces the limits and timeouts. Deletes itself (deleteLater) once closed.
-class HttpConnection : public QObject, private TcpStream::Listener {
+class HttpConnection : public QObject, private TcpStream::Listener, private HttpRequestReader::Listener {
     Q_OBJECT
 public:
     // `tls` null: plain HTTP; else HTTPS with its certificate.
@@ -54,34 +51,17 @@ private:
         QString errorMessage;
         QString errorCode;
     };
-    struct ParseFailure {
-        int status;
-        QString message;
-        QString code;
-    };
 
-    // llhttp callbacks; parser->data is the connection.
-    static int onMessageBegin(llhttp_t *parser);
-    static int onUrl(llhttp_t *parser, const char *at, size_t length);
-    static int onHeaderField(llhttp_t *parser, const char *at, size_t length);
-    static int onHeaderFieldComplete(llhttp_t *parser);
-    static int onHeaderValue(llhttp_t *parser, const char *at, size_t length);
-    static int onHeaderValueComplete(llhttp_t *parser);
-    static int onHeadersComplete(llhttp_t *parser);
-    static int onBody(llhttp_t *parser, const char *at, size_t length);
-    static int onMessageComplete(llhttp_t *parser);
-    static const llhttp_settings_t &parserSettings();
-
-    int headersComplete();
-    int fail(int status, const QString &message, const QString &code);
-    bool addHeaderBytes(qint64 bytes);
+    void headStarted() override;
+    void bodyProgressed() override;
+    void requestEnded() override;
 
     void streamReadable() override;
     void streamWritten() override;
     void streamClosed() override;
     void onTimeout();
     void parseInput();
-    void failParse(const ParseFailure &failure);
+    void failParse(const HttpRequestReader::Failure &failure);
     void pump();
     void dispatch(Pending pending);
     void updateTimer();
@@ -109,17 +89,9 @@ private:
     ServerCounters &m_counters;
     QHostAddress m_peer;
 
-    llhttp_t m_parser;
+    HttpRequestReader m_reader;
     QByteArray m_input;
-    HttpRequest m_current;
-    RepeatedHead m_head;
-    qint64 m_headerBytes = 0;
-    int m_headerCount = 0;
-    bool m_inMessage = false;
-    bool m_headersDone = false;
     bool m_stopParsing = false;
-    bool m_continuePending = false;
-    std::optional<ParseFailure> m_failure;
 
     // At most maxPipelinedRequests, nearly always one: a vector keeps its room between requests,
     // where a deque of elements this large (232 bytes) allocated a block for every two.

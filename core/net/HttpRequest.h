@@ -7,7 +7,7 @@
 
 namespace sb {
 
-// One complete request as the local server parsed it (llhttp); the body is fully read (chunked
+// One complete request as the local server read it (HttpRequestReader); the body is fully read (chunked
 // bodies are de-chunked) before a handler sees it.
 struct HttpRequest {
     QByteArray method;      // "GET", "POST", …

@@ -1,82 +1,11 @@
 #include "net/HttpResponseParser.h"
 
-#include "common/json/JsonLiterals.h"
-#include "net/HttpSyntax.h"
+#include "net/PlainHead.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <cstring>
 #include <utility>
 
 namespace sb {
-
-namespace {
-
-// A byte the fast path takes in a reason phrase or a field value: HTAB, SP and visible ASCII.
-// llhttp takes more (obs-text); those heads go to it.
-bool isPlainValueByte(unsigned char c)
-{
-    return c == '\t' || unsigned(c - 0x20) < 0x5f;
-}
-
-bool isPlain(QByteArrayView text)
-{
-    // Eight bytes at a time: a word none of whose bytes is below SP, DEL or above it is plain
-    // (a tab, rare in a value, sends its word to the byte-by-byte test).
-    constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    const char *at = text.data();
-    const char *const end = at + text.size();
-    for (; end - at >= 8; at += 8) {
-        std::uint64_t word;
-        std::memcpy(&word, at, sizeof word);
-        const std::uint64_t belowSpace = (word - ones * 0x20) & ~word;
-        const std::uint64_t del = word ^ (ones * 0x7f);
-        const std::uint64_t isDel = (del - ones) & ~del;
-        if (((belowSpace | isDel | word) & highs) != 0) {
-            for (int i = 0; i < 8; ++i)
-                if (!isPlainValueByte(static_cast<unsigned char>(at[i])))
-                    return false;
-        }
-    }
-    for (; at < end; ++at)
-        if (!isPlainValueByte(static_cast<unsigned char>(*at)))
-            return false;
-    return true;
-}
-
-// The fields that decide how a response ends and what becomes of its connection.
-enum class Framing { None, Length, Connection, Other };
-
-Framing framingField(QByteArrayView name)
-{
-    switch (name.size()) { // most names are none of them, and are told apart by their length alone
-    case 7:
-        return sameFieldName(name, "upgrade") ? Framing::Other : Framing::None;
-    case 10:
-        return sameFieldName(name, "connection") ? Framing::Connection : Framing::None;
-    case 14:
-        return sameFieldName(name, "content-length") ? Framing::Length : Framing::None;
-    case 16:
-        return sameFieldName(name, "proxy-connection") ? Framing::Other : Framing::None; // llhttp reads it as Connection
-    case 17:
-        return sameFieldName(name, "transfer-encoding") ? Framing::Other : Framing::None;
-    default:
-        return Framing::None;
-    }
-}
-
-// Where the line that begins at `from` ends (its CR of CRLF), or null when `end` comes first or a CR
-// stands alone there.
-const char *lineEndIn(const char *from, const char *end)
-{
-    const void *cr = std::memchr(from, '\r', std::size_t(end - from));
-    if (!cr)
-        return nullptr;
-    const char *at = static_cast<const char *>(cr);
-    return at + 1 < end && at[1] == '\n' ? at : nullptr;
-}
-
-} // namespace
 
 HttpResponseParser::HttpResponseParser()
 {
@@ -235,9 +164,9 @@ bool HttpResponseParser::readWholeHead(const char *data, std::size_t size, Sink 
     const char *const end = data + size;
     // The status line: "HTTP/1.1 ", three digits of a status that has a body by its length, and an
     // optional reason.
-    const char *lineEnd = lineEndIn(data, end);
+    const char *lineEnd = plainhead::lineEnd(data, end);
     const QByteArrayView line(data, lineEnd ? lineEnd - data : 0);
-    if (line.size() < 12 || !line.startsWith("HTTP/1.1 ") || (line.size() > 12 && line[12] != ' ') || !isPlain(line.sliced(12)))
+    if (line.size() < 12 || !line.startsWith("HTTP/1.1 ") || (line.size() > 12 && line[12] != ' ') || !plainhead::isPlain(line.sliced(12)))
         return false;
     int status = 0;
     for (qsizetype i = 9; i < 12; ++i) {
@@ -249,52 +178,14 @@ bool HttpResponseParser::readWholeHead(const char *data, std::size_t size, Sink 
         return false;
 
     m_headers = HttpHeaders();
-    qint64 length = -1;
-    const char *at = lineEnd + 2;
-    for (;;) {
-        lineEnd = lineEndIn(at, end);
-        if (!lineEnd)
-            return false; // the head goes on past these bytes
-        if (lineEnd == at)
-            break; // the blank line
-        const QByteArrayView field(at, lineEnd - at);
-        at = lineEnd + 2;
-        const void *colonAt = std::memchr(field.data(), ':', std::size_t(field.size()));
-        const qsizetype colon = colonAt ? static_cast<const char *>(colonAt) - field.data() : -1;
-        if (colon <= 0)
-            return false;
-        const QByteArrayView name = field.first(colon);
-        QByteArrayView value = field.sliced(colon + 1);
-        while (!value.isEmpty() && (value.front() == ' ' || value.front() == '\t'))
-            value = value.sliced(1);
-        if (!isHttpToken(name) || !isPlain(value))
-            return false;
-        switch (framingField(name)) {
-        case Framing::None:
-            break;
-        case Framing::Length:
-            // Digits only: llhttp refuses some whitespace after them.
-            if (length >= 0 || (length = jsonliteral::plainInteger(value).value_or(-1)) < 0)
-                return false;
-            break;
-        case Framing::Connection:
-            if (!sameFieldName(value, "keep-alive"))
-                return false;
-            break;
-        case Framing::Other:
-            return false;
-        }
-        while (!value.isEmpty() && (value.back() == ' ' || value.back() == '\t'))
-            value.chop(1);
-        m_head.add(m_headers, name, value);
-    }
-    if (length < 0)
+    plainhead::Fields fields;
+    if (!plainhead::readFields(lineEnd + 2, end, m_head, m_headers, &fields) || fields.contentLength < 0)
         return false;
 
     m_head.remember(m_headers);
     sink.responseHead(status, std::move(m_headers));
-    m_bodyLeft = length;
-    const std::size_t bodyStart = std::size_t(at + 2 - data);
+    m_bodyLeft = fields.contentLength;
+    const std::size_t bodyStart = std::size_t(fields.end - data);
     std::size_t bodyConsumed = 0;
     *result = readKnownLength(data + bodyStart, size - bodyStart, sink, &bodyConsumed);
     *consumed = *result == Result::Complete ? bodyStart + bodyConsumed : *result == Result::Error ? 0 : size;

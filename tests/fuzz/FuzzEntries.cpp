@@ -11,6 +11,7 @@ const FuzzTarget *fuzzTargets(std::size_t *count)
 {
     static const FuzzTarget targets[] = {
         {"http_request", &fuzzHttpRequest},
+        {"http_request_reader", &fuzzHttpRequestReader},
         {"http_response", &fuzzHttpResponse},
         {"sse_parser", &fuzzSseParser},
         {"utf8_reassembler", &fuzzUtf8Reassembler},

@@ -13,6 +13,7 @@ namespace sb::fuzz {
 // corpora and crash reproducers, so every finding stays a regression test in the normal builds.
 // Each returns 0; a broken invariant aborts (a crash to libFuzzer, a failed test to CTest).
 int fuzzHttpRequest(const std::uint8_t *data, std::size_t size);
+int fuzzHttpRequestReader(const std::uint8_t *data, std::size_t size);
 int fuzzHttpResponse(const std::uint8_t *data, std::size_t size); // first byte: HEAD bit and the cuts
 int fuzzSseParser(const std::uint8_t *data, std::size_t size);
 int fuzzUtf8Reassembler(const std::uint8_t *data, std::size_t size);

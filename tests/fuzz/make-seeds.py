@@ -109,6 +109,26 @@ http = {
 for name, data in http.items():
     write('http_request', name, data)
 
+# The request reader alone: the same shapes, and the usual API request in the ways the one-pass path
+# must either read exactly as llhttp does or leave to it.
+body = b'{"model":"bench","messages":[{"role":"user","content":"Say hello."}],"max_tokens":16}'
+api = (b'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:19003\r\nContent-Type: application/json\r\n'
+       b'Authorization: Bearer sk-test\r\nContent-Length: %d\r\n\r\n' % len(body)) + body
+reader = dict(http)
+reader.update({
+    'api': api,
+    'api-pipelined': api + api + b'GET /v1/models?x=1 HTTP/1.1\r\nHost: a\r\n\r\n',
+    'api-body-cut': api[:-10],
+    'api-expect': api.replace(b'Content-Type', b'Expect: 100-continue\r\nContent-Type'),
+    'api-close-then-more': api.replace(b'Content-Type', b'Connection: close\r\nContent-Type') + api,
+    'api-keep-alive': api.replace(b'Content-Type', b'Connection: keep-alive\r\nContent-Type') + api,
+    'whitespace-around-values': b'GET /a HTTP/1.1\r\nHost:  a  \r\nX-A:\tb c\t\r\nX-E:\r\n\r\n',
+    'two-lengths': b'POST /a HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc',
+    'no-host-then-host': b'GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n',
+})
+for name, data in reader.items():
+    write('http_request_reader', name, data)
+
 # HTTP responses as upstreams send them: the first byte's low bit says the request was HEAD (and seeds the cuts).
 answer = b'{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}'
 responses = {

@@ -17,7 +17,7 @@ private slots:
     {
         std::size_t count = 0;
         const FuzzTarget *targets = fuzzTargets(&count);
-        QCOMPARE(count, std::size_t(7));
+        QCOMPARE(count, std::size_t(8));
         for (std::size_t i = 0; i < count; ++i) {
             const QDir dir(QStringLiteral(SB_SOURCE_DIR "/tests/fuzz/corpus/%1").arg(QLatin1String(targets[i].name)));
             QVERIFY2(dir.entryList(QDir::Files).size() >= 3, qPrintable(dir.path()));
