@@ -97,28 +97,31 @@ bool readFields(const char *at, const char *end, RepeatedHead &repeated, HttpHea
         QByteArrayView value = field.sliced(colon + 1);
         while (!value.isEmpty() && isWhitespace(value.front()))
             value = value.sliced(1);
-        if (!isHttpToken(name) || !isPlain(value))
+        const QByteArrayView asSent = value; // llhttp hands over the trailing whitespace too
+        while (!value.isEmpty() && isWhitespace(value.back()))
+            value.chop(1);
+        // A name or value the previous head had at this place passed these checks then.
+        const RepeatedHead::Repeat repeat = repeated.repeatOf(headers.size(), name, value);
+        if ((!repeat.name && !isHttpToken(name)) || (!repeat.value && !isPlain(value)))
             return false;
         switch (framingField(name)) {
         case Framing::None:
             break;
         case Framing::Length:
             // Digits only: llhttp refuses some whitespace after them.
-            if (fields->contentLength >= 0 || (fields->contentLength = jsonliteral::plainInteger(value).value_or(-1)) < 0)
+            if (fields->contentLength >= 0 || (fields->contentLength = jsonliteral::plainInteger(asSent).value_or(-1)) < 0)
                 return false;
             break;
         case Framing::Connection:
-            if (!sameFieldName(value, "keep-alive"))
+            if (!sameFieldName(asSent, "keep-alive"))
                 return false;
             break;
         case Framing::Other:
             return false;
         }
         ++fields->count;
-        fields->bytes += name.size() + value.size() + 4;
-        while (!value.isEmpty() && isWhitespace(value.back()))
-            value.chop(1);
-        repeated.add(headers, name, value);
+        fields->bytes += name.size() + asSent.size() + 4;
+        RepeatedHead::add(headers, name, value, repeat);
     }
 }
 

@@ -47,22 +47,29 @@ public:
     // it strips the leading one) and gets ready for the next.
     void addTo(HttpHeaders &head)
     {
-        add(head, view(m_name), view(m_value).trimmed());
+        const QByteArrayView name = view(m_name), value = view(m_value).trimmed();
+        add(head, name, value, repeatOf(head.size(), name, value));
         m_name.clear();
         m_value.clear();
     }
 
-    // Adds a whole field read at once (a head parsed without llhttp): `value` as it goes in.
-    void add(HttpHeaders &head, QByteArrayView name, QByteArrayView value)
+    // A field read whole (a head read without llhttp) beside the previous head's at the same
+    // place: the arrays whose bytes it repeats, which passed then whatever checks they pass now.
+    struct Repeat {
+        const QByteArray *name = nullptr;
+        const QByteArray *value = nullptr;
+    };
+    Repeat repeatOf(std::size_t index, QByteArrayView name, QByteArrayView value) const
     {
-        const std::size_t index = head.size();
-        if (index < m_previous.size()) {
-            const HttpHeaders::Field &previous = m_previous[index];
-            head.add(same(previous.first, name) ? previous.first : copy(name),
-                     same(previous.second, value) ? previous.second : copy(value));
-        } else {
-            head.add(copy(name), copy(value));
-        }
+        if (index >= m_previous.size())
+            return {};
+        const HttpHeaders::Field &previous = m_previous[index];
+        return {same(previous.first, name) ? &previous.first : nullptr, same(previous.second, value) ? &previous.second : nullptr};
+    }
+    // Adds that field to `head`, `value` as it goes in.
+    static void add(HttpHeaders &head, QByteArrayView name, QByteArrayView value, const Repeat &repeat)
+    {
+        head.add(repeat.name ? *repeat.name : copy(name), repeat.value ? *repeat.value : copy(value));
     }
 
     // A message begins: whatever a broken one left is dropped.
