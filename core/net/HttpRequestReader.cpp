@@ -233,6 +233,14 @@ bool HttpRequestReader::addHeaderBytes(qint64 bytes)
     return m_headerBytes <= m_limits.maxHeaderBytes;
 }
 
+int HttpRequestReader::addFieldBytes(qint64 bytes)
+{
+    if (addHeaderBytes(bytes))
+        return HPE_OK;
+    return fail({431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).").arg(m_limits.maxHeaderBytes),
+                 QStringLiteral("request_header_fields_too_large")});
+}
+
 int HttpRequestReader::onMessageBegin(llhttp_t *parser)
 {
     HttpRequestReader &r = self(parser);
@@ -261,10 +269,7 @@ int HttpRequestReader::onHeaderField(llhttp_t *parser, const char *at, size_t le
 {
     HttpRequestReader &r = self(parser);
     r.m_head.appendName(at, length);
-    if (!r.addHeaderBytes(static_cast<qint64>(length)))
-        return r.fail({431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).").arg(r.m_limits.maxHeaderBytes),
-                       QStringLiteral("request_header_fields_too_large")});
-    return HPE_OK;
+    return r.addFieldBytes(static_cast<qint64>(length));
 }
 
 int HttpRequestReader::onHeaderFieldComplete(llhttp_t *parser)
@@ -275,21 +280,14 @@ int HttpRequestReader::onHeaderFieldComplete(llhttp_t *parser)
     if (++r.m_headerCount > r.m_limits.maxHeaderCount)
         return r.fail({431, QStringLiteral("The request has more header fields than the server accepts (%1).").arg(r.m_limits.maxHeaderCount),
                        QStringLiteral("request_header_fields_too_large")});
-    // ": " and CRLF count toward the header block too.
-    if (!r.addHeaderBytes(4))
-        return r.fail({431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).").arg(r.m_limits.maxHeaderBytes),
-                       QStringLiteral("request_header_fields_too_large")});
-    return HPE_OK;
+    return r.addFieldBytes(4); // ": " and CRLF count toward the header block too
 }
 
 int HttpRequestReader::onHeaderValue(llhttp_t *parser, const char *at, size_t length)
 {
     HttpRequestReader &r = self(parser);
     r.m_head.appendValue(at, length);
-    if (!r.addHeaderBytes(static_cast<qint64>(length)))
-        return r.fail({431, QStringLiteral("The request headers are larger than the server accepts (%1 bytes).").arg(r.m_limits.maxHeaderBytes),
-                       QStringLiteral("request_header_fields_too_large")});
-    return HPE_OK;
+    return r.addFieldBytes(static_cast<qint64>(length));
 }
 
 int HttpRequestReader::onHeaderValueComplete(llhttp_t *parser)

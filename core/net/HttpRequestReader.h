@@ -80,6 +80,7 @@ private:
 
     int fail(Failure failure);
     bool addHeaderBytes(qint64 bytes);
+    int addFieldBytes(qint64 bytes); // a field's bytes: past the limit a 431
     // The server's checks of a complete head, shared by both paths.
     std::optional<Failure> checkHead(uint8_t method, int httpMajor, std::optional<std::uint64_t> contentLength) const;
     int headersComplete();
