@@ -171,7 +171,7 @@ bool HttpRequestReader::readWhole(QByteArrayView bytes, qsizetype *consumed)
     const std::optional<std::uint64_t> declared =
         fields.contentLength < 0 ? std::nullopt : std::optional<std::uint64_t>(std::uint64_t(fields.contentLength));
     if (checkHead(method->method, 1, declared)) { // llhttp reads it again and answers as it says
-        m_current.clearMessage();
+        request.clearMessage();
         return false;
     }
     m_head.appendTarget(target.data(), std::size_t(target.size()));
