@@ -31,7 +31,7 @@ public:
     public:
         virtual void headStarted() = 0;   // the first byte of a request's head
         virtual void bodyProgressed() = 0; // its body began or a piece of it arrived
-        virtual void requestEnded() = 0;   // a request was read whole (or its head failed)
+        virtual void requestEnded() = 0;   // a request was read whole
 
     protected:
         ~Listener() = default;
