@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${2:-$here/../../build/fuzz}
 build=$(cd "$build" && pwd)
 status=0
-for target in http_request http_response sse_parser utf8_reassembler errormap stream_translator config_json; do
+for target in http_request http_request_reader http_response sse_parser utf8_reassembler errormap stream_translator config_json; do
     exe=$build/tests/fuzz/fuzz_$target
     if [ ! -x "$exe" ]; then
         echo "missing $exe: build the fuzz preset first" >&2
