@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <string_view>
 #include <utility>
 
 namespace sb {
@@ -42,31 +41,6 @@ QByteArray methodName(uint8_t method)
     case HTTP_OPTIONS: return QByteArrayLiteral("OPTIONS");
     default: return llhttp_method_name(static_cast<llhttp_method_t>(method));
     }
-}
-
-// The bytes of an origin-form target the one-pass path takes (RFC 3986's pchar, '/' and '?');
-// anything else (an absolute URI, '*', a fragment, a byte outside them) goes to llhttp.
-constexpr std::array<bool, 256> kTargetBytes = [] {
-    std::array<bool, 256> table{};
-    for (int c = 'a'; c <= 'z'; ++c)
-        table[std::size_t(c)] = true;
-    for (int c = 'A'; c <= 'Z'; ++c)
-        table[std::size_t(c)] = true;
-    for (int c = '0'; c <= '9'; ++c)
-        table[std::size_t(c)] = true;
-    for (char c : std::string_view("-._~%!$&'()*+,;=:@/?"))
-        table[static_cast<unsigned char>(c)] = true;
-    return table;
-}();
-
-bool isOriginFormTarget(QByteArrayView target)
-{
-    if (target.isEmpty() || target.front() != '/')
-        return false;
-    for (char c : target)
-        if (!kTargetBytes[static_cast<unsigned char>(c)])
-            return false;
-    return true;
 }
 
 void setTarget(HttpRequest &request, QByteArray target)
@@ -153,7 +127,7 @@ bool HttpRequestReader::readWhole(QByteArrayView bytes, qsizetype *consumed)
     if (!method || !rest.endsWith(version))
         return false;
     const QByteArrayView target = rest.first(rest.size() - version.size());
-    if (!isOriginFormTarget(target))
+    if (!isPlainOriginForm(target)) // an absolute URI, '*', a fragment: llhttp's
         return false;
 
     HttpHeaders headers;

@@ -27,6 +27,8 @@ constexpr ByteClass kTokenBytes = byteClass("!#$%&'*+-.^_`|~");
 // reg-name / IPv4 / "[" IPv6 "]", then an optional ":" port: unreserved, pct-encoded and
 // sub-delims except ",", which would make one field read as a list of hosts.
 constexpr ByteClass kHostBytes = byteClass("-._~%!$&'()*+;=:[]");
+// pchar (unreserved, pct-encoded, sub-delims, ":" and "@"), "/" and "?".
+constexpr ByteClass kOriginFormBytes = byteClass("-._~%!$&'()*+,;=:@/?");
 
 bool allIn(const ByteClass &allowed, QByteArrayView text)
 {
@@ -46,6 +48,11 @@ bool isHttpToken(QByteArrayView text)
 bool isValidHostValue(QByteArrayView value)
 {
     return allIn(kHostBytes, value);
+}
+
+bool isPlainOriginForm(QByteArrayView target)
+{
+    return !target.isEmpty() && target.front() == '/' && allIn(kOriginFormBytes, target);
 }
 
 } // namespace sb

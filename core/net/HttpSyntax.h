@@ -19,4 +19,8 @@ bool isHttpToken(QByteArrayView text);
 // that proxies and virtual hosts downstream may each read differently, so it is refused.
 bool isValidHostValue(QByteArrayView value);
 
+// A request target in origin form made only of RFC 3986's pchar, '/' and '?' (a path and a query,
+// no fragment): the targets the server's one-pass request reading takes; llhttp reads the rest.
+bool isPlainOriginForm(QByteArrayView target);
+
 } // namespace sb
