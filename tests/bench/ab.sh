@@ -3,7 +3,8 @@
 # the proxy's overhead, measured on one machine in one run (a machine that drifts between runs
 # cannot say that). Each round measures, in a rotating order, nginx and both builds at one
 # connection (p50) and at 50 connections (req/s and p99), and prints each build's req/s ratio to
-# nginx.
+# nginx; at the end, the medians over the rounds of each build's req/s and p99 against nginx's and
+# of B's against A's in the same round.
 #
 #   tests/bench/ab.sh BUILD_A BUILD_B [--rounds N] [--seconds S] [--https]
 #
@@ -91,6 +92,9 @@ printf '%-6s | %-32s | %-32s | %-32s |\n' "" "50 connections, req/s" "1 connecti
 printf '%-6s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-7s %-7s\n' round "nginx rps" "A rps" "B rps" \
   "nginx p50" "A p50" "B p50" "nginx p99" "A p99" "B p99" "A/nginx" "B/nginx"
 orders=("nginx a b" "b a nginx" "a nginx b" "nginx b a")
+# Each round's ratios, for the medians at the end: on this VM one round's req/s or p99 can move by
+# a third between two runs of the same binary, so a single round says little.
+a_rps=() b_rps=() a_p99=() b_p99=() ba_rps=() ba_p99=()
 for round in $(seq 1 "$rounds"); do
   declare -A rps=() p50=() p99=()
   for t in ${orders[$(( (round - 1) % 4 ))]}; do
@@ -100,4 +104,12 @@ for round in $(seq 1 "$rounds"); do
   printf '%-6s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-10s %-10s %-10s | %-7s %-7s\n' "$round" "${rps[nginx]}" "${rps[a]}" "${rps[b]}" \
     "${p50[nginx]}" "${p50[a]}" "${p50[b]}" "${p99[nginx]}" "${p99[a]}" "${p99[b]}" \
     "$(ratio "${rps[a]}" "${rps[nginx]}")" "$(ratio "${rps[b]}" "${rps[nginx]}")"
+  a_rps+=("$(ratio "${rps[a]}" "${rps[nginx]}")") b_rps+=("$(ratio "${rps[b]}" "${rps[nginx]}")")
+  a_p99+=("$(ratio "${p99[a]}" "${p99[nginx]}")") b_p99+=("$(ratio "${p99[b]}" "${p99[nginx]}")")
+  ba_rps+=("$(ratio "${rps[b]}" "${rps[a]}")") ba_p99+=("$(ratio "${p99[b]}" "${p99[a]}")")
 done
+median() { printf '%s\n' "$@" | grep -v -- - | sort -g | awk '{ v[NR] = $1 } END {
+  if (NR == 0) printf "-"; else if (NR % 2) printf "%.2f", v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+printf '\nmedians of the rounds: req/s A/nginx %s, B/nginx %s, B/A %s; p99 A/nginx %s, B/nginx %s, B/A %s\n' \
+  "$(median "${a_rps[@]}")" "$(median "${b_rps[@]}")" "$(median "${ba_rps[@]}")" \
+  "$(median "${a_p99[@]}")" "$(median "${b_p99[@]}")" "$(median "${ba_p99[@]}")"
