@@ -4,12 +4,16 @@
 
 #include <QHostAddress>
 
+#include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include <sys/socket.h>
 
 namespace sb {
 
@@ -25,17 +29,56 @@ void clearStaleErrors()
         ERR_clear_error();
 }
 
+// OpenSSL's socket BIO writes with write(2), which raises SIGPIPE on a connection whose peer has
+// gone, and OpenSSL writes on its own initiative too (an alert in the middle of a read that met
+// the peer's FIN). SIGPIPE's default action ends the process: one vanished client or provider
+// would take the proxy down. This BIO is the socket BIO but for its writes, which it sends with
+// MSG_NOSIGNAL as TcpStream sends plain bytes, so a broken pipe comes back as EPIPE.
+int sendWithoutSignal(BIO *bio, const char *data, int size)
+{
+    int descriptor = -1;
+    BIO_get_fd(bio, &descriptor);
+    errno = 0;
+    const ssize_t sent = ::send(descriptor, data, static_cast<std::size_t>(std::max(size, 0)), MSG_NOSIGNAL);
+    BIO_clear_retry_flags(bio);
+    if (sent <= 0 && BIO_sock_should_retry(static_cast<int>(sent)))
+        BIO_set_retry_write(bio);
+    return static_cast<int>(sent);
+}
+
+BIO_METHOD *socketWithoutSignals()
+{
+    static BIO_METHOD *const method = [] {
+        const BIO_METHOD *socket = BIO_s_socket();
+        BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR, "socket without SIGPIPE");
+        if (m) {
+            BIO_meth_set_write(m, sendWithoutSignal);
+            BIO_meth_set_read(m, BIO_meth_get_read(socket));
+            BIO_meth_set_puts(m, BIO_meth_get_puts(socket));
+            BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(socket));
+            BIO_meth_set_create(m, BIO_meth_get_create(socket));
+            BIO_meth_set_destroy(m, BIO_meth_get_destroy(socket));
+        }
+        return m; // kept for the life of the process, as OpenSSL's own methods are
+    }();
+    return method;
+}
+
 } // namespace
 
 bool TlsSession::adopt(ssl_ctx_st *context, int descriptor)
 {
     clearStaleErrors();
     SSL *ssl = SSL_new(context);
-    if (!ssl || SSL_set_fd(ssl, descriptor) != 1) {
+    BIO *socket = socketWithoutSignals() ? BIO_new(socketWithoutSignals()) : nullptr;
+    if (!ssl || !socket) {
         m_error = QStringLiteral("OpenSSL could not start a TLS session: %1").arg(takeOpenSslErrors());
+        BIO_free(socket);
         SSL_free(ssl);
         return false;
     }
+    BIO_set_fd(socket, descriptor, BIO_NOCLOSE); // the descriptor stays the stream's to close
+    SSL_set_bio(ssl, socket, socket);
     m_ssl = ssl;
     return true;
 }
