@@ -55,6 +55,9 @@ QString describe(const Scenario &s)
 
 int main(int argc, char **argv)
 {
+    // A proxy that drops a connection the simulator is writing to is a fault to report, never a
+    // reason to end the run (a TLS provider's OpenSSL writes alerts on its own).
+    std::signal(SIGPIPE, SIG_IGN);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("switchboard-sim"));
     QTextStream out(stdout);

@@ -20,6 +20,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <memory>
 
 namespace {
@@ -188,6 +189,11 @@ int runConsole(int argc, char **argv, const AppOptions &options)
 
 int main(int argc, char **argv)
 {
+    // A write to a connection whose peer has gone must fail with EPIPE, not end the process: the
+    // engine's own sockets and TLS send with MSG_NOSIGNAL, but hiredis (the fleet's Redis link)
+    // writes with write(2), and a library's SIGPIPE would take every client down with one peer.
+    std::signal(SIGPIPE, SIG_IGN);
+
     // The resources live in a static library, so the linker needs to be told to keep them.
     Q_INIT_RESOURCE(resources);
 

@@ -144,6 +144,28 @@ private slots:
         QCOMPARE(service.process().exitCode(), 0);
     }
 
+    // SIGPIPE is what the kernel sends a process that writes to a connection its peer has closed:
+    // a client gone mid-stream, a provider's reset, Redis restarting under a fleet. The engine's
+    // own writes ask for EPIPE instead, but any library beside them may write plainly; the
+    // service must take the signal as nothing more than the error it stands for.
+    void aBrokenPipeSignalLeavesTheServiceServing()
+    {
+        test::ProxyUnderTest upstream(m_clock, m_random);
+        QString error;
+        QVERIFY2(upstream.startProviders(test::fakeProviderSpec(QStringLiteral("upstream")), &error), qPrintable(error));
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("switchboard.json"));
+        QVERIFY(test::writeConfigFile(file, *test::oneChannelConfig(QStringLiteral("upstream"), upstream.primary->baseUrl())));
+        HeadlessProcess service(QStringLiteral(SB_SWITCHBOARD_BINARY), dir.path());
+        QVERIFY2(service.start({QStringLiteral("--config"), file}), qPrintable(service.log()));
+        for (int i = 0; i < 3; ++i)
+            service.signal(SIGPIPE);
+        QNetworkAccessManager network;
+        QCOMPARE(chatNow(network, service.port(), QStringLiteral("gpt-4o")), 200);
+        QCOMPARE(service.process().state(), QProcess::Running);
+        QCOMPARE(service.stop(), 0);
+    }
+
     // The service on its database: `--import` writes a new configuration beside the running
     // service (nothing of it applies yet), and the reload brings it in.
     void sighupAppliesWhatAnImportSaved()
