@@ -41,6 +41,7 @@ std::shared_ptr<EngineConfig> drillEngineConfig(const DrillEngineConfigInput &in
         p.name = spec.name;
         p.dialect = spec.dialect;
         p.baseUrl = url;
+        p.caBundle = spec.tlsCertFile; // a provider serving HTTPS signed its own certificate
         // Every fake provider is its own failure domain, as two real providers would be.
         p.domain.account = QStringLiteral("drill-%1").arg(spec.name);
         if (spec.keys.empty()) {

@@ -81,6 +81,7 @@ QUrl DrillRunner::chatEndpoint(const QUrl &base)
 bool DrillRunner::startLoad(const QUrl &proxy, const QByteArray &apiKey, QString *error, const QString &caBundle)
 {
     QUrl endpoint;
+    QString trusted = caBundle;
     if (proxy.isEmpty()) {
         const FakeProvider *target = provider(m_scenario.load.directProvider.isEmpty() ? m_scenario.providers.front().name
                                                                                        : m_scenario.load.directProvider);
@@ -91,6 +92,7 @@ bool DrillRunner::startLoad(const QUrl &proxy, const QByteArray &apiKey, QString
             return false;
         }
         endpoint = chatEndpoint(QUrl(target->baseUrl()));
+        trusted = target->spec().tlsCertFile; // a provider serving HTTPS signed its own certificate
     } else {
         if (!proxy.isValid() || proxy.scheme().isEmpty()) {
             if (error)
@@ -101,7 +103,7 @@ bool DrillRunner::startLoad(const QUrl &proxy, const QByteArray &apiKey, QString
         endpoint = chatEndpoint(proxy);
     }
     m_load = std::make_unique<LoadDriver>(m_scenario.load, m_clock, m_loadRandom, endpoint, apiKey);
-    m_load->setCaBundle(caBundle);
+    m_load->setCaBundle(trusted);
     connect(m_load.get(), &LoadDriver::finished, this, &DrillRunner::finished);
     m_load->start();
     return true;

@@ -5,6 +5,7 @@
 #include "sim/SimText.h"
 #include "net/HttpHandler.h"
 #include "net/HttpServer.h"
+#include "net/TlsServerContext.h"
 #include "net/ResponseWriter.h"
 
 #include <QPointer>
@@ -495,7 +496,17 @@ bool FakeProvider::start(QString *error)
 {
     if (m_running)
         return true;
-    m_port = m_shared->spec.port;
+    const ProviderSpec &spec = m_shared->spec;
+    if (spec.servesTls() && !m_tls) {
+        QString why;
+        m_tls = TlsServerContext::load(spec.tlsCertFile, spec.tlsKeyFile, &why);
+        if (!m_tls) {
+            if (error)
+                *error = QStringLiteral("provider \"%1\" cannot serve HTTPS: %2").arg(spec.name, why);
+            return false;
+        }
+    }
+    m_port = spec.port;
     m_running = true;
     if (m_shared->timeline.refusesConnections(m_shared->clock.now())) {
         if (m_port == 0) {
@@ -525,7 +536,8 @@ bool FakeProvider::isListening() const
 
 QString FakeProvider::baseUrl() const
 {
-    const QString root = QStringLiteral("http://127.0.0.1:%1").arg(m_port);
+    // By name over HTTPS, as hosted providers are reached (the certificate names localhost).
+    const QString root = m_shared->spec.servesTls() ? QStringLiteral("https://localhost:%1").arg(m_port) : QStringLiteral("http://127.0.0.1:%1").arg(m_port);
     switch (m_shared->wire.dialect()) {
     case Dialect::OpenAiCompat:
     case Dialect::Anthropic:
@@ -569,6 +581,8 @@ bool FakeProvider::openListener(QString *error)
     std::shared_ptr<Shared> shared = m_shared;
     m_server = std::make_unique<HttpServer>(
         m_shared->clock.clock(), HttpServerLimits{}, [shared](int) { return std::make_unique<Handler>(shared); }, m_workerCount);
+    if (m_tls)
+        m_server->setTls(m_tls);
     if (!m_server->listen(QHostAddress::LocalHost, m_port, error)) {
         m_server.reset();
         return false;

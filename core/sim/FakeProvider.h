@@ -17,6 +17,7 @@
 
 namespace sb {
 class HttpServer;
+class TlsServerContext;
 }
 
 namespace sb::sim {
@@ -105,6 +106,7 @@ private:
     int m_workerCount;
     quint16 m_port = 0;
     std::unique_ptr<HttpServer> m_server;
+    std::shared_ptr<const TlsServerContext> m_tls; // when the spec serves HTTPS; kept across listener reopenings
     std::unique_ptr<Timer> m_listenerTimer;
     quint64 m_listenerClosures = 0;
     bool m_running = false;

@@ -255,6 +255,13 @@ public:
         } else if (!chunking.isUndefined()) {
             error(QStringLiteral("%1: \"chunking\" must be \"event\" or {\"mode\":\"bytes\",\"min\":…,\"max\":…}.").arg(where));
         }
+        const QJsonValue tls = o.value(QLatin1String("tls"));
+        if (tls.isObject()) {
+            p.tlsCertFile = tls.toObject().value(QLatin1String("cert_file")).toString();
+            p.tlsKeyFile = tls.toObject().value(QLatin1String("key_file")).toString();
+        }
+        if (!tls.isUndefined() && (!tls.isObject() || p.tlsCertFile.isEmpty() || p.tlsKeyFile.isEmpty()))
+            error(QStringLiteral("%1: \"tls\" must be {\"cert_file\": \"…\", \"key_file\": \"…\"}, both PEM files.").arg(where));
         int i = 0;
         for (const QJsonValue &f : o.value(QLatin1String("faults")).toArray())
             p.faults.push_back(fault(f.toObject(), QStringLiteral("%1 fault %2").arg(where).arg(++i)));

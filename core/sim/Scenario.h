@@ -147,6 +147,11 @@ struct ProviderSpec {
     Language language = Language::English;
     ChunkingSpec chunking;
     std::vector<FaultSpec> faults;
+    // Both set: the provider serves HTTPS with this certificate and key (PEM), as hosted providers
+    // do, and is reached by name at https://localhost:PORT, so the certificate must name localhost.
+    QString tlsCertFile;
+    QString tlsKeyFile;
+    bool servesTls() const { return !tlsCertFile.isEmpty(); }
 };
 
 struct ModelWeight {

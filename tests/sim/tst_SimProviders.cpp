@@ -11,6 +11,7 @@
 #include "stream/SseParser.h"
 
 #include "FakeClock.h"
+#include "TestCertificate.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -103,12 +104,14 @@ UpstreamRequest chatRequest(const FakeProvider &provider, bool stream, const QBy
     return r;
 }
 
-std::shared_ptr<Fetch> fetch(UpstreamClient &client, const UpstreamRequest &request, std::chrono::milliseconds timeout = std::chrono::milliseconds(20000))
+std::shared_ptr<Fetch> fetch(UpstreamClient &client, const UpstreamRequest &request, std::chrono::milliseconds timeout = std::chrono::milliseconds(20000),
+                             const QString &caBundle = {})
 {
     auto f = std::make_shared<Fetch>();
     TransferOptions options;
     options.totalTimeout = timeout;
     options.allowHttp2 = false;
+    options.caBundlePath = caBundle;
     TransferCallbacks cb;
     cb.onHeaders = [f](int status, const HttpHeaders &headers) {
         f->status = status;
@@ -358,6 +361,72 @@ private slots:
 
         QCOMPARE(pMid->stats().injected[std::size_t(SimError::MidStreamError)], quint64(1));
         QCOMPARE(pMid->stats().succeeded, quint64(0));
+    }
+
+    // A provider can serve HTTPS, as hosted ones do: reached by name with its certificate trusted,
+    // refused without it, and its faults still arrive as a client of a TLS server sees them.
+    void servesHttpsByNameWithItsCertificate()
+    {
+        sb::test::TestCertificate certificate;
+        QString why;
+        QVERIFY2(certificate.make(&why, QStringLiteral("localhost"), QStringLiteral("DNS:localhost")), qPrintable(why));
+        SplitMixRandom random(3);
+        ScenarioClock clock(SystemClock::instance(), 1.0);
+        auto make = [&](std::optional<SimError> fault) {
+            ProviderSpec spec = fastProvider(QStringLiteral("openai_compat"));
+            spec.tlsCertFile = certificate.certificateFile();
+            spec.tlsKeyFile = certificate.keyFile();
+            if (fault)
+                spec.faults = {always(*fault)};
+            auto p = std::make_unique<FakeProvider>(spec, clock, random, 1);
+            QString error;
+            return p->start(&error) ? std::move(p) : nullptr;
+        };
+        auto healthy = make(std::nullopt);
+        auto cut = make(SimError::StreamCut);
+        auto reset = make(SimError::ConnectionReset);
+        QVERIFY(healthy && cut && reset);
+        QCOMPARE(healthy->baseUrl(), QStringLiteral("https://localhost:%1/v1").arg(healthy->port()));
+        auto overTls = [](const FakeProvider &p, bool stream) {
+            UpstreamRequest r = chatRequest(p, stream);
+            r.url = QUrl(p.baseUrl() + QStringLiteral("/chat/completions"));
+            return r;
+        };
+        const QString trusted = certificate.certificateFile();
+        const auto timeout = std::chrono::milliseconds(20000);
+        UpstreamClient client;
+        auto stream = fetch(client, overTls(*healthy, true), timeout, trusted);
+        auto whole = fetch(client, overTls(*healthy, false), timeout, trusted);
+        auto untrusted = fetch(client, overTls(*healthy, false), timeout);
+        auto rCut = fetch(client, overTls(*cut, true), timeout, trusted);
+        auto rReset = fetch(client, overTls(*reset, false), timeout, trusted);
+        QTRY_VERIFY_WITH_TIMEOUT(stream->done && whole->done && untrusted->done && rCut->done && rReset->done, kWaitMs);
+
+        QCOMPARE(stream->error, TransferError::None);
+        QCOMPARE(stream->status, 200);
+        QVERIFY2(stream->body.contains("data: [DONE]"), stream->body.constData());
+        QCOMPARE(whole->status, 200);
+        QVERIFY(QJsonDocument::fromJson(whole->body).isObject());
+        QCOMPARE(healthy->stats().chat, quint64(2)); // the untrusted one never got past the handshake
+
+        QCOMPARE(untrusted->error, TransferError::TlsFailed);
+        QCOMPARE(untrusted->status, 0);
+
+        QCOMPARE(rCut->status, 200);
+        QVERIFY(rCut->error != TransferError::None); // the chunked body never ended
+        QVERIFY(!rCut->body.contains("[DONE]"));
+        QVERIFY(rReset->error != TransferError::None);
+        QVERIFY(rReset->body.isEmpty());
+        QCOMPARE(reset->stats().injected[std::size_t(SimError::ConnectionReset)], quint64(1));
+
+        // A key that is not there is said at start, not found out by the first client.
+        ProviderSpec broken = fastProvider(QStringLiteral("anthropic"));
+        broken.tlsCertFile = certificate.certificateFile();
+        broken.tlsKeyFile = certificate.directory() + QStringLiteral("/missing.pem");
+        FakeProvider refused(broken, clock, random, 1);
+        QString error;
+        QVERIFY(!refused.start(&error));
+        QVERIFY2(error.contains(QLatin1String("cannot serve HTTPS")), qPrintable(error));
     }
 
     // The 2xx faults that are not answers, over real sockets in every dialect: each arrives as a

@@ -133,6 +133,25 @@ private slots:
             QVERIFY2(all.contains(QLatin1String(needle)), qPrintable(QStringLiteral("missing \"%1\" in:\n%2").arg(needle, all)));
     }
 
+    void aProviderServingHttpsNamesItsCertificateAndKey()
+    {
+        QStringList errors;
+        const auto s = Scenario::fromJson(parse(R"({
+            "providers": [{"name": "a", "tls": {"cert_file": "/c/cert.pem", "key_file": "/c/key.pem"}}, {"name": "b"}]
+        })"), &errors);
+        QVERIFY2(s, qPrintable(errors.join('\n')));
+        QVERIFY(s->providers[0].servesTls());
+        QCOMPARE(s->providers[0].tlsCertFile, QStringLiteral("/c/cert.pem"));
+        QCOMPARE(s->providers[0].tlsKeyFile, QStringLiteral("/c/key.pem"));
+        QVERIFY(!s->providers[1].servesTls());
+
+        for (const char *tls : {R"({"cert_file": "/c/cert.pem"})", R"({"key_file": "/c/key.pem"})", R"("/c/cert.pem")", "true"}) {
+            const QByteArray json = QByteArray(R"({"providers": [{"name": "a", "tls": )") + tls + "}]}";
+            QVERIFY2(!Scenario::fromJson(QJsonDocument::fromJson(json).object(), &errors), tls);
+            QVERIFY2(errors.join('\n').contains(QLatin1String("provider \"a\": \"tls\" must be")), qPrintable(errors.join('\n')));
+        }
+    }
+
     void aScenarioWithoutProvidersIsRejected()
     {
         QStringList errors;
