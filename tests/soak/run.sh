@@ -8,9 +8,10 @@
 # What it runs: `switchboard --headless` with tests/soak/soak-proxy.json (four logical models, each
 # with two or three channels on six providers of five dialects), and `switchboard-sim drill` with
 # tests/soak/soak.json (those providers with fault programs that repeat the whole time, and ~50
-# requests/s of load, 60 % streamed). Every 10 s it samples the proxy's RSS (VmRSS), its open file
-# descriptors and its request counters (/metrics); after the load ends it keeps sampling until the
-# descriptors are back. Then it prints the table and the verdict, and exits 1 when the verdict fails:
+# requests/s of load, 60 % streamed). Two providers (oai-b, claude) serve HTTPS with a certificate
+# the run makes for localhost and are reached by name, as hosted providers are. Every 10 s it
+# samples the proxy's RSS (VmRSS), its open file descriptors and its request counters (/metrics);
+# after the load ends it keeps sampling until the descriptors are back. Then it prints the table and the verdict, and exits 1 when the verdict fails:
 #   - RSS flat: the mean of the last third of the samples under load may exceed the middle third's
 #     by at most 5 %, or by 4 MB when that is more (see RSS_RULE below for why);
 #   - descriptors: after the load, within FD_SLACK of the count before it;
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --minutes) minutes=${2:?--minutes needs a number}; shift 2 ;;
     --minutes=*) minutes=${1#--minutes=}; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (usage: run.sh [--minutes N])" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +42,7 @@ fi
 here=$(cd "$(dirname "$0")/../.." && pwd)
 soak=$here/tests/soak
 build=${BUILD:-$here/build/release}
+case $build in /*) ;; *) build=$PWD/$build ;; esac # the proxy's config names files under it by absolute path
 port=${PORT:-18600}
 proxy_bin=$build/bin/switchboard
 sim_bin=$build/bin/switchboard-sim
@@ -51,7 +53,7 @@ for bin in "$proxy_bin" "$sim_bin"; do
     exit 1
   fi
 done
-for tool in curl jq sqlite3 awk; do
+for tool in curl jq sqlite3 awk openssl; do
   command -v "$tool" >/dev/null || { echo "run.sh: needs $tool" >&2; exit 1; }
 done
 
@@ -66,7 +68,21 @@ run=$build/soak/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$run"
 csv=$run/samples.csv
 duration=$((minutes * 60))
-jq --argjson d "$duration" '.load.duration = $d' "$soak/soak.json" >"$run/soak.json"
+# Two of the six providers serve HTTPS and are reached by name, as hosted providers are: the path
+# real traffic takes (TLS sessions, resumption, reconnecting after a reset) soaks beside plain HTTP.
+# Their certificate, made here for localhost, is its own CA, which the proxy trusts per provider.
+tls_providers='["oai-b","claude"]'
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=localhost \
+  -addext subjectAltName=DNS:localhost -keyout "$run/tls-key.pem" -out "$run/tls-cert.pem" 2>"$run/openssl.log" \
+  || { echo "run.sh: openssl could not make the providers' certificate; see $run/openssl.log" >&2; exit 1; }
+jq --argjson d "$duration" --argjson tls "$tls_providers" --arg cert "$run/tls-cert.pem" --arg key "$run/tls-key.pem" \
+  '.load.duration = $d
+   | .providers |= map(if (.name as $n | $tls | index($n)) then . + {tls: {cert_file: $cert, key_file: $key}} else . end)' \
+  "$soak/soak.json" >"$run/soak.json"
+jq --argjson tls "$tls_providers" --arg cert "$run/tls-cert.pem" \
+  '.providers |= map(if (.name as $n | $tls | index($n))
+                     then .base_url |= sub("^http://127\\.0\\.0\\.1:"; "https://localhost:") | . + {ca_bundle: $cert} else . end)' \
+  "$soak/soak-proxy.json" >"$run/soak-proxy.json"
 
 proxy_pid=
 drill_pid=
@@ -77,7 +93,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$proxy_bin" --headless --db "$run/soak.db" --config "$soak/soak-proxy.json" --listen "127.0.0.1:$port" \
+"$proxy_bin" --headless --db "$run/soak.db" --config "$run/soak-proxy.json" --listen "127.0.0.1:$port" \
   --log-level warn 2>"$run/proxy.log" >&2 &
 proxy_pid=$!
 metrics_url=http://127.0.0.1:$port/metrics
@@ -191,7 +207,7 @@ fi
 #               or its circuit was open (only injected failures open one).
 # Anything else (an error while a channel of the model was not tried, a cancelled request, a request
 # the client saw fail that the proxy counted as ok) is unexpected.
-jq -r '.routes[] | .model as $m | .channels[] | [$m, .] | @csv' "$soak/soak-proxy.json" >"$run/routes.csv"
+jq -r '.routes[] | .model as $m | .channels[] | [$m, .] | @csv' "$run/soak-proxy.json" >"$run/routes.csv"
 sqlite3 -readonly "$run/soak.db" >"$run/errors.csv" <<SQL
 .mode csv
 CREATE TEMP TABLE soak_routes (model TEXT, channel TEXT);
