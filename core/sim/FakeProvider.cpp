@@ -5,8 +5,8 @@
 #include "sim/SimText.h"
 #include "net/HttpHandler.h"
 #include "net/HttpServer.h"
-#include "net/TlsServerContext.h"
 #include "net/ResponseWriter.h"
+#include "net/TlsServerContext.h"
 
 #include <QPointer>
 
@@ -537,7 +537,8 @@ bool FakeProvider::isListening() const
 QString FakeProvider::baseUrl() const
 {
     // By name over HTTPS, as hosted providers are reached (the certificate names localhost).
-    const QString root = m_shared->spec.servesTls() ? QStringLiteral("https://localhost:%1").arg(m_port) : QStringLiteral("http://127.0.0.1:%1").arg(m_port);
+    const QString root = m_shared->spec.servesTls() ? QStringLiteral("https://localhost:%1").arg(m_port)
+                                                    : QStringLiteral("http://127.0.0.1:%1").arg(m_port);
     switch (m_shared->wire.dialect()) {
     case Dialect::OpenAiCompat:
     case Dialect::Anthropic:
