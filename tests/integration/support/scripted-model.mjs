@@ -5,7 +5,8 @@
 // plain hello. Streams when asked to, answers whole otherwise; at /v1/responses in OpenAI's
 // Responses API (scripted-responses.mjs), as an upstream with responses_api is asked. Stands in for the model only:
 // everything between the client and it is Switchboard.
-// Usage: node scripted-model.mjs PORT [REQUEST_LOG]   (REQUEST_LOG: every request body, one per line)
+// Usage: node scripted-model.mjs PORT [REQUEST_LOG]   (REQUEST_LOG: every request body, one per line;
+// the proxy's bodiless health probes are not logged, so its last line is the model's last request)
 import fs from "node:fs";
 import http from "node:http";
 import { answerResponses, asChatRequest } from "./scripted-responses.mjs";
@@ -81,8 +82,8 @@ http.createServer((req, res) => {
   let body = "";
   req.on("data", (piece) => { body += piece; });
   req.on("end", () => {
-    if (requestLog)
-      fs.appendFileSync(requestLog, (body || "{}").replace(/\n/g, " ") + "\n");
+    if (requestLog && body)
+      fs.appendFileSync(requestLog, body.replace(/\n/g, " ") + "\n");
     const request = JSON.parse(body || "{}");
     if (req.url.endsWith("/responses")) {
       answerResponses(res, request, nextTurn(asChatRequest(request)));
