@@ -124,53 +124,49 @@ private slots:
         QCOMPARE(Pair::readAll(*pair.client), QByteArray("pong"));
     }
 
-    void aServerWhoseClientVanishedFailsWithoutASignal()
+    void aSessionWhosePeerVanishedFailsWithoutASignal_data()
     {
-        Pair pair;
-        QString why;
-        QVERIFY2(pair.open(m_certificate, &why), qPrintable(why));
-        std::size_t written = 0;
-        QCOMPARE(pair.client->write("request", 7, &written), TlsSession::Step::Done);
-        QCOMPARE(Pair::readAll(*pair.server), QByteArray("request"));
-
-        const BrokenPipeCounter counter;
-        // The client goes without a close_notify, as a killed process or a client's abort does.
-        pair.client.reset();
-        ::close(std::exchange(pair.clientSide, -1));
-
-        const QByteArray answer(64 * 1024, 'x');
-        QCOMPARE(pair.server->write(answer.constData(), std::size_t(answer.size()), &written), TlsSession::Step::Failed);
-        QVERIFY2(pair.server->error().contains(QLatin1String("Broken pipe")), qPrintable(pair.server->error()));
-        std::size_t got = 0;
-        char buffer[64];
-        const TlsSession::Step read = pair.server->read(buffer, sizeof buffer, &got);
-        QVERIFY(read == TlsSession::Step::Closed || read == TlsSession::Step::Failed);
-        pair.server->closeNotify();
-        QCOMPARE(counter.count(), 0);
+        QTest::addColumn<bool>("serverSurvives");
+        QTest::addColumn<bool>("writeFirst");
+        // Writing first meets the broken pipe itself; reading first meets the peer's FIN, which
+        // OpenSSL answers with an alert of its own, written to the same broken pipe.
+        QTest::newRow("the client vanished, the server writes first") << true << true;
+        QTest::newRow("the client vanished, the server reads first") << true << false;
+        QTest::newRow("the server vanished, the client writes first") << false << true;
+        QTest::newRow("the server vanished, the client reads first") << false << false;
     }
-
-    void aClientWhoseServerVanishedFailsWithoutASignal()
+    void aSessionWhosePeerVanishedFailsWithoutASignal()
     {
+        QFETCH(bool, serverSurvives);
+        QFETCH(bool, writeFirst);
         Pair pair;
         QString why;
         QVERIFY2(pair.open(m_certificate, &why), qPrintable(why));
+        TlsSession &survivor = serverSurvives ? *pair.server : *pair.client;
+        std::unique_ptr<TlsSession> &gone = serverSurvives ? pair.client : pair.server;
         std::size_t written = 0;
-        QCOMPARE(pair.server->write("hello", 5, &written), TlsSession::Step::Done);
-        QCOMPARE(Pair::readAll(*pair.client), QByteArray("hello"));
+        QCOMPARE(gone->write("last words", 10, &written), TlsSession::Step::Done);
+        QCOMPARE(Pair::readAll(survivor), QByteArray("last words"));
 
         const BrokenPipeCounter counter;
-        pair.server.reset();
-        ::close(std::exchange(pair.serverSide, -1));
+        // Gone without a close_notify, as a killed process or an aborted connection goes.
+        gone.reset();
+        ::close(std::exchange(serverSurvives ? pair.clientSide : pair.serverSide, -1));
 
-        // The end of the stream read first: OpenSSL answers an end without close_notify with an
-        // alert of its own, written to a socket whose peer is gone.
-        std::size_t got = 0;
+        const QByteArray more(64 * 1024, 'x');
         char buffer[64];
-        const TlsSession::Step read = pair.client->read(buffer, sizeof buffer, &got);
+        std::size_t got = 0;
+        if (writeFirst) {
+            QCOMPARE(survivor.write(more.constData(), std::size_t(more.size()), &written), TlsSession::Step::Failed);
+            QVERIFY2(survivor.error().contains(QLatin1String("Broken pipe")), qPrintable(survivor.error()));
+        }
+        const TlsSession::Step read = survivor.read(buffer, sizeof buffer, &got);
         QVERIFY(read == TlsSession::Step::Closed || read == TlsSession::Step::Failed);
-        const QByteArray request(1024, 'r');
-        const TlsSession::Step write = pair.client->write(request.constData(), std::size_t(request.size()), &written);
-        QVERIFY(write == TlsSession::Step::Closed || write == TlsSession::Step::Failed);
+        if (!writeFirst) {
+            const TlsSession::Step write = survivor.write(more.constData(), std::size_t(more.size()), &written);
+            QVERIFY(write == TlsSession::Step::Closed || write == TlsSession::Step::Failed);
+        }
+        survivor.closeNotify();
         QCOMPARE(counter.count(), 0);
     }
 };
