@@ -1072,7 +1072,14 @@ void ProxyCall::endBrokenStream(const Outcome &outcome, const QString &notContin
         if (const std::vector<QByteArray> held = m_continuation.splice({}, true); !held.empty())
             m_response->write(m_api.streamChunks(held));
     writeStreamError(outcome);
-    finish(RequestStatus::MidStream, 200, QStringLiteral("%1 (not continued: %2)").arg(outcome.message, notContinued));
+    // Why no other channel took the rest, as an error before the first byte names them: a person
+    // reading the row asks that first (a circuit open, keys cooling, or nothing but attempts spent).
+    QString why = notContinued;
+    if (outcome.isRetryable() && clienterrors::namesUntriedChannels(outcome))
+        if (const QStringList untried = m_engine.router().untriedChannelReasons(m_input.model, m_retry, m_input.estimatedTokens);
+            !untried.isEmpty())
+            why += QStringLiteral("; not tried: %1").arg(untried.join(QStringLiteral("; ")));
+    finish(RequestStatus::MidStream, 200, QStringLiteral("%1 (not continued: %2)").arg(outcome.message, why));
 }
 
 void ProxyCall::replyFromLastOutcome(const QString &why, bool deadlineReached)

@@ -362,6 +362,38 @@ private slots:
         QVERIFY2(whole.startsWith(text.content), qPrintable(text.content));
         QVERIFY(text.content.size() > part.size());
     }
+
+    // A third channel the continuation could not use: the row says which and why, as an error
+    // before the first byte would.
+    void aChannelLeftOutOfTheContinuationIsNamedWithItsReason()
+    {
+        start("openai_compat", breakAfter(SimError::StreamCut, 20), fakeProviderSpec("fallback", {breakAfter(SimError::StreamCut, 5)}),
+              Language::English, [](EngineConfig &c) {
+                  c.retry.maxAttempts = 3;
+                  ProviderConfig spare = c.providers.back();
+                  spare.id = 90;
+                  spare.name = QStringLiteral("spare");
+                  for (ApiKeyConfig &key : spare.keys) {
+                      key.id += 90;
+                      key.enabled = false;
+                      key.disabledReason = QStringLiteral("revoked by the team");
+                  }
+                  c.providers.push_back(spare);
+                  ChannelConfig channel = c.channels.back();
+                  channel.id = 90;
+                  channel.name = QStringLiteral("spare/m");
+                  channel.providerId = spare.id;
+                  c.channels.push_back(channel);
+                  c.routes.front().channelIds.push_back(channel.id);
+              });
+        const Reply reply = stream();
+        QVERIFY2(!parseStream(reply.body).error.isEmpty(), reply.body.constData());
+        const auto record = m_records.waitForOnly();
+        QVERIFY(record);
+        QCOMPARE(record->status, RequestStatus::MidStream);
+        QVERIFY2(record->error.contains(QStringLiteral("not continued: ")), qPrintable(record->error));
+        QVERIFY2(record->error.contains(QStringLiteral("not tried: spare/m: every API key is disabled")), qPrintable(record->error));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_StreamRescue)
