@@ -16,8 +16,9 @@
 #     by at most 5 %, or by 4 MB when that is more (see RSS_RULE below for why);
 #   - descriptors: after the load, within FD_SLACK of the count before it;
 #   - errors: every request the client saw fail is one the proxy could not save: cut mid-stream
-#     (bytes had gone out, so no failover is possible), or every channel of its model was faulted in
-#     that request (its attempt failed, or the router kept it out: circuit open, every key cooling);
+#     where the stream could not be continued (the continuation itself cut, or every channel of the
+#     model faulted), or every channel of its model was faulted in that request (its attempt failed,
+#     or the router kept it out: circuit open, every key cooling);
 #     the proxy's history (SQLite) holds each request's attempts and the refusal's reasons per channel.
 # Release binaries: cmake --preset release && cmake --build build/release -j2 --target switchboard switchboard-sim
 # BUILD=dir uses another build tree; PORT=n another proxy port (default 18600). Everything the run
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --minutes) minutes=${2:?--minutes needs a number}; shift 2 ;;
     --minutes=*) minutes=${1#--minutes=}; shift ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (usage: run.sh [--minutes N])" >&2; exit 2 ;;
   esac
 done
@@ -201,7 +202,8 @@ fi
 # Errors. The proxy's history row of a request lists its attempts (channel, outcome, whether it failed
 # mid-stream). A failure the client saw is explained when
 #   mid_stream: the last attempt failed after bytes had gone to the client (an injected cut or error
-#               event; failing over would repeat the answer, so the engine ends the stream with an error), or
+#               event), or an attempt did and the continuation on another channel found every channel of
+#               the model faulted in that request (the row's error names the ones it did not try, and why), or
 #   error:      every channel of the model was faulted in that request (all of them at once): an attempt on
 #               it failed, or the router could not use it because its provider had rate-limited every key
 #               or its circuit was open (only injected failures open one).
@@ -233,6 +235,8 @@ channels AS (SELECT model, count(*) AS n FROM soak_routes GROUP BY model)
 SELECT
   CASE
     WHEN b.status = 'mid_stream' AND json_extract(b.attempts, '\$[#-1].mid') = 1 THEN 'cut_mid_stream'
+    WHEN b.status = 'mid_stream' AND EXISTS (SELECT 1 FROM json_each(b.attempts) a WHERE json_extract(a.value, '\$.mid') = 1)
+         AND coalesce(f.n, 0) = c.n THEN 'cut_not_continued'
     WHEN b.status = 'error' AND coalesce(f.n, 0) = c.n AND f.tried = c.n THEN 'every_channel_failed'
     WHEN b.status = 'error' AND coalesce(f.n, 0) = c.n THEN 'every_channel_failed_or_out'
     ELSE 'unexpected'
@@ -242,14 +246,15 @@ FROM bad b JOIN channels c ON c.model = b.model LEFT JOIN faulted f ON f.id = b.
 SQL
 proxy_rows=$(sqlite3 -readonly "$run/soak.db" 'SELECT count(*) FROM requests')
 cut_mid=$(grep -c '^cut_mid_stream,' "$run/errors.csv" || true)
+cut_kept=$(grep -c '^cut_not_continued,' "$run/errors.csv" || true)
 all_failed=$(grep -c '^every_channel_failed,' "$run/errors.csv" || true)
 all_out=$(grep -c '^every_channel_failed_or_out,' "$run/errors.csv" || true)
 unexpected=$(grep -c '^unexpected,' "$run/errors.csv" || true)
 client_sent=$(jq '.requests' "$run/drill.json" 2>/dev/null || echo -1)
 client_failed=$(jq '.failed' "$run/drill.json" 2>/dev/null || echo -1)
 client_dropped=$(jq '.dropped' "$run/drill.json" 2>/dev/null || echo -1)
-proxy_failed=$((cut_mid + all_failed + all_out + unexpected))
-errors_text="errors: client sent $client_sent, saw $client_failed fail; proxy recorded $proxy_rows, $proxy_failed not ok: $cut_mid cut mid-stream, $all_failed failed on every channel of their model, $all_out with every channel failed in the request or kept out by its open circuit or cooling keys, $unexpected unexpected"
+proxy_failed=$((cut_mid + cut_kept + all_failed + all_out + unexpected))
+errors_text="errors: client sent $client_sent, saw $client_failed fail; proxy recorded $proxy_rows, $proxy_failed not ok: $cut_mid cut mid-stream, $cut_kept cut and not continued with every channel failed or kept out, $all_failed failed on every channel of their model, $all_out with every channel failed in the request or kept out by its open circuit or cooling keys, $unexpected unexpected"
 if [ "$drill_rc" -ne 0 ] || [ "$client_sent" -le 0 ]; then
   verdict fail "the drill did not finish (exit $drill_rc); see $run/drill.txt"
 elif [ "$unexpected" -ne 0 ] || [ "$client_failed" -ne "$proxy_failed" ] || [ "$client_sent" -ne "$proxy_rows" ] \
