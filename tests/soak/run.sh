@@ -11,7 +11,8 @@
 # requests/s of load, 60 % streamed). Two providers (oai-b, claude) serve HTTPS with a certificate
 # the run makes for localhost and are reached by name, as hosted providers are. Every 10 s it
 # samples the proxy's RSS (VmRSS), its open file descriptors and its request counters (/metrics);
-# after the load ends it keeps sampling until the descriptors are back. Then it prints the table and the verdict, and exits 1 when the verdict fails:
+# after the load ends it keeps sampling until the descriptors are back. Then it prints the table
+# and the verdict, and exits 1 when the verdict fails:
 #   - RSS flat: the mean of the last third of the samples under load may exceed the middle third's
 #     by at most 5 %, or by 4 MB when that is more (see RSS_RULE below for why);
 #   - descriptors: after the load, within FD_SLACK of the count before it;
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --minutes) minutes=${2:?--minutes needs a number}; shift 2 ;;
     --minutes=*) minutes=${1#--minutes=}; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (usage: run.sh [--minutes N])" >&2; exit 2 ;;
   esac
 done
