@@ -71,7 +71,7 @@ mkdir -p "$run"
 csv=$run/samples.csv
 duration=$((minutes * 60))
 # Two of the six providers serve HTTPS and are reached by name, as hosted providers are: the path
-# real traffic takes (TLS sessions, resumption, reconnecting after a reset) soaks beside plain HTTP.
+# real traffic takes (TLS handshakes, resumption by ticket, reconnecting after a reset) soaks beside plain HTTP.
 # Their certificate, made here for localhost, is its own CA, which the proxy trusts per provider.
 tls_providers='["oai-b","claude"]'
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=localhost \

@@ -44,7 +44,7 @@ private:
     struct sigaction m_previous {};
 };
 
-// A client and a server session, handshaken, on the two ends of a stream socket pair.
+// A TLS client and server, handshaken, on the two ends of a stream socket pair.
 struct Pair {
     int serverSide = -1;
     int clientSide = -1;
@@ -124,7 +124,7 @@ private slots:
         QCOMPARE(Pair::readAll(*pair.client), QByteArray("pong"));
     }
 
-    void aSessionWhosePeerVanishedFailsWithoutASignal_data()
+    void aConnectionWhosePeerVanishedFailsWithoutASignal_data()
     {
         QTest::addColumn<bool>("serverSurvives");
         QTest::addColumn<bool>("writeFirst");
@@ -135,7 +135,7 @@ private slots:
         QTest::newRow("the server vanished, the client writes first") << false << true;
         QTest::newRow("the server vanished, the client reads first") << false << false;
     }
-    void aSessionWhosePeerVanishedFailsWithoutASignal()
+    void aConnectionWhosePeerVanishedFailsWithoutASignal()
     {
         QFETCH(bool, serverSurvives);
         QFETCH(bool, writeFirst);
