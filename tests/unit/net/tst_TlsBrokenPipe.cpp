@@ -78,10 +78,12 @@ struct Pair {
         server = std::make_unique<TlsSession>(serverContext->context(), serverSide);
         client = std::make_unique<TlsSession>(clientContext, clientSide, TlsPeer{"127.0.0.1", true}, nullptr);
         for (int turn = 0; turn < 100 && !(server->handshakeDone() && client->handshakeDone()); ++turn) {
-            if (!client->handshakeDone() && client->handshake() == TlsSession::Step::Failed)
-                return (*why = client->error()), false;
-            if (!server->handshakeDone() && server->handshake() == TlsSession::Step::Failed)
-                return (*why = server->error()), false;
+            for (TlsSession *side : {client.get(), server.get()}) {
+                if (!side->handshakeDone() && side->handshake() == TlsSession::Step::Failed) {
+                    *why = side->error();
+                    return false;
+                }
+            }
         }
         return server->handshakeDone() && client->handshakeDone();
     }
