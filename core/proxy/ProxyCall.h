@@ -93,6 +93,9 @@ private:
     // the deadline, and says whether it does. Never the hint again on top: the router hands out no
     // key inside its cool-down, so the wait is the route's, not one attempt's.
     bool waitForRateLimit(Clock::Duration wait);
+    // Before the request's last attempt: waits (as for a rate limit) for an untried channel of its
+    // route that comes free within the max client wait, rather than spend the attempt on a tried one.
+    bool keepLastAttemptForAnUntriedChannel();
     void launch(RouteChoice choice);
     // The attempt's key on its way out: as it is, or exchanged for an access token first.
     void sendAttempt();

@@ -42,6 +42,24 @@ bool RetryState::shouldContinue(const Outcome &outcome) const
     return m_clock.now() < m_deadline;
 }
 
+void RetryState::notePassedOver(int channelId, const QString &reason)
+{
+    for (PassedOver &p : m_passedOver)
+        if (p.channelId == channelId) {
+            p.reason = reason;
+            return;
+        }
+    m_passedOver.push_back({channelId, reason});
+}
+
+QString RetryState::passedOverReason(int channelId) const
+{
+    for (const PassedOver &p : m_passedOver)
+        if (p.channelId == channelId)
+            return p.reason;
+    return {};
+}
+
 int RetryState::distinctChannelsTried() const
 {
     std::vector<int> ids = m_tried;

@@ -5,6 +5,8 @@
 #include "model/Outcome.h"
 #include "model/ProviderConfig.h"
 
+#include <QString>
+
 #include <vector>
 
 namespace sb {
@@ -22,6 +24,11 @@ public:
     bool triedChannel(int channelId) const;
     const std::vector<int> &triedChannels() const { return m_tried; }
     int distinctChannelsTried() const;
+    // Why the router passed over a channel this request had not tried when it chose the latest attempt
+    // (Router's RouteResult::passedOver). A request's error names its untried channels with these: the
+    // reason at the moment of the choice, since a key's cool-down may have ended by the time it is written.
+    void notePassedOver(int channelId, const QString &reason);
+    QString passedOverReason(int channelId) const; // empty when never passed over
 
     // After a failed attempt: may we try again? false for success, non-retryable outcomes, failures after
     // bytes reached the client (MidStream), attempts exhausted, or the deadline passed.
@@ -55,6 +62,11 @@ private:
     const Clock &m_clock;
     const Clock::TimePoint m_deadline;
     std::vector<int> m_tried;
+    struct PassedOver {
+        int channelId;
+        QString reason;
+    };
+    std::vector<PassedOver> m_passedOver; // the latest reason for each channel
 };
 
 } // namespace sb

@@ -301,8 +301,13 @@ RouteResult Router::choose(const QString &logicalModel, const RetryState &state,
         result.refusal = refuse(*route, state, estimatedTokens);
         (result.refusal.httpStatus == 429 ? m_counters.rateLimited : m_counters.unavailable)
             .fetch_add(1, std::memory_order_relaxed);
+        result.passedOver = untriedOnly(result.refusal.channels, state, 0);
         return result;
     }
+    // Only when every untried channel was passed over (the usual first choice skips nothing): the
+    // reasons are built then, as they are now, for the request's error should it end in one.
+    if (state.triedChannel(result.choice->channelId) || result.choice->panic)
+        result.passedOver = untriedOnly(refuse(*route, state, estimatedTokens).channels, state, result.choice->channelId);
 
     RouteChoice &c = *result.choice;
     c.health->attemptStarted();
@@ -354,6 +359,31 @@ bool Router::hasUntriedChannel(const QString &logicalModel, const RetryState &st
     return false;
 }
 
+std::optional<Clock::Duration> Router::untriedChannelFreeIn(const QString &logicalModel, const RetryState &state,
+                                                            int estimatedTokens) const
+{
+    const auto t = table();
+    const RoutingTable::Route *route = t->route(logicalModel);
+    if (!route)
+        return std::nullopt;
+    std::optional<Clock::Duration> soonest;
+    for (const auto &tier : route->tiers)
+        for (const Entry *e : tier.entries) {
+            if (state.triedChannel(e->channel.id) || !e->health->routable())
+                continue;
+            Clock::Duration wait = Clock::Duration::zero();
+            if (e->provider->keys->allCoolingOrDisabled()) {
+                const auto keyFree = e->provider->keys->soonestAvailableIn();
+                if (!keyFree)
+                    continue; // every key disabled: no wait brings it back
+                wait = *keyFree;
+            }
+            wait = std::max(wait, e->provider->limiter->timeUntilAdmit(estimatedTokens));
+            soonest = soonest ? std::min(*soonest, wait) : wait;
+        }
+    return soonest;
+}
+
 QStringList Router::untriedChannelReasons(const QString &logicalModel, const RetryState &state, int estimatedTokens) const
 {
     const auto t = table();
@@ -361,10 +391,23 @@ QStringList Router::untriedChannelReasons(const QString &logicalModel, const Ret
     if (!route)
         return {};
     QStringList reasons;
-    for (const auto &c : refuse(*route, state, estimatedTokens).channels)
-        if (!state.triedChannel(c.channelId))
+    for (const auto &c : untriedOnly(refuse(*route, state, estimatedTokens).channels, state, 0)) {
+        const QString then = state.passedOverReason(c.channelId);
+        if (then.isEmpty() || then == c.reason)
             reasons << QStringLiteral("%1: %2").arg(c.channelName, c.reason);
+        else // its "next in" counted from then, not from when the client reads it
+            reasons << QStringLiteral("%1: %2, as the last attempt was chosen").arg(c.channelName, then);
+    }
     return reasons;
+}
+
+std::vector<RouteRefusal::ChannelReason> Router::untriedOnly(std::vector<RouteRefusal::ChannelReason> channels,
+                                                             const RetryState &state, int chosenChannel)
+{
+    std::erase_if(channels, [&](const RouteRefusal::ChannelReason &c) {
+        return c.channelId == chosenChannel || state.triedChannel(c.channelId);
+    });
+    return channels;
 }
 
 RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens) const
@@ -413,7 +456,8 @@ RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &
                 r.channels.push_back({e->channel.id, e->channel.name, reason});
                 continue; // neutral: says nothing about whether waiting would help
             } else {
-                reason = QStringLiteral("not admitted");
+                // Nothing keeps it out now: it came free after the choice that passed it over.
+                reason = QStringLiteral("free again by the time this answer was written");
             }
             anyOtherwiseOut = true;
             r.channels.push_back({e->channel.id, e->channel.name, reason});

@@ -59,6 +59,9 @@ struct RouteRefusal {
 struct RouteResult {
     std::optional<RouteChoice> choice;
     RouteRefusal refusal; // meaningful when !choice
+    // The channels not yet tried in this request that could not take this attempt, with why, when the
+    // choice fell on a tried channel or a panic one (or on none): RetryState::notePassedOver keeps them.
+    std::vector<RouteRefusal::ChannelReason> passedOver;
     explicit operator bool() const { return choice.has_value(); }
 };
 
@@ -115,8 +118,14 @@ public:
     // Whether a channel this request has not tried could take its next attempt now (routable, a key
     // not cooling): then that attempt is a failover, free of backoff and retry budget (RetryState).
     bool hasUntriedChannel(const QString &logicalModel, const RetryState &state) const;
+    // How long until a channel this request has not tried could take an attempt, when only time keeps
+    // it out (every key cooling, its provider's rate limit): the soonest such channel's wait, zero when
+    // one can take it now, nullopt when none would come free by waiting.
+    std::optional<Clock::Duration> untriedChannelFreeIn(const QString &logicalModel, const RetryState &state,
+                                                        int estimatedTokens = 0) const;
     // For a request that ends in an error: each channel of its route it never tried, with why the
-    // router could not use it ("gpt-4o/B: circuit open"), so the error explains itself.
+    // router could not use it ("gpt-4o/B: circuit open"), so the error explains itself. The reason
+    // kept when the router passed it over (RetryState::passedOverReason) comes first: it was true then.
     QStringList untriedChannelReasons(const QString &logicalModel, const RetryState &state, int estimatedTokens = 0) const;
     // The attempt's outcome: feeds the channel's windows and breaker, and the key ring (rate limit →
     // cool the key, auth error → disable it, success → mark it good).
@@ -163,6 +172,9 @@ private:
     // several times a request on every worker at once. (The copy returned still counts a reference.)
     std::shared_ptr<const RoutingTable> table() const;
     RouteRefusal refuse(const RoutingTable::Route &route, const RetryState &state, int estimatedTokens) const;
+    // `channels` without the ones this request tried and without `chosenChannel`.
+    static std::vector<RouteRefusal::ChannelReason> untriedOnly(std::vector<RouteRefusal::ChannelReason> channels,
+                                                                const RetryState &state, int chosenChannel);
 
     const Clock &m_clock;
     Random &m_random;

@@ -507,6 +507,55 @@ private slots:
         QCOMPARE(rig.sinceStart(), Clock::Duration(3s));
     }
 
+    void theLastAttemptWaitsForTheUntriedChannelWhoseKeyComesFree()
+    {
+        // pair/B's only key rests 1 s; pair/A refuses connections. The earlier attempts retry A as
+        // before, the last one waits out B's rest instead of spending itself on A once more.
+        Rig rig;
+        const auto keysB = rig.engine.router().keyRing(2);
+        keysB->reportRateLimited(keysB->status().front().keyId, 1000ms);
+        rig.call(QStringLiteral("pair"));
+        rig.upstream.fail(0, TransferError::ConnectFailed, QStringLiteral("connection refused"));
+        rig.upstream.fail(1, TransferError::ConnectFailed, QStringLiteral("connection refused")); // at once
+        rig.clock.advance(rig.untilNextTimer()); // a retry's backoff
+        rig.upstream.fail(2, TransferError::ConnectFailed, QStringLiteral("connection refused"));
+        rig.clock.advance(rig.untilNextTimer()); // the next one's
+        QCOMPARE(rig.upstream.count(), std::size_t(3));
+        for (std::size_t i = 0; i < 3; ++i)
+            QCOMPARE(rig.upstream.hostOf(i), QStringLiteral("p1.test"));
+        QVERIFY2(rig.sinceStart() < 1000ms, qPrintable(QString::number(toMillis(rig.sinceStart()))));
+        QCOMPARE(rig.untilNextTimer(), 1000ms - rig.sinceStart()); // to the end of B's rest, no later
+        rig.clock.advance(rig.untilNextTimer());
+        QCOMPARE(rig.upstream.count(), std::size_t(4));
+        QCOMPARE(rig.upstream.hostOf(3), QStringLiteral("p2.test"));
+        rig.upstream.reply(3, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+        QCOMPARE(rig.response->headers.value("x-switchboard-attempts"), QByteArray("4"));
+    }
+
+    void anUntriedChannelsRestLongerThanTheMaxWaitIsNotWaitedFor()
+    {
+        // B rests 10 s, past the 3 s a request is held: the last attempt is A's, and the error names B
+        // with the reason it was passed over then, though its rest is over when the error is written.
+        Rig rig;
+        const auto keysB = rig.engine.router().keyRing(2);
+        keysB->reportRateLimited(keysB->status().front().keyId, 10s);
+        rig.call(QStringLiteral("pair"));
+        rig.upstream.fail(0, TransferError::ConnectFailed, QStringLiteral("connection refused"));
+        for (std::size_t i = 1; i < 3; ++i) {
+            rig.upstream.fail(i, TransferError::ConnectFailed, QStringLiteral("connection refused"));
+            rig.clock.advance(rig.untilNextTimer()); // a retry's backoff
+        }
+        QCOMPARE(rig.upstream.count(), std::size_t(4));
+        QCOMPARE(rig.upstream.hostOf(3), QStringLiteral("p1.test"));
+        rig.clock.advance(10s); // the attempt hangs until B's key is free again, then fails
+        rig.upstream.fail(3, TransferError::ConnectFailed, QStringLiteral("connection refused"));
+        QCOMPARE(rig.response->status, 502);
+        const QString message = rig.errorBody().value(QStringLiteral("message")).toString();
+        QVERIFY2(message.contains(QStringLiteral("pair/B: every API key is cooling down (next in 9.")), qPrintable(message));
+        QCOMPARE(rig.records.size(), std::size_t(1));
+    }
+
     void aRetryRefusedByTheBudgetAnswersAtOnceAndSaysWhy()
 
     {

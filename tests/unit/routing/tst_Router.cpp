@@ -422,6 +422,39 @@ private slots:
         QVERIFY(r.router.untriedChannelReasons(QStringLiteral("gpt-4o"), state).isEmpty());
     }
 
+    void aChoiceOnATriedChannelSaysWhyTheUntriedOnesWerePassedOver()
+    {
+        Rig r;
+        auto cfg = baseConfig();
+        cfg.routes[0].fallbackModels.clear();
+        r.router.setConfig(ptr(cfg));
+        auto state = r.request();
+        auto first = r.router.choose(QStringLiteral("gpt-4o"), state, std::nullopt);
+        QCOMPARE(first.choice->channelId, 1);
+        QVERIFY(first.passedOver.empty()); // the usual choice skips nothing
+        state.attemptStarted(1);
+        r.router.record(*first.choice, down, 10ms);
+        r.router.keyRing(2)->reportRateLimited(20, std::chrono::milliseconds(1500));
+        QCOMPARE(r.router.untriedChannelFreeIn(QStringLiteral("gpt-4o"), state), std::optional<Clock::Duration>(1500ms));
+
+        auto again = r.router.choose(QStringLiteral("gpt-4o"), state, 1);
+        QCOMPARE(again.choice->channelId, 1); // the tried one, since 2's only key rests
+        QCOMPARE(again.passedOver.size(), std::size_t(1));
+        QCOMPARE(again.passedOver[0].channelId, 2);
+        QCOMPARE(again.passedOver[0].reason, QStringLiteral("every API key is cooling down (next in 1.5 s)"));
+        r.router.release(*again.choice);
+        state.notePassedOver(2, again.passedOver[0].reason);
+
+        // Told after its rest is over, the error gives the reason that held at the choice, and says so.
+        r.clock.advance(2s);
+        QCOMPARE(r.router.untriedChannelFreeIn(QStringLiteral("gpt-4o"), state), std::optional<Clock::Duration>(0ms));
+        QCOMPARE(r.router.untriedChannelReasons(QStringLiteral("gpt-4o"), state),
+                 QStringList{QStringLiteral("gpt-4o/2: every API key is cooling down (next in 1.5 s), as the last attempt was chosen")});
+        // A channel no wait brings back is not waited for.
+        r.router.keyRing(2)->reportAuthError(20, QStringLiteral("invalid key"));
+        QCOMPARE(r.router.untriedChannelFreeIn(QStringLiteral("gpt-4o"), state), std::nullopt);
+    }
+
     void drainedChannelStaysOutEvenInPanic()
     {
         Rig r;
