@@ -122,6 +122,17 @@ bool ChannelHealth::routable() const
     return m_clock.now().time_since_epoch().count() >= m_openUntilNanos.load(std::memory_order_relaxed);
 }
 
+bool ChannelHealth::couldAdmitNow() const
+{
+    if (!routable())
+        return false;
+    // Closed, or OPEN with its time up, whose first admission is a trial with every slot free.
+    if (breakerState() != BreakerState::HalfOpen)
+        return true;
+    std::lock_guard lock(m_mutex);
+    return m_breaker.state() != BreakerState::HalfOpen || m_breaker.trialAvailable();
+}
+
 CircuitBreaker::Admission ChannelHealth::admit(Random &random)
 {
     const PoolState pool = poolState();

@@ -65,6 +65,11 @@ public:
     // In the pool (active or degraded) and the breaker not refusing outright, or misconfigured with
     // its minute's retry due. No side effects.
     bool routable() const;
+    // Whether admit() would let an attempt through now, without taking a trial slot: routable, and
+    // when HALF_OPEN a trial to give. What decides if a request's next attempt is a failover: a
+    // channel whose trials are all taken counted as one, and a request spent its four attempts on
+    // the channel that had just failed it within a millisecond, with no backoff between them.
+    bool couldAdmitNow() const;
     // Admission by the breaker (HALF_OPEN trials counted); Rejected when out of the pool.
     CircuitBreaker::Admission admit(Random &random);
     void releaseTrial();

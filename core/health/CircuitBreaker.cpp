@@ -140,6 +140,13 @@ bool CircuitBreaker::trialOverdue() const
     return m_trialsInFlight == 0 && m_clock.now() - m_lastTrialAdmittedAt >= kMaxTrialGap;
 }
 
+bool CircuitBreaker::trialAvailable() const
+{
+    if (m_config.halfOpenMode == HalfOpenMode::TrialCalls)
+        return m_trialsInFlight < std::max(1, m_config.halfOpenMaxTrials);
+    return trialOverdue();
+}
+
 void CircuitBreaker::releaseTrial()
 {
     if (m_trialsInFlight > 0)

@@ -64,6 +64,9 @@ public:
     Admission tryAdmit(Random &random, std::vector<BreakerTransition> *transitions);
     // An admitted trial that was never sent (the request went elsewhere): frees its slot.
     void releaseTrial();
+    // Whether tryAdmit() in HALF_OPEN would surely admit a trial now: a free slot (TrialCalls), or an
+    // overdue trial (TrafficShare; its random share is not counted on). No side effects.
+    bool trialAvailable() const;
     void onResult(BreakerResult result, bool wasTrial, std::vector<BreakerTransition> *transitions);
 
     // Another instance of the fleet tripped or re-opened this channel's breaker: open here too until

@@ -354,7 +354,7 @@ bool Router::hasUntriedChannel(const QString &logicalModel, const RetryState &st
         return false;
     for (const auto &tier : route->tiers)
         for (const Entry *e : tier.entries)
-            if (!state.triedChannel(e->channel.id) && e->health->routable() && !e->provider->keys->allCoolingOrDisabled())
+            if (!state.triedChannel(e->channel.id) && e->health->couldAdmitNow() && !e->provider->keys->allCoolingOrDisabled())
                 return true;
     return false;
 }
@@ -369,8 +369,8 @@ std::optional<Clock::Duration> Router::untriedChannelFreeIn(const QString &logic
     std::optional<Clock::Duration> soonest;
     for (const auto &tier : route->tiers)
         for (const Entry *e : tier.entries) {
-            if (state.triedChannel(e->channel.id) || !e->health->routable())
-                continue;
+            if (state.triedChannel(e->channel.id) || !e->health->couldAdmitNow())
+                continue; // a breaker's wait is not one a request is held for
             Clock::Duration wait = Clock::Duration::zero();
             if (e->provider->keys->allCoolingOrDisabled()) {
                 const auto keyFree = e->provider->keys->soonestAvailableIn();

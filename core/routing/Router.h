@@ -115,8 +115,9 @@ public:
     RouteResult choose(const QString &logicalModel, const RetryState &state, std::optional<int> lastFailedChannel,
                        int estimatedTokens = 0, const Outcome *lastFailure = nullptr,
                        std::optional<int> otherProviderThan = std::nullopt);
-    // Whether a channel this request has not tried could take its next attempt now (routable, a key
-    // not cooling): then that attempt is a failover, free of backoff and retry budget (RetryState).
+    // Whether a channel this request has not tried could take its next attempt now (its breaker would
+    // admit it, a key not cooling): then that attempt is a failover, free of backoff and retry budget
+    // (RetryState).
     bool hasUntriedChannel(const QString &logicalModel, const RetryState &state) const;
     // How long until a channel this request has not tried could take an attempt, when only time keeps
     // it out (every key cooling, its provider's rate limit): the soonest such channel's wait, zero when

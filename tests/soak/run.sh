@@ -19,7 +19,7 @@
 #   - errors: every request the client saw fail is one the proxy could not save: cut mid-stream
 #     where the stream could not be continued (the continuation itself cut, or every channel of the
 #     model faulted), or every channel of its model was faulted in that request (its attempt failed,
-#     or the router kept it out: circuit open, every key cooling);
+#     or the router kept it out: circuit open or its trials taken, every key cooling);
 #     the proxy's history (SQLite) holds each request's attempts and the refusal's reasons per channel.
 # Release binaries: cmake --preset release && cmake --build build/release -j2 --target switchboard switchboard-sim
 # BUILD=dir uses another build tree; PORT=n another proxy port (default 18600). Everything the run
@@ -207,7 +207,7 @@ fi
 #               the model faulted in that request (the row's error names the ones it did not try, and why), or
 #   error:      every channel of the model was faulted in that request (all of them at once): an attempt on
 #               it failed, or the router could not use it because its provider had rate-limited every key
-#               or its circuit was open (only injected failures open one).
+#               or its circuit was open or half-open with its trials taken (only injected failures open one).
 # Anything else (an error while a channel of the model was not tried, a cancelled request, a request
 # the client saw fail that the proxy counted as ok) is unexpected.
 jq -r '.routes[] | .model as $m | .channels[] | [$m, .] | @csv' "$run/soak-proxy.json" >"$run/routes.csv"
@@ -218,8 +218,8 @@ CREATE TEMP TABLE soak_routes (model TEXT, channel TEXT);
 WITH bad AS (SELECT id, logical_model AS model, status, error, attempts FROM requests WHERE status != 'ok'),
 -- A channel of the model was faulted in a request when an attempt on it failed, or when the router skipped
 -- it because the provider had rate-limited every key (a 429 or a rate limit in a 200 body cools the key)
--- or because its circuit was open or it was ejected (only failures open or eject, and here every failure
--- is injected). The refusal the client gets names each channel with its reason.
+-- or because its circuit was open, or half-open with its trial calls taken by other requests, or it was
+-- ejected (only failures open or eject, and here every failure is injected). The refusal the client gets names each channel with its reason.
 faulted AS (
   SELECT b.id, count(*) AS n,
     sum(EXISTS (SELECT 1 FROM json_each(b.attempts) a
@@ -230,6 +230,7 @@ faulted AS (
      OR instr(b.error, s.channel || ': every API key is cooling down') > 0
      OR instr(b.error, s.channel || ': provider rate limit reached') > 0
      OR instr(b.error, s.channel || ': circuit open') > 0
+     OR instr(b.error, s.channel || ': circuit half-open, trial calls in progress') > 0
      OR instr(b.error, s.channel || ': ejected') > 0
   GROUP BY b.id),
 channels AS (SELECT model, count(*) AS n FROM soak_routes GROUP BY model)

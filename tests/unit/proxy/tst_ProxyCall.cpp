@@ -7,6 +7,8 @@
 #include "frontends/openai_chat/ChatRequest.h"
 #include "proxy/EngineContext.h"
 #include "proxy/ProxyCall.h"
+#include "routing/RetryPolicy.h"
+#include "routing/RetryState.h"
 
 #include "FakeClock.h"
 #include "FakeRandom.h"
@@ -235,6 +237,37 @@ private slots:
         QVERIFY(rig.errorBody().value(QStringLiteral("message")).toString().contains(QStringLiteral("4 attempts")));
         QCOMPARE(rig.clock.pendingTimers(), 0);
         QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 0);
+    }
+
+    void aChannelWhoseTrialsAreTakenDoesNotMakeARetryAFailover()
+    {
+        // pair/B is HALF_OPEN and another request holds its one trial, so A's retries are retries:
+        // each waits its backoff and spends the budget, as if B were not there.
+        EngineConfig config = baseConfig();
+        config.breaker.halfOpenMaxTrials = 1;
+        Rig rig(config);
+        Outcome down = Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("down"));
+        for (int i = 0; i < 5; ++i)
+            rig.engine.router().record(2, down, 10ms);
+        rig.clock.advance(config.breaker.openDuration);
+        const RetryPolicy policy(config.retry);
+        RetryState elsewhere(policy, rig.clock, rig.clock.now());
+        elsewhere.attemptStarted(1);
+        const RouteResult trial = rig.engine.router().choose(QStringLiteral("pair"), elsewhere, 1);
+        QVERIFY(trial.choice && trial.choice->channelId == 2 && trial.choice->halfOpenTrial);
+
+        rig.call(QStringLiteral("pair"));
+        rig.upstream.reply(0, 500, {});
+        rig.upstream.reply(1, 500, {}); // the first attempt's immediate second try
+        QCOMPARE(rig.upstream.count(), std::size_t(2));
+        QVERIFY2(rig.untilNextTimer() >= Clock::Duration(config.retry.baseDelay), qPrintable(QString::number(toMillis(rig.untilNextTimer()))));
+        rig.clock.advance(rig.untilNextTimer());
+        QCOMPARE(rig.upstream.count(), std::size_t(3));
+        QCOMPARE(rig.upstream.hostOf(2), QStringLiteral("p1.test"));
+        QCOMPARE(rig.engine.retryBudget().stats().retriesInFlight, 1);
+        rig.upstream.reply(2, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+        rig.engine.router().release(*trial.choice);
     }
 
     void thePrimaryGetsThirtySecondsAndTheFallbackTwenty()

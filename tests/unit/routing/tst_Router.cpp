@@ -407,6 +407,30 @@ private slots:
         QVERIFY(!r.router.hasUntriedChannel(QStringLiteral("nope"), state));
     }
 
+    void aHalfOpenChannelWhoseTrialsAreTakenIsNoUntriedChannel()
+    {
+        Rig r;
+        auto cfg = baseConfig();
+        cfg.routes[0].fallbackModels.clear();
+        cfg.breaker.halfOpenMaxTrials = 1;
+        r.router.setConfig(ptr(cfg));
+        r.fail(2, 5);
+        r.clock.advance(cfg.breaker.openDuration); // OPEN with its time up: the next admission is a trial
+        auto state = r.request();
+        state.attemptStarted(1);
+        QVERIFY(r.router.hasUntriedChannel(QStringLiteral("gpt-4o"), state));
+
+        auto elsewhere = r.request(); // another request takes channel 2's one trial
+        elsewhere.attemptStarted(1);
+        auto trial = r.router.choose(QStringLiteral("gpt-4o"), elsewhere, 1);
+        QCOMPARE(trial.choice->channelId, 2);
+        QVERIFY(trial.choice->halfOpenTrial);
+        QVERIFY(!r.router.hasUntriedChannel(QStringLiteral("gpt-4o"), state)); // its next attempt is a retry
+        QCOMPARE(r.router.untriedChannelFreeIn(QStringLiteral("gpt-4o"), state), std::nullopt);
+        r.router.release(*trial.choice);
+        QVERIFY(r.router.hasUntriedChannel(QStringLiteral("gpt-4o"), state));
+    }
+
     void anErrorNamesTheChannelsItNeverReached()
     {
         Rig r;
