@@ -94,6 +94,13 @@ struct Rig {
         return *proxyCall;
     }
 
+    // The provider's only key rests as after a 429 with that Retry-After.
+    void restOnlyKeyOf(int providerId, std::chrono::milliseconds rest)
+    {
+        const auto keys = engine.router().keyRing(providerId);
+        keys->reportRateLimited(keys->status().front().keyId, rest);
+    }
+
     Clock::Duration sinceStart() const { return clock.now() - t0; }
     Clock::Duration untilNextTimer() const { return clock.nextDue() - clock.now(); }
     QJsonObject errorBody() const { return QJsonDocument::fromJson(response->body).object().value(QStringLiteral("error")).toObject(); }
@@ -545,8 +552,7 @@ private slots:
         // pair/B's only key rests 1 s; pair/A refuses connections. The earlier attempts retry A as
         // before, the last one waits out B's rest instead of spending itself on A once more.
         Rig rig;
-        const auto keysB = rig.engine.router().keyRing(2);
-        keysB->reportRateLimited(keysB->status().front().keyId, 1000ms);
+        rig.restOnlyKeyOf(2, 1000ms);
         rig.call(QStringLiteral("pair"));
         rig.upstream.fail(0, TransferError::ConnectFailed, QStringLiteral("connection refused"));
         rig.upstream.fail(1, TransferError::ConnectFailed, QStringLiteral("connection refused")); // at once
@@ -571,8 +577,7 @@ private slots:
         // B rests 10 s, past the 3 s a request is held: the last attempt is A's, and the error names B
         // with the reason it was passed over then, though its rest is over when the error is written.
         Rig rig;
-        const auto keysB = rig.engine.router().keyRing(2);
-        keysB->reportRateLimited(keysB->status().front().keyId, 10s);
+        rig.restOnlyKeyOf(2, 10s);
         rig.call(QStringLiteral("pair"));
         rig.upstream.fail(0, TransferError::ConnectFailed, QStringLiteral("connection refused"));
         for (std::size_t i = 1; i < 3; ++i) {
