@@ -55,6 +55,14 @@ EngineConfig baseConfig()
     return c;
 }
 
+// gpt-4o's two channels alone: no fallback model to go to.
+EngineConfig withoutFallback()
+{
+    EngineConfig c = baseConfig();
+    c.routes[0].fallbackModels.clear();
+    return c;
+}
+
 EngineConfigPtr ptr(EngineConfig c)
 {
     return std::make_shared<const EngineConfig>(std::move(c));
@@ -318,8 +326,7 @@ private slots:
     void panicModeUsesLeastBadChannel()
     {
         Rig r;
-        auto cfg = baseConfig();
-        cfg.routes[0].fallbackModels.clear();
+        auto cfg = withoutFallback();
         r.router.setConfig(ptr(cfg));
         r.fail(1, 5);
         r.fail(2, 5);
@@ -359,8 +366,7 @@ private slots:
         // after a 429. Nothing can take the request the normal way, so panic tries the OPEN channel
         // rather than answering 429; the cooling key itself is never overridden.
         Rig r;
-        auto cfg = baseConfig();
-        cfg.routes[0].fallbackModels.clear();
+        auto cfg = withoutFallback();
         r.router.setConfig(ptr(cfg));
         r.fail(1, 5);
         QCOMPARE(r.router.pool().channel(1)->breakerState(), BreakerState::Open);
@@ -410,8 +416,7 @@ private slots:
     void aHalfOpenChannelWhoseTrialsAreTakenIsNoUntriedChannel()
     {
         Rig r;
-        auto cfg = baseConfig();
-        cfg.routes[0].fallbackModels.clear();
+        auto cfg = withoutFallback();
         cfg.breaker.halfOpenMaxTrials = 1;
         r.router.setConfig(ptr(cfg));
         r.fail(2, 5);
@@ -434,8 +439,7 @@ private slots:
     void anErrorNamesTheChannelsItNeverReached()
     {
         Rig r;
-        auto cfg = baseConfig();
-        cfg.routes[0].fallbackModels.clear();
+        auto cfg = withoutFallback();
         r.router.setConfig(ptr(cfg));
         r.fail(2, 5);
         auto state = r.request();
@@ -449,8 +453,7 @@ private slots:
     void aChoiceOnATriedChannelSaysWhyTheUntriedOnesWerePassedOver()
     {
         Rig r;
-        auto cfg = baseConfig();
-        cfg.routes[0].fallbackModels.clear();
+        auto cfg = withoutFallback();
         r.router.setConfig(ptr(cfg));
         auto state = r.request();
         auto first = r.router.choose(QStringLiteral("gpt-4o"), state, std::nullopt);
@@ -482,8 +485,7 @@ private slots:
     void drainedChannelStaysOutEvenInPanic()
     {
         Rig r;
-        auto cfg = baseConfig();
-        cfg.routes[0].fallbackModels.clear();
+        auto cfg = withoutFallback();
         r.router.setConfig(ptr(cfg));
         QVERIFY(r.router.drain(1, QStringLiteral("maintenance")));
         QVERIFY(r.router.drain(2));
@@ -499,8 +501,7 @@ private slots:
     void bucketRefusalMovesToNextChannelThen429()
     {
         Rig r;
-        auto cfg = baseConfig();
-        cfg.routes[0].fallbackModels.clear();
+        auto cfg = withoutFallback();
         cfg.providers[0].requestsPerMinute = 60;
         cfg.providers[0].burst = 1;
         cfg.providers[1].requestsPerMinute = 60;
@@ -524,8 +525,7 @@ private slots:
     void rateLimitedKeyCoolsAndProviderIsSkipped()
     {
         Rig r;
-        auto cfg = baseConfig();
-        cfg.routes[0].fallbackModels.clear();
+        auto cfg = withoutFallback();
         r.router.setConfig(ptr(cfg));
         auto state = r.request();
         auto first = r.router.choose(QStringLiteral("gpt-4o"), state, std::nullopt);
