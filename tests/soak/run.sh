@@ -219,7 +219,8 @@ WITH bad AS (SELECT id, logical_model AS model, status, error, attempts FROM req
 -- A channel of the model was faulted in a request when an attempt on it failed, or when the router skipped
 -- it because the provider had rate-limited every key (a 429 or a rate limit in a 200 body cools the key)
 -- or because its circuit was open, or half-open with its trial calls taken by other requests, or it was
--- ejected (only failures open or eject, and here every failure is injected). The refusal the client gets names each channel with its reason.
+-- ejected (only failures open or eject, and here every failure is injected). The refusal the client gets
+-- names each channel with its reason.
 faulted AS (
   SELECT b.id, count(*) AS n,
     sum(EXISTS (SELECT 1 FROM json_each(b.attempts) a
