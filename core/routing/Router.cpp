@@ -463,6 +463,7 @@ RouteRefusal Router::refuse(const RoutingTable::Route &route, const RetryState &
             r.channels.push_back({e->channel.id, e->channel.name, reason});
         }
     }
+    r.freeIn = soonest;
     QStringList parts;
     for (const auto &c : r.channels)
         parts << QStringLiteral("%1: %2").arg(c.channelName, c.reason);

@@ -48,6 +48,9 @@ struct RouteRefusal {
     int httpStatus = 503;                       // 404 unknown model, 429 all rate limited, 503 none available
     QString message;                            // one sentence naming the channels and why
     std::optional<Clock::Duration> retryAfter;  // for 429: when the soonest provider admits again
+    // Whatever the status: when the soonest channel kept out only by its keys' cool-down or its
+    // provider's limit admits again (a 503's other channels may be out for good meanwhile).
+    std::optional<Clock::Duration> freeIn;
     struct ChannelReason {
         int channelId = 0;
         QString channelName;

@@ -572,6 +572,27 @@ private slots:
         QCOMPARE(rig.response->headers.value("x-switchboard-attempts"), QByteArray("4"));
     }
 
+    void aKeyFreeSoonIsWaitedForThoughTheOtherChannelsCircuitIsOpen()
+    {
+        // pair/A's circuit is open and its key rests 10 s (so not even panic mode can use it); B's only
+        // key rests 400 ms. No channel can take the request now, but one can in 400 ms: it waits for
+        // that rather than answer 503 at once.
+        Rig rig;
+        const Outcome down = Outcome::local(OutcomeKind::ProviderDown, QStringLiteral("down"));
+        for (int i = 0; i < 5; ++i)
+            rig.engine.router().record(1, down, 10ms);
+        rig.restOnlyKeyOf(1, 10s);
+        rig.restOnlyKeyOf(2, 400ms);
+        rig.call(QStringLiteral("pair"));
+        QCOMPARE(rig.upstream.count(), std::size_t(0));
+        QCOMPARE(rig.untilNextTimer(), Clock::Duration(400ms));
+        rig.clock.advance(400ms);
+        QCOMPARE(rig.upstream.count(), std::size_t(1));
+        QCOMPARE(rig.upstream.hostOf(0), QStringLiteral("p2.test"));
+        rig.upstream.reply(0, 200, kAnswer);
+        QCOMPARE(rig.response->status, 200);
+    }
+
     void anUntriedChannelsRestLongerThanTheMaxWaitIsNotWaitedFor()
     {
         // B rests 10 s, past the 3 s a request is held: the last attempt is A's, and the error names B

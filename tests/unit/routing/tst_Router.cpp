@@ -393,6 +393,9 @@ private slots:
         auto refused = r.router.choose(QStringLiteral("gpt-4o"), state, std::nullopt);
         QVERIFY(!refused);
         QCOMPARE(refused.refusal.httpStatus, 503); // channel 1's circuit is open as well
+        QVERIFY(!refused.refusal.retryAfter);
+        // Channel 2 comes back when its key's rest ends, which a request can wait for: 1 s, the default.
+        QCOMPARE(refused.refusal.freeIn, std::optional<Clock::Duration>(1s));
         QVERIFY2(refused.refusal.message.contains(QLatin1String("gpt-4o/2: every API key is cooling down")),
                  qPrintable(refused.refusal.message));
         QCOMPARE(r.router.stats().panicChoices, 1u);
