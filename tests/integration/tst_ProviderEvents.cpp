@@ -74,6 +74,9 @@ private slots:
         config.proxy.listenPort = 0;
         config.retry.baseDelay = 1ms;
         config.retry.jitter = 1ms;
+        // No request is held for a key or a bucket here, so each later one finds them as the first
+        // left them (held, it would meet the limited key's next 429 once its rest ended: news again).
+        config.retry.maxClientWait = 0ms;
         ProviderConfig bucketed = provider(3, QStringLiteral("healthy"), healthy.baseUrl(),
                                            {ApiKeyConfig{3, QStringLiteral("ok"), QStringLiteral("sk-healthy-0003"), true, {}}});
         bucketed.requestsPerMinute = 6; // a burst of one: the second request inside ten seconds is refused
