@@ -256,6 +256,7 @@ int EpollEventDispatcher::activateNotifiers(int readyCount, bool deliver)
     // By index, re-reading the list each time: a handler may cross out later entries, and a nested
     // loop uses its own list, but the outer vector of lists may grow meanwhile.
     for (std::size_t i = 0; i < pendingNotifiers().size(); ++i) {
+        m_turnEndWrites.beginEvent(i + 1 < pendingNotifiers().size());
         const Pending entry = std::exchange(pendingNotifiers()[i], Pending{});
         if (entry.notifier) {
             QEvent event(QEvent::SockAct);
@@ -272,6 +273,7 @@ int EpollEventDispatcher::activateNotifiers(int readyCount, bool deliver)
         }
     }
     pendingNotifiers().clear();
+    m_turnEndWrites.endTurn();
     return events;
 }
 

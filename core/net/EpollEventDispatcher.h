@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/CallbackDispatcher.h"
+#include "net/TurnEndWrites.h"
 
 #include <atomic>
 #include <cstdint>
@@ -21,6 +22,9 @@ namespace sb {
 // own poll. This loop waits in epoll_wait for the descriptors that are ready, changes a notifier
 // with one epoll_ctl, and fires the timers that are due in the same turn as the sockets that made
 // them due, so a request costs about two turns: its client's bytes and its upstream's answer.
+//
+// The sockets' writes made while a turn delivers its ready sockets leave together at the end of the
+// delivery, except the last event's (TurnEndWrites, which says why).
 //
 // Semantics follow Qt's own Unix dispatcher: posted events, then the ready notifiers, then the due
 // timers; a repeating timer keeps its phase (next = last deadline + interval, or now + interval
@@ -152,6 +156,7 @@ private:
     // The timers one turn fires, collected before the first fires.
     std::vector<std::vector<Due>> m_firingByDepth;
     int m_depth = -1; // nesting level of processEvents(); -1 outside it
+    TurnEndWrites m_turnEndWrites;
 
     std::vector<Timer> m_timers;
     std::vector<CallbackTimer> m_callbackTimers;

@@ -128,7 +128,19 @@ bool Http1Connection::send(QByteArray head, QByteArray body, QString *error)
     m_pieces = m_output[1].isEmpty() ? 1 : 2;
     m_outputSent = 0;
     ++requestsSent;
+    if (TurnEndWrites::hold(this)) {
+        m_writeHeld = true;
+        return true;
+    }
     return flush(error);
+}
+
+void Http1Connection::writeHeld()
+{
+    m_writeHeld = false;
+    // The owner flushes, and hears why when the connection broke, as for a writable socket.
+    if (m_pieces > 0 && isOpen())
+        m_owner.connectionWritable(*this);
 }
 
 bool Http1Connection::flush(QString *error)
@@ -257,6 +269,10 @@ void Http1Connection::watchWritable(bool on)
 
 void Http1Connection::close()
 {
+    if (m_writeHeld) {
+        TurnEndWrites::forget(this);
+        m_writeHeld = false;
+    }
     // The watches leave before the descriptor (a number the kernel hands out again at once); this
     // may run inside one of their calls, which SocketWatch allows.
     m_read.reset();

@@ -3,6 +3,7 @@
 #include "net/HttpResponseParser.h"
 #include "net/SocketWatch.h"
 #include "net/TlsSession.h"
+#include "net/TurnEndWrites.h"
 
 #include <QByteArray>
 #include <QString>
@@ -24,8 +25,10 @@ struct SocketAddress {
 
 // One connection from the Http1Engine to an HTTP/1.1 upstream, over TCP or TLS: a non-blocking
 // socket watched by two SocketWatches, sending one request at a time and kept alive between
-// them. It knows nothing of transfers; what its socket does goes to its Owner.
-class Http1Connection {
+// them. It knows nothing of transfers; what its socket does goes to its Owner. A request sent
+// while the loop's turn holds writes leaves at the turn's end (TurnEndWrites), through the same
+// connectionWritable() a socket that became writable gets.
+class Http1Connection final : private TurnEndWrites::Writer {
 public:
     class Owner {
     public:
@@ -64,8 +67,9 @@ public:
     const TlsSession *tls() const { return m_tls.get(); }
     bool sessionRemembered = false; // its TLS session was kept for the next connection
 
-    // Queues a request (head, then body) and sends what the kernel takes now; the rest leaves on
-    // flush() when the socket is writable. False with the reason when the connection is broken.
+    // Queues a request (head, then body) and sends what the kernel takes now (or at the end of
+    // the turn); the rest leaves on flush() when the socket is writable. False with the reason
+    // when the connection is broken.
     bool send(QByteArray head, QByteArray body, QString *error);
     bool flush(QString *error);
     bool hasPendingOutput() const { return m_pieces > 0; }
@@ -91,6 +95,7 @@ public:
     int requestsSent = 0;
 
 private:
+    void writeHeld() override;
     void watchWritable(bool on);
     bool flushTls(QString *error);
 
@@ -103,6 +108,7 @@ private:
     QByteArray m_output[2]; // head and body still to send, from m_outputSent on
     int m_pieces = 0;
     qsizetype m_outputSent = 0; // bytes of m_output[0] already sent
+    bool m_writeHeld = false;   // the request waits for the end of the turn
     HttpResponseParser m_parser;
     std::unique_ptr<TlsSession> m_tls;
 };

@@ -18,6 +18,9 @@ namespace {
 // Bytes asked of the kernel per read call: a small request arrives in one, a large body in a few.
 constexpr qsizetype kReadSlice = 16 * 1024;
 
+// The largest write held to the end of its turn (TurnEndWrites).
+constexpr qsizetype kMostHeldBytes = 64 * 1024;
+
 // Every TLS connection opens with a record of type handshake (22); an HTTP request, with a letter.
 constexpr unsigned char kTlsHandshakeRecord = 0x16;
 
@@ -46,6 +49,8 @@ TcpStream::TcpStream(int descriptor, qsizetype readBufferSize, QObject *parent)
 
 TcpStream::~TcpStream()
 {
+    if (m_writeHeld)
+        TurnEndWrites::forget(this);
     abort();
 }
 
@@ -86,15 +91,24 @@ QByteArray TcpStream::readAll()
     return read(m_input.size());
 }
 
-bool TcpStream::write(QByteArrayView bytes)
+bool TcpStream::write(const QByteArray &bytes)
 {
     if (!isOpen())
         return false;
     if (bytes.isEmpty())
         return true;
-    // Behind what waits (the write watch is on), or before TLS is up (it sends once it is).
+    // Behind what waits (the write watch is on, or the turn holds it), or before TLS is up (it
+    // sends once it is).
     if (bytesToWrite() > 0 || m_tlsState == TlsState::AwaitingHello || m_tlsState == TlsState::Handshaking) {
-        m_output.append(bytes.data(), bytes.size());
+        m_output.append(bytes);
+        return true;
+    }
+    // A large answer goes at once: held, it would count against the client's buffer limit, and
+    // it fills segments of its own anyway.
+    if (bytes.size() <= kMostHeldBytes && TurnEndWrites::hold(this)) {
+        m_writeHeld = true;
+        m_output = bytes;
+        m_outputSent = 0;
         return true;
     }
     const qsizetype taken = sendSome(bytes.data(), bytes.size());
@@ -297,6 +311,20 @@ void TcpStream::onWritable()
         heard(&Listener::streamClosed);
         return;
     }
+    heard(&Listener::streamWritten);
+}
+
+void TcpStream::writeHeld()
+{
+    m_writeHeld = false;
+    if (!isOpen())
+        return;
+    if (!flush()) {
+        heard(&Listener::streamClosed);
+        return;
+    }
+    if (bytesToWrite() > 0)
+        m_writeWatch->setEnabled(true);
     heard(&Listener::streamWritten);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "net/SocketWatch.h"
+#include "net/TurnEndWrites.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -24,14 +25,15 @@ class TlsSession;
 //
 // Reads are buffered up to a bound, as QTcpSocket::setReadBufferSize does: past it the descriptor
 // is no longer read, so TCP flow control holds a client back that sends faster than it is served.
-// Writes go to the kernel at once; what it does not take waits and leaves when the socket is
-// writable. Lives on one thread; not thread-safe.
+// Writes go to the kernel at once, or at the end of the event-loop turn that made them when the
+// turn holds them (TurnEndWrites); what the kernel does not take waits and leaves when the socket
+// is writable. Lives on one thread; not thread-safe.
 //
 // On a port that serves HTTPS the stream is TLS's server side (serveTls): the client's handshake
 // is answered first, and read() and write() then carry the decrypted bytes. A client that speaks
 // plain HTTP there is told apart by its first byte and passed up as it is, marked
 // (plainTextOnTlsPort()), so the server can answer it in words instead of a failed handshake.
-class TcpStream : public QObject {
+class TcpStream : public QObject, private TurnEndWrites::Writer {
     Q_OBJECT
 public:
     // Who hears what the stream does: called directly (a signal's hop cost ~350 instructions a
@@ -70,9 +72,11 @@ public:
     // discards what the client still sends).
     QByteArray readAll();
 
-    // Hands the bytes to the kernel at once; what it cannot take yet is buffered. False when the
-    // connection is broken: the caller tears down (no disconnected() follows for this).
-    bool write(QByteArrayView bytes);
+    // Hands the bytes to the kernel now or at the end of the turn; what it cannot take yet is
+    // buffered. False when the connection is broken: the caller tears down (no streamClosed()
+    // follows for this). A held write that finds it broken is heard as streamClosed(), one that
+    // went out as streamWritten().
+    bool write(const QByteArray &bytes);
     qint64 bytesToWrite() const { return m_output.size() - m_outputSent; }
 
     // Sends FIN after what is buffered is out: the caller checks bytesToWrite() first.
@@ -94,6 +98,7 @@ private:
 
     void onReadable();
     void onWritable();
+    void writeHeld() override;
     // Looks at the first byte a client sent and starts TLS when it opens a handshake.
     Progress readHello();
     Progress continueHandshake();
@@ -122,6 +127,7 @@ private:
     QByteArray m_input;
     QByteArray m_output;
     qsizetype m_outputSent = 0; // bytes at the front of m_output already sent
+    bool m_writeHeld = false;   // m_output waits for the end of the turn
     bool m_endOfInput = false;         // the client's FIN was read
     bool m_disconnectReported = false; // the end was read (or the start failed): nothing more to read
 

@@ -1,0 +1,218 @@
+// Writes a worker's turn holds to its end (TurnEndWrites through TcpStream on the workers' loop):
+// every event of a turn but the last has its write held until the turn's events are through, the
+// last one's leaves at once, a write made outside a turn is not held, a stream that goes before the
+// turn ends is not called, and a held write that finds its connection gone is heard as closed.
+// Counted by what the peers can read at each step, not timed.
+#include "LoopThread.h"
+#include "net/TcpStream.h"
+
+#include <QScopeGuard>
+#include <QSemaphore>
+#include <QtTest>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+#include <vector>
+
+using namespace sb;
+
+using test::LoopThread;
+
+namespace {
+
+constexpr int kWait = 5000;
+
+// A TcpStream on the loop over one end of a socket pair; the test holds the other end (`peer`).
+// What it hears is counted, and each readable event is handed to `onRequest`.
+struct Connection final : TcpStream::Listener {
+    std::unique_ptr<TcpStream> stream;
+    int peer = -1;
+    int closedHeard = 0;
+    int writtenHeard = 0;
+    std::function<void(Connection &)> onRequest;
+
+    void streamReadable() override
+    {
+        stream->readAll();
+        if (onRequest)
+            onRequest(*this);
+    }
+    void streamWritten() override { ++writtenHeard; }
+    void streamClosed() override
+    {
+        ++closedHeard;
+        stream->abort(); // as the server's connection tears down
+    }
+    ~Connection()
+    {
+        if (peer >= 0)
+            ::close(peer);
+    }
+};
+
+// Whether bytes wait to be read at `descriptor`, without taking them.
+bool replyWaits(int descriptor)
+{
+    char byte = 0;
+    return ::recv(descriptor, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
+// `count` connections made on the loop's thread (their watches belong to its dispatcher); each
+// test drops them there too, however it ends.
+std::vector<std::unique_ptr<Connection>> connectionsOn(LoopThread &loop, int count)
+{
+    std::vector<std::unique_ptr<Connection>> made;
+    loop.run([&] {
+        for (int i = 0; i < count; ++i) {
+            int ends[2] = {-1, -1};
+            if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, ends) != 0)
+                return;
+            auto connection = std::make_unique<Connection>();
+            connection->stream = std::make_unique<TcpStream>(ends[0], 64 * 1024);
+            connection->stream->setListener(connection.get());
+            connection->peer = ends[1];
+            made.push_back(std::move(connection));
+        }
+    });
+    return made;
+}
+
+// Makes every connection readable while the loop is busy, so that one turn delivers them all.
+void requestAllInOneTurn(LoopThread &loop, const std::vector<std::unique_ptr<Connection>> &connections)
+{
+    QSemaphore busy, release;
+    QMetaObject::invokeMethod(loop.context(), [&] {
+        busy.release();
+        release.acquire();
+    });
+    QVERIFY(busy.tryAcquire(1, kWait));
+    for (const auto &c : connections)
+        QCOMPARE(::send(c->peer, "q", 1, MSG_NOSIGNAL), ssize_t(1));
+    release.release();
+}
+
+} // namespace
+
+class tst_TurnEndWrites : public QObject {
+    Q_OBJECT
+private slots:
+    void aTurnsWritesLeaveAfterItsLastEvent()
+    {
+        LoopThread loop;
+        auto connections = connectionsOn(loop, 3);
+        QCOMPARE(connections.size(), std::size_t(3));
+        const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
+        // At each event, in the order the turn delivered them: which earlier replies a peer could
+        // already read, and whether the event's own reply could be read right after its write.
+        std::vector<Connection *> order;
+        std::vector<int> earlierRepliesSeen;
+        std::vector<bool> ownReplyAtOnce;
+        QSemaphore answered;
+        for (auto &c : connections) {
+            c->onRequest = [&](Connection &self) {
+                int seen = 0;
+                for (const Connection *earlier : order)
+                    seen += replyWaits(earlier->peer) ? 1 : 0;
+                earlierRepliesSeen.push_back(seen);
+                order.push_back(&self);
+                QVERIFY(self.stream->write(QByteArrayLiteral("reply")));
+                ownReplyAtOnce.push_back(replyWaits(self.peer));
+                answered.release();
+            };
+        }
+        requestAllInOneTurn(loop, connections);
+        QVERIFY(answered.tryAcquire(3, kWait));
+        loop.run([] {}); // the turn is over
+        QCOMPARE(earlierRepliesSeen, (std::vector<int>{0, 0, 0}));
+        QCOMPARE(ownReplyAtOnce, (std::vector<bool>{false, false, true}));
+        for (const auto &c : connections) {
+            QVERIFY(replyWaits(c->peer));
+            QCOMPARE(c->closedHeard, 0);
+        }
+        // A held reply that went out whole is heard as written; the last one was never held.
+        QCOMPARE(order[0]->writtenHeard, 1);
+        QCOMPARE(order[1]->writtenHeard, 1);
+        QCOMPARE(order[2]->writtenHeard, 0);
+    }
+
+    void aWriteOutsideATurnLeavesAtOnce()
+    {
+        LoopThread loop;
+        auto connections = connectionsOn(loop, 1);
+        QCOMPARE(connections.size(), std::size_t(1));
+        const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
+        bool atOnce = false;
+        loop.run([&] {
+            QVERIFY(connections[0]->stream->write(QByteArrayLiteral("hello")));
+            atOnce = replyWaits(connections[0]->peer);
+        });
+        QVERIFY(atOnce);
+    }
+
+    void aStreamGoneBeforeTheTurnEndsIsNotCalled()
+    {
+        LoopThread loop;
+        auto connections = connectionsOn(loop, 3);
+        QCOMPARE(connections.size(), std::size_t(3));
+        const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
+        std::vector<Connection *> order;
+        bool firstHeld = false;
+        QSemaphore answered;
+        for (auto &c : connections) {
+            c->onRequest = [&](Connection &self) {
+                order.push_back(&self);
+                QVERIFY(self.stream->write(QByteArrayLiteral("reply")));
+                if (order.size() == 1)
+                    firstHeld = !replyWaits(self.peer);
+                if (order.size() == 2)
+                    order[0]->stream.reset(); // the first one's held reply goes with it
+                answered.release();
+            };
+        }
+        requestAllInOneTurn(loop, connections);
+        QVERIFY(answered.tryAcquire(3, kWait));
+        loop.run([] {});
+        QVERIFY(firstHeld);
+        char byte = 0;
+        QCOMPARE(::recv(order[0]->peer, &byte, 1, MSG_DONTWAIT), ssize_t(0)); // closed, no reply
+        QVERIFY(replyWaits(order[1]->peer));
+        QVERIFY(replyWaits(order[2]->peer));
+    }
+
+    void aHeldWriteThatFindsItsPeerGoneIsHeardAsClosed()
+    {
+        LoopThread loop;
+        auto connections = connectionsOn(loop, 2);
+        QCOMPARE(connections.size(), std::size_t(2));
+        const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
+        std::vector<Connection *> order;
+        bool firstHeld = false;
+        QSemaphore answered;
+        for (auto &c : connections) {
+            c->onRequest = [&](Connection &self) {
+                order.push_back(&self);
+                QVERIFY(self.stream->write(QByteArrayLiteral("reply")));
+                if (order.size() == 1) {
+                    // The first one's client leaves while its reply is held.
+                    firstHeld = !replyWaits(self.peer);
+                    ::close(self.peer);
+                    self.peer = -1;
+                }
+                answered.release();
+            };
+        }
+        requestAllInOneTurn(loop, connections);
+        QVERIFY(answered.tryAcquire(2, kWait));
+        loop.run([] {});
+        QVERIFY(firstHeld);
+        QCOMPARE(order[0]->closedHeard, 1);
+        QCOMPARE(order[0]->writtenHeard, 0);
+        QVERIFY(replyWaits(order[1]->peer));
+        QCOMPARE(order[1]->closedHeard, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_TurnEndWrites)
+#include "tst_TurnEndWrites.moc"
