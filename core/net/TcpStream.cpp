@@ -49,8 +49,6 @@ TcpStream::TcpStream(int descriptor, qsizetype readBufferSize, QObject *parent)
 
 TcpStream::~TcpStream()
 {
-    if (m_writeHeld)
-        TurnEndWrites::forget(this);
     abort();
 }
 
@@ -160,6 +158,13 @@ void TcpStream::abort()
 {
     if (!isOpen())
         return;
+    if (m_writeHeld) {
+        // What the turn holds goes to the kernel first, as it would have at once without the
+        // hold: an answer's last bytes written before a reset (a stream cut short) still arrive.
+        TurnEndWrites::forget(this);
+        m_writeHeld = false;
+        flush();
+    }
     // The watches go before the descriptor: a watch left on a closed (and soon reused)
     // descriptor number would watch someone else's socket.
     m_readWatch.reset();

@@ -81,7 +81,8 @@ public:
 
     // Sends FIN after what is buffered is out: the caller checks bytesToWrite() first.
     void shutdownWrite();
-    // Closes at once, dropping what is buffered; nothing is heard after.
+    // Closes at once, dropping what is buffered (a write the turn holds is first offered to the
+    // kernel, as it would have been without the hold); nothing is heard after.
     void abort();
     // nullptr: nobody hears any more.
     void setListener(Listener *listener) { m_listener = listener; }

@@ -12,7 +12,7 @@ namespace sb {
 // answered it and went back to sleep before the next came (the proxy spends longer on a request
 // than a canned upstream does), and on a VM a wake-up is among the dearest things the kernel does
 // for a request. Held to the turn's end, the turn's requests reach the upstream together and its
-// answers reach the clients together: the upstream slept less often and spent 8-10 % less CPU a
+// answers reach the clients together: the upstream slept less often and spent 6-13 % less CPU a
 // request, and the proxy's req/s rose (tests/bench/RESULTS.md, "writes held to the turn's end").
 //
 // A held write waits for the rest of its turn's events, no longer. The turn's last event writes
