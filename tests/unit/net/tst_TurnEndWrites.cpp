@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -94,6 +95,42 @@ void requestAllInOneTurn(LoopThread &loop, const std::vector<std::unique_ptr<Con
     release.release();
 }
 
+// One turn delivering a request on every connection, each answered with "reply" as it comes.
+// Noted at each event, in the order the turn delivered them: how many earlier replies their peers
+// could already read, and whether the event's own reply could be read right after its write.
+// `then` runs after the write, with the event's place in the turn.
+struct AnsweredTurn {
+    std::vector<Connection *> order;
+    std::vector<int> earlierRepliesSeen;
+    std::vector<bool> ownReplyAtOnce;
+    std::function<void(Connection &, std::size_t place)> then;
+
+    void run(LoopThread &loop, const std::vector<std::unique_ptr<Connection>> &connections)
+    {
+        QSemaphore answered;
+        for (const auto &c : connections) {
+            c->onRequest = [&](Connection &self) {
+                int seen = 0;
+                for (const Connection *earlier : order)
+                    seen += replyWaits(earlier->peer) ? 1 : 0;
+                earlierRepliesSeen.push_back(seen);
+                order.push_back(&self);
+                QVERIFY(self.stream->write(QByteArrayLiteral("reply")));
+                ownReplyAtOnce.push_back(replyWaits(self.peer));
+                if (then)
+                    then(self, order.size() - 1);
+                answered.release();
+            };
+        }
+        requestAllInOneTurn(loop, connections);
+        QVERIFY(answered.tryAcquire(int(connections.size()), kWait));
+        loop.run([&] { // the turn is over; nothing more is answered
+            for (const auto &c : connections)
+                c->onRequest = nullptr;
+        });
+    }
+};
+
 } // namespace
 
 class tst_TurnEndWrites : public QObject {
@@ -105,37 +142,19 @@ private slots:
         auto connections = connectionsOn(loop, 3);
         QCOMPARE(connections.size(), std::size_t(3));
         const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
-        // At each event, in the order the turn delivered them: which earlier replies a peer could
-        // already read, and whether the event's own reply could be read right after its write.
-        std::vector<Connection *> order;
-        std::vector<int> earlierRepliesSeen;
-        std::vector<bool> ownReplyAtOnce;
-        QSemaphore answered;
-        for (auto &c : connections) {
-            c->onRequest = [&](Connection &self) {
-                int seen = 0;
-                for (const Connection *earlier : order)
-                    seen += replyWaits(earlier->peer) ? 1 : 0;
-                earlierRepliesSeen.push_back(seen);
-                order.push_back(&self);
-                QVERIFY(self.stream->write(QByteArrayLiteral("reply")));
-                ownReplyAtOnce.push_back(replyWaits(self.peer));
-                answered.release();
-            };
-        }
-        requestAllInOneTurn(loop, connections);
-        QVERIFY(answered.tryAcquire(3, kWait));
-        loop.run([] {}); // the turn is over
-        QCOMPARE(earlierRepliesSeen, (std::vector<int>{0, 0, 0}));
-        QCOMPARE(ownReplyAtOnce, (std::vector<bool>{false, false, true}));
+        AnsweredTurn turn;
+        turn.run(loop, connections);
+        QCOMPARE(turn.order.size(), std::size_t(3)); // one turn answered all three
+        QCOMPARE(turn.earlierRepliesSeen, (std::vector<int>{0, 0, 0}));
+        QCOMPARE(turn.ownReplyAtOnce, (std::vector<bool>{false, false, true}));
         for (const auto &c : connections) {
             QVERIFY(replyWaits(c->peer));
             QCOMPARE(c->closedHeard, 0);
         }
         // A held reply that went out whole is heard as written; the last one was never held.
-        QCOMPARE(order[0]->writtenHeard, 1);
-        QCOMPARE(order[1]->writtenHeard, 1);
-        QCOMPARE(order[2]->writtenHeard, 0);
+        QCOMPARE(turn.order[0]->writtenHeard, 1);
+        QCOMPARE(turn.order[1]->writtenHeard, 1);
+        QCOMPARE(turn.order[2]->writtenHeard, 0);
     }
 
     void aWriteOutsideATurnLeavesAtOnce()
@@ -158,24 +177,15 @@ private slots:
         auto connections = connectionsOn(loop, 3);
         QCOMPARE(connections.size(), std::size_t(3));
         const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
-        std::vector<Connection *> order;
-        bool firstHeld = false;
-        QSemaphore answered;
-        for (auto &c : connections) {
-            c->onRequest = [&](Connection &self) {
-                order.push_back(&self);
-                QVERIFY(self.stream->write(QByteArrayLiteral("reply")));
-                if (order.size() == 1)
-                    firstHeld = !replyWaits(self.peer);
-                if (order.size() == 2)
-                    order[0]->stream.reset(); // the first one goes while its reply is held
-                answered.release();
-            };
-        }
-        requestAllInOneTurn(loop, connections);
-        QVERIFY(answered.tryAcquire(3, kWait));
-        loop.run([] {});
-        QVERIFY(firstHeld);
+        AnsweredTurn turn;
+        turn.then = [&](Connection &, std::size_t place) {
+            if (place == 1)
+                turn.order[0]->stream.reset(); // the first one goes while its reply is held
+        };
+        turn.run(loop, connections);
+        const auto &order = turn.order;
+        QCOMPARE(order.size(), std::size_t(3));
+        QVERIFY(!turn.ownReplyAtOnce[0]);
         // Its reply left as it went (as it would have at once without the hold), then its end.
         char reply[16] = {};
         QCOMPARE(::recv(order[0]->peer, reply, sizeof reply, MSG_DONTWAIT), ssize_t(5));
@@ -192,26 +202,17 @@ private slots:
         auto connections = connectionsOn(loop, 2);
         QCOMPARE(connections.size(), std::size_t(2));
         const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
-        std::vector<Connection *> order;
-        bool firstHeld = false;
-        QSemaphore answered;
-        for (auto &c : connections) {
-            c->onRequest = [&](Connection &self) {
-                order.push_back(&self);
-                QVERIFY(self.stream->write(QByteArrayLiteral("reply")));
-                if (order.size() == 1) {
-                    // The first one's client leaves while its reply is held.
-                    firstHeld = !replyWaits(self.peer);
-                    ::close(self.peer);
-                    self.peer = -1;
-                }
-                answered.release();
-            };
-        }
-        requestAllInOneTurn(loop, connections);
-        QVERIFY(answered.tryAcquire(2, kWait));
-        loop.run([] {});
-        QVERIFY(firstHeld);
+        AnsweredTurn turn;
+        turn.then = [&](Connection &self, std::size_t place) {
+            if (place == 0) { // its client leaves while its reply is held
+                ::close(self.peer);
+                self.peer = -1;
+            }
+        };
+        turn.run(loop, connections);
+        const auto &order = turn.order;
+        QCOMPARE(order.size(), std::size_t(2));
+        QVERIFY(!turn.ownReplyAtOnce[0]);
         QCOMPARE(order[0]->closedHeard, 1);
         QCOMPARE(order[0]->writtenHeard, 0);
         QVERIFY(replyWaits(order[1]->peer));
