@@ -312,6 +312,11 @@ void TcpStream::onWritable()
         if (!isOpen())
             return;
     }
+    sendBuffered();
+}
+
+void TcpStream::sendBuffered()
+{
     if (!flush()) {
         heard(&Listener::streamClosed);
         return;
@@ -322,15 +327,8 @@ void TcpStream::onWritable()
 void TcpStream::writeHeld()
 {
     m_writeHeld = false;
-    if (!isOpen())
-        return;
-    if (!flush()) {
-        heard(&Listener::streamClosed);
-        return;
-    }
-    if (bytesToWrite() > 0)
-        m_writeWatch->setEnabled(true);
-    heard(&Listener::streamWritten);
+    if (isOpen())
+        sendBuffered();
 }
 
 void TcpStream::reportFailedStart()
@@ -347,8 +345,10 @@ bool TcpStream::flush()
         const qsizetype sent = sendSome(m_output.constData() + m_outputSent, bytesToWrite());
         if (sent < 0)
             return false;
-        if (sent == 0)
-            return true; // the write watch stays on
+        if (sent == 0) {
+            m_writeWatch->setEnabled(true); // the rest leaves when the socket is writable
+            return true;
+        }
         m_outputSent += sent;
     }
     m_output.clear();

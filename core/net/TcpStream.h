@@ -100,6 +100,8 @@ private:
     void onReadable();
     void onWritable();
     void writeHeld() override;
+    // Sends what is buffered; the listener hears that bytes left, or that the connection broke.
+    void sendBuffered();
     // Looks at the first byte a client sent and starts TLS when it opens a handshake.
     Progress readHello();
     Progress continueHandshake();

@@ -7,7 +7,6 @@
 #include "LoopThread.h"
 #include "net/TcpStream.h"
 
-#include <QScopeGuard>
 #include <QSemaphore>
 #include <QtTest>
 
@@ -61,8 +60,7 @@ bool replyWaits(int descriptor)
     return ::recv(descriptor, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
 }
 
-// `count` connections made on the loop's thread (their watches belong to its dispatcher); each
-// test drops them there too, however it ends.
+// `count` connections made on the loop's thread (their watches belong to its dispatcher).
 std::vector<std::unique_ptr<Connection>> connectionsOn(LoopThread &loop, int count)
 {
     std::vector<std::unique_ptr<Connection>> made;
@@ -80,6 +78,17 @@ std::vector<std::unique_ptr<Connection>> connectionsOn(LoopThread &loop, int cou
     });
     return made;
 }
+
+// A worker's loop and `count` connections on it, dropped on that loop's thread however a test ends.
+struct Rig {
+    LoopThread loop;
+    std::vector<std::unique_ptr<Connection>> connections;
+    explicit Rig(int count) : connections(connectionsOn(loop, count)) {}
+    ~Rig()
+    {
+        loop.run([this] { connections.clear(); });
+    }
+};
 
 // Makes every connection readable while the loop is busy, so that one turn delivers them all.
 void requestAllInOneTurn(LoopThread &loop, const std::vector<std::unique_ptr<Connection>> &connections)
@@ -138,16 +147,14 @@ class tst_TurnEndWrites : public QObject {
 private slots:
     void aTurnsWritesLeaveAfterItsLastEvent()
     {
-        LoopThread loop;
-        auto connections = connectionsOn(loop, 3);
-        QCOMPARE(connections.size(), std::size_t(3));
-        const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
+        Rig rig(3);
+        QCOMPARE(rig.connections.size(), std::size_t(3));
         AnsweredTurn turn;
-        turn.run(loop, connections);
+        turn.run(rig.loop, rig.connections);
         QCOMPARE(turn.order.size(), std::size_t(3)); // one turn answered all three
         QCOMPARE(turn.earlierRepliesSeen, (std::vector<int>{0, 0, 0}));
         QCOMPARE(turn.ownReplyAtOnce, (std::vector<bool>{false, false, true}));
-        for (const auto &c : connections) {
+        for (const auto &c : rig.connections) {
             QVERIFY(replyWaits(c->peer));
             QCOMPARE(c->closedHeard, 0);
         }
@@ -159,30 +166,26 @@ private slots:
 
     void aWriteOutsideATurnLeavesAtOnce()
     {
-        LoopThread loop;
-        auto connections = connectionsOn(loop, 1);
-        QCOMPARE(connections.size(), std::size_t(1));
-        const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
+        Rig rig(1);
+        QCOMPARE(rig.connections.size(), std::size_t(1));
         bool atOnce = false;
-        loop.run([&] {
-            QVERIFY(connections[0]->stream->write(QByteArrayLiteral("hello")));
-            atOnce = replyWaits(connections[0]->peer);
+        rig.loop.run([&] {
+            QVERIFY(rig.connections[0]->stream->write(QByteArrayLiteral("hello")));
+            atOnce = replyWaits(rig.connections[0]->peer);
         });
         QVERIFY(atOnce);
     }
 
     void aStreamGoneBeforeTheTurnEndsSendsWhatItHeldAndIsNotCalled()
     {
-        LoopThread loop;
-        auto connections = connectionsOn(loop, 3);
-        QCOMPARE(connections.size(), std::size_t(3));
-        const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
+        Rig rig(3);
+        QCOMPARE(rig.connections.size(), std::size_t(3));
         AnsweredTurn turn;
         turn.then = [&](Connection &, std::size_t place) {
             if (place == 1)
                 turn.order[0]->stream.reset(); // the first one goes while its reply is held
         };
-        turn.run(loop, connections);
+        turn.run(rig.loop, rig.connections);
         const auto &order = turn.order;
         QCOMPARE(order.size(), std::size_t(3));
         QVERIFY(!turn.ownReplyAtOnce[0]);
@@ -198,10 +201,8 @@ private slots:
 
     void aHeldWriteThatFindsItsPeerGoneIsHeardAsClosed()
     {
-        LoopThread loop;
-        auto connections = connectionsOn(loop, 2);
-        QCOMPARE(connections.size(), std::size_t(2));
-        const auto dropConnections = qScopeGuard([&] { loop.run([&] { connections.clear(); }); });
+        Rig rig(2);
+        QCOMPARE(rig.connections.size(), std::size_t(2));
         AnsweredTurn turn;
         turn.then = [&](Connection &self, std::size_t place) {
             if (place == 0) { // its client leaves while its reply is held
@@ -209,7 +210,7 @@ private slots:
                 self.peer = -1;
             }
         };
-        turn.run(loop, connections);
+        turn.run(rig.loop, rig.connections);
         const auto &order = turn.order;
         QCOMPARE(order.size(), std::size_t(2));
         QVERIFY(!turn.ownReplyAtOnce[0]);
