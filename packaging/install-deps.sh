@@ -15,6 +15,7 @@ packages=(
   gnome-keyring dbus-x11
   # engine libraries
   node-llhttp libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev libsqlite3-dev libjemalloc-dev
+  liburing-dev
   # a fleet's shared state: the hiredis client, and a real redis-server for the fleet tests
   libhiredis-dev redis-server
   # tests, fuzzing, benchmarks

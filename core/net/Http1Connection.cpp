@@ -1,5 +1,7 @@
 #include "net/Http1Connection.h"
 
+#include "net/SendBatch.h"
+
 #include <QObject>
 
 #include <netinet/in.h>
@@ -135,11 +137,52 @@ bool Http1Connection::send(QByteArray head, QByteArray body, QString *error)
     return flush(error);
 }
 
+bool Http1Connection::batchHeld(SendBatch &batch, std::size_t tag)
+{
+    if (m_pieces == 0 || !isOpen())
+        return false;
+    if (m_tls) {
+        // Encrypted now, and its records sent with the batch (send() left one piece). Not behind
+        // records a socket did not take (the writable path sends those), nor without room.
+        if (!m_tls->recordsWaiting().isEmpty() || !batch.hasRoom())
+            return false;
+        std::size_t taken = 0;
+        const TlsSession::Step step = m_tls->writeForBatch(m_output[0].constData() + m_outputSent,
+                                                          std::size_t(m_output[0].size() - m_outputSent), &taken);
+        consumeSent(qsizetype(taken));
+        if (step != TlsSession::Step::Done)
+            return false; // broken: writeHeld() meets it again and the owner hears why
+        const QByteArrayView records = m_tls->recordsWaiting();
+        const iovec piece{const_cast<char *>(records.data()), static_cast<std::size_t>(records.size())};
+        return batch.add(m_descriptor, &piece, 1, tag);
+    }
+    iovec pieces[2];
+    for (int i = 0; i < m_pieces; ++i) {
+        const qsizetype skip = i == 0 ? m_outputSent : 0;
+        pieces[i].iov_base = const_cast<char *>(m_output[i].constData() + skip);
+        pieces[i].iov_len = static_cast<std::size_t>(m_output[i].size() - skip);
+    }
+    return batch.add(m_descriptor, pieces, m_pieces, tag);
+}
+
+void Http1Connection::heldBatchSent(long sent)
+{
+    m_writeHeld = false;
+    if (sent > 0 && m_tls)
+        m_tls->recordsSent(std::size_t(sent));
+    else if (sent > 0)
+        consumeSent(sent);
+    // The owner carries on as for a writable socket: nothing left, or the rest sent (or found
+    // broken) by its flush.
+    if (isOpen())
+        m_owner.connectionWritable(*this);
+}
+
 void Http1Connection::writeHeld()
 {
     m_writeHeld = false;
     // The owner flushes, and hears why when the connection broke, as for a writable socket.
-    if (m_pieces > 0 && isOpen())
+    if ((m_pieces > 0 || (m_tls && !m_tls->recordsWaiting().isEmpty())) && isOpen())
         m_owner.connectionWritable(*this);
 }
 
@@ -168,26 +211,41 @@ bool Http1Connection::flush(QString *error)
             *error = errnoText(errno);
             return false;
         }
-        qsizetype left = sent;
-        while (left > 0 && m_pieces > 0) {
-            const qsizetype rest = m_output[0].size() - m_outputSent;
-            if (left < rest) {
-                m_outputSent += left;
-                break;
-            }
-            left -= rest;
-            m_output[0] = std::exchange(m_output[1], QByteArray());
-            m_outputSent = 0;
-            --m_pieces;
-        }
+        consumeSent(sent);
     }
     watchWritable(false);
     return true;
 }
 
+void Http1Connection::consumeSent(qsizetype sent)
+{
+    while (sent > 0 && m_pieces > 0) {
+        const qsizetype rest = m_output[0].size() - m_outputSent;
+        if (sent < rest) {
+            m_outputSent += sent;
+            return;
+        }
+        sent -= rest;
+        m_output[0] = std::exchange(m_output[1], QByteArray());
+        m_outputSent = 0;
+        --m_pieces;
+    }
+}
+
 bool Http1Connection::flushTls(QString *error)
 {
-    // send() left one piece: the head with the body appended.
+    // First the records a batch's send left; then what is still to encrypt (send() left one
+    // piece: the head with the body appended).
+    switch (m_tls->sendWaitingRecords()) {
+    case TlsSession::Step::Done:
+        break;
+    case TlsSession::Step::WantWrite:
+        watchWritable(true);
+        return true;
+    default:
+        *error = m_tls->error();
+        return false;
+    }
     while (m_pieces > 0) {
         std::size_t written = 0;
         const auto step = m_tls->write(m_output[0].constData() + m_outputSent,

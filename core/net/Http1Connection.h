@@ -95,7 +95,11 @@ public:
     int requestsSent = 0;
 
 private:
+    bool batchHeld(SendBatch &batch, std::size_t tag) override;
+    void heldBatchSent(long sent) override;
     void writeHeld() override;
+    // The first `sent` bytes of what waits have left.
+    void consumeSent(qsizetype sent);
     void watchWritable(bool on);
     bool flushTls(QString *error);
 

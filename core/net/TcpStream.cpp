@@ -1,5 +1,6 @@
 #include "net/TcpStream.h"
 
+#include "net/SendBatch.h"
 #include "net/TlsServerContext.h"
 #include "net/TlsSession.h"
 
@@ -322,6 +323,26 @@ void TcpStream::sendBuffered()
         return;
     }
     heard(&Listener::streamWritten);
+}
+
+bool TcpStream::batchHeld(SendBatch &batch, std::size_t tag)
+{
+    // Through TLS the bytes are encrypted on their way out: those go by writeHeld().
+    if (!isOpen() || usesTls() || bytesToWrite() == 0)
+        return false;
+    const iovec piece{const_cast<char *>(m_output.constData() + m_outputSent), static_cast<std::size_t>(bytesToWrite())};
+    return batch.add(m_descriptor, &piece, 1, tag);
+}
+
+void TcpStream::heldBatchSent(long sent)
+{
+    m_writeHeld = false;
+    if (sent > 0)
+        m_outputSent += sent;
+    // Whatever is left (a full socket, or an error the next send meets again) goes as after a
+    // short send.
+    if (isOpen())
+        sendBuffered();
 }
 
 void TcpStream::writeHeld()

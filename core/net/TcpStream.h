@@ -99,6 +99,8 @@ private:
 
     void onReadable();
     void onWritable();
+    bool batchHeld(SendBatch &batch, std::size_t tag) override;
+    void heldBatchSent(long sent) override;
     void writeHeld() override;
     // Sends what is buffered; the listener hears that bytes left, or that the connection broke.
     void sendBuffered();

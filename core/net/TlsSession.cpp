@@ -34,8 +34,26 @@ void clearStaleErrors()
 // the peer's FIN). SIGPIPE's default action ends the process: one vanished client or provider
 // would take the proxy down. This BIO is the socket BIO but for its writes, which it sends with
 // MSG_NOSIGNAL as TcpStream sends plain bytes, so a broken pipe comes back as EPIPE.
+//
+// Before it sends, the session it belongs to may keep the record instead (TlsSession::beforeRecord).
 int sendWithoutSignal(BIO *bio, const char *data, int size)
 {
+    if (auto *session = static_cast<TlsSession *>(BIO_get_data(bio))) {
+        switch (session->beforeRecord(data, size)) {
+        case TlsSession::Record::Kept:
+            BIO_clear_retry_flags(bio);
+            return size;
+        case TlsSession::Record::Wait:
+            BIO_clear_retry_flags(bio);
+            BIO_set_retry_write(bio);
+            return -1;
+        case TlsSession::Record::Failed:
+            BIO_clear_retry_flags(bio);
+            return -1;
+        case TlsSession::Record::Send:
+            break;
+        }
+    }
     int descriptor = -1;
     BIO_get_fd(bio, &descriptor);
     errno = 0;
@@ -78,7 +96,9 @@ bool TlsSession::adopt(ssl_ctx_st *context, int descriptor)
         return false;
     }
     BIO_set_fd(socket, descriptor, BIO_NOCLOSE); // the descriptor stays the stream's to close
+    BIO_set_data(socket, this);                   // the socket BIO itself uses no data pointer
     SSL_set_bio(ssl, socket, socket);
+    m_descriptor = descriptor;
     m_ssl = ssl;
     return true;
 }
@@ -166,6 +186,67 @@ TlsSession::Step TlsSession::write(const char *data, std::size_t size, std::size
     if (SSL_write_ex(m_ssl, data, size, written) == 1)
         return Step::Done;
     return failure(0);
+}
+
+TlsSession::Step TlsSession::writeForBatch(const char *data, std::size_t size, std::size_t *taken)
+{
+    // Partial writes are on (a record at a time): every record is kept, so all of it goes.
+    m_keepingRecords = true;
+    *taken = 0;
+    Step step = Step::Done;
+    while (*taken < size && step == Step::Done) {
+        std::size_t written = 0;
+        step = write(data + *taken, size - *taken, &written);
+        *taken += written;
+    }
+    m_keepingRecords = false;
+    return step;
+}
+
+void TlsSession::recordsSent(std::size_t count)
+{
+    m_recordsSent = std::min(m_recordsWaiting.size(), m_recordsSent + static_cast<qsizetype>(count));
+    if (m_recordsSent == m_recordsWaiting.size()) {
+        m_recordsWaiting.clear();
+        m_recordsSent = 0;
+    }
+}
+
+TlsSession::Step TlsSession::sendWaitingRecords()
+{
+    while (!recordsWaiting().isEmpty()) {
+        const QByteArrayView waiting = recordsWaiting();
+        const ssize_t sent = ::send(m_descriptor, waiting.data(), static_cast<std::size_t>(waiting.size()), MSG_NOSIGNAL);
+        if (sent < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return Step::WantWrite;
+            m_error = QStringLiteral("sending to the peer failed: %1").arg(QString::fromLocal8Bit(std::strerror(errno)));
+            return Step::Failed;
+        }
+        recordsSent(static_cast<std::size_t>(sent));
+    }
+    return Step::Done;
+}
+
+TlsSession::Record TlsSession::beforeRecord(const char *data, int size)
+{
+    if (m_keepingRecords) {
+        m_recordsWaiting.append(data, size);
+        return Record::Kept;
+    }
+    if (recordsWaiting().isEmpty())
+        return Record::Send;
+    switch (sendWaitingRecords()) {
+    case Step::Done:
+        return Record::Send;
+    case Step::WantWrite:
+        errno = EAGAIN;
+        return Record::Wait;
+    default:
+        return Record::Failed;
+    }
 }
 
 TlsSession::Step TlsSession::read(char *buffer, std::size_t capacity, std::size_t *got)

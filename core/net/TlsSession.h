@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QString>
 
 #include <cstddef>
@@ -62,11 +63,30 @@ public:
     // with SSL_SESSION_free), else null. Client side.
     ssl_session_st *resumableSession() const;
 
+    // Encrypts all `size` bytes into records kept here rather than sent, so that a batch of the
+    // turn's sends (SendBatch) can hand them to the kernel with the others. Done when all were
+    // taken (`*taken` says how many); the records are then recordsWaiting().
+    Step writeForBatch(const char *data, std::size_t size, std::size_t *taken);
+    // Records written but not sent yet: kept by writeForBatch(), or the part a batch's send left.
+    // They go before any later record: while some wait, write() sends them first (WantWrite when
+    // the socket takes not all of them).
+    QByteArrayView recordsWaiting() const { return QByteArrayView(m_recordsWaiting).sliced(m_recordsSent); }
+    // The first `count` waiting records' bytes left (a batch sent them).
+    void recordsSent(std::size_t count);
+    // Sends what waits: Done when nothing does any more, WantWrite, or Failed.
+    Step sendWaitingRecords();
+
     // Sends close_notify once, without waiting for the peer's: the server's side says so before
     // its FIN, so the client can tell the end of a response from a cut connection.
     void closeNotify();
 
     const QString &error() const { return m_error; }
+
+    // OpenSSL's socket writes come here first (the BIO's write). Kept: the record was taken
+    // (batch writing, or behind waiting records); Send: send it; Wait: records wait that the
+    // socket does not take now; Failed: the connection is broken (errno says how).
+    enum class Record { Kept, Send, Wait, Failed };
+    Record beforeRecord(const char *data, int size);
 
 private:
     bool adopt(ssl_ctx_st *context, int descriptor);
@@ -76,6 +96,10 @@ private:
     ssl_st *m_ssl = nullptr;
     bool m_handshakeDone = false;
     QString m_error;
+    int m_descriptor = -1;
+    QByteArray m_recordsWaiting;
+    qsizetype m_recordsSent = 0;
+    bool m_keepingRecords = false; // inside writeForBatch()
 };
 
 } // namespace sb

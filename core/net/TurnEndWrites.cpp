@@ -1,5 +1,7 @@
 #include "net/TurnEndWrites.h"
 
+#include "net/SendBatch.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -38,7 +40,26 @@ void TurnEndWrites::beginEvent(bool moreEventsFollow)
 void TurnEndWrites::endTurn()
 {
     t_holding = nullptr;
-    // By index: a held write may make another writer go (crossed out) but holds nothing new.
+    if (m_held.empty())
+        return;
+    // Nothing runs between adding and sending, so every added writer's bytes are still there when
+    // the batch goes; what its results set off may make other writers go (crossed out: skipped).
+    SendBatch &batch = SendBatch::forThisThread();
+    if (batch.available() && m_held.size() > 1) {
+        bool added = false;
+        for (std::size_t i = 0; i < m_held.size(); ++i)
+            added = (m_held[i] && m_held[i]->batchHeld(batch, i)) || added;
+        if (added) {
+            // A copy: what a result sets off may run a nested loop whose turn uses the batch again.
+            const std::vector<SendBatch::Result> results = batch.run();
+            for (const SendBatch::Result &result : results) {
+                if (Writer *writer = std::exchange(m_held[result.tag], nullptr))
+                    writer->heldBatchSent(result.sent);
+            }
+        }
+    }
+    // The rest, and all of them when the batch could not be sent, one by one. By index: a held
+    // write may make another writer go (crossed out) but holds nothing new.
     for (std::size_t i = 0; i < m_held.size(); ++i) {
         if (Writer *writer = std::exchange(m_held[i], nullptr))
             writer->writeHeld();

@@ -1,0 +1,134 @@
+#include "net/SendBatch.h"
+
+#include <liburing.h>
+#include <spdlog/spdlog.h>
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace sb {
+
+namespace {
+
+// A turn rarely holds more writes than this; the rest are sent one by one.
+constexpr unsigned kEntries = 256;
+constexpr int kMostPieces = 2; // an upstream request's head and body
+
+bool turnedOff()
+{
+    const char *setting = std::getenv("SWITCHBOARD_IO_URING");
+    return setting && std::strcmp(setting, "0") == 0;
+}
+
+} // namespace
+
+struct SendBatch::Ring {
+    io_uring ring{};
+    std::array<msghdr, kEntries> messages{};
+    std::array<iovec, kEntries * kMostPieces> pieces{};
+};
+
+SendBatch &SendBatch::forThisThread()
+{
+    thread_local SendBatch batch;
+    return batch;
+}
+
+SendBatch::SendBatch()
+{
+    if (turnedOff())
+        return;
+    auto ring = std::make_unique<Ring>();
+    // One thread submits and reaps, and nothing else needs the kernel's attention between its
+    // calls; an older kernel refuses the flags, and gets a plain ring.
+    int status = io_uring_queue_init(kEntries, &ring->ring, IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN);
+    if (status == -EINVAL)
+        status = io_uring_queue_init(kEntries, &ring->ring, 0);
+    if (status < 0) {
+        spdlog::debug("io_uring unavailable ({}): sends go one by one", std::strerror(-status));
+        return;
+    }
+    m_ring = std::move(ring);
+    m_results.reserve(kEntries);
+}
+
+SendBatch::~SendBatch()
+{
+    if (m_ring)
+        io_uring_queue_exit(&m_ring->ring);
+}
+
+bool SendBatch::hasRoom() const
+{
+    return m_ring && m_added < kEntries;
+}
+
+bool SendBatch::add(int descriptor, const iovec *pieces, int count, std::size_t tag)
+{
+    if (!m_ring || m_added == kEntries || count < 1 || count > kMostPieces)
+        return false;
+    io_uring_sqe *entry = io_uring_get_sqe(&m_ring->ring);
+    if (!entry)
+        return false;
+    iovec *kept = &m_ring->pieces[m_added * kMostPieces];
+    std::copy(pieces, pieces + count, kept);
+    msghdr &message = m_ring->messages[m_added];
+    message = msghdr{};
+    message.msg_iov = kept;
+    message.msg_iovlen = static_cast<std::size_t>(count);
+    // MSG_DONTWAIT: a socket that cannot take it all now answers at once, as send(2) on a
+    // non-blocking socket would, rather than have the ring wait for it to become writable.
+    io_uring_prep_sendmsg(entry, descriptor, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+    io_uring_sqe_set_data64(entry, m_added);
+    if (m_results.size() <= m_added)
+        m_results.resize(m_added + 1);
+    m_results[m_added] = {tag, 0};
+    ++m_added;
+    return true;
+}
+
+const std::vector<SendBatch::Result> &SendBatch::run()
+{
+    const std::size_t added = std::exchange(m_added, 0);
+    m_results.resize(added);
+    if (added == 0)
+        return m_results;
+    int submitted = io_uring_submit_and_wait(&m_ring->ring, static_cast<unsigned>(added));
+    while (submitted == -EINTR)
+        submitted = io_uring_submit_and_wait(&m_ring->ring, 0);
+    if (submitted < 0) {
+        // Entries the kernel did not take would go out with a later batch, their buffers long
+        // gone: the ring goes instead, and this thread sends one by one from now on.
+        spdlog::warn("io_uring submission failed ({}): sends go one by one", std::strerror(-submitted));
+        io_uring_queue_exit(&m_ring->ring);
+        m_ring.reset();
+        m_results.clear();
+        return m_results;
+    }
+    // Sends that do not wait complete as they are submitted; the wait is for the rare one the
+    // kernel finishes a moment later.
+    for (std::size_t reaped = 0; reaped < added;) {
+        io_uring_cqe *completion = nullptr;
+        const int status = io_uring_wait_cqe(&m_ring->ring, &completion);
+        if (status == -EINTR)
+            continue;
+        if (status < 0)
+            break; // cannot happen with entries in flight; their results stay 0 (nothing sent)
+        const std::uint64_t index = io_uring_cqe_get_data64(completion);
+        if (index < added)
+            m_results[index].sent = completion->res;
+        io_uring_cqe_seen(&m_ring->ring, completion);
+        ++reaped;
+    }
+    m_stats.batches += 1;
+    m_stats.sends += added;
+    return m_results;
+}
+
+} // namespace sb
