@@ -1,6 +1,7 @@
 #include "net/HttpServer.h"
 
 #include "net/EpollEventDispatcher.h"
+#include "net/SendBatch.h"
 #include "net/ServerCounters.h"
 #include "net/ServerWorker.h"
 
@@ -50,8 +51,16 @@ HttpServer::HttpServer(const Clock &clock, const HttpServerLimits &limits, HttpH
         auto *worker = new ServerWorker(clock, i, m_limits, m_counters);
         worker->moveToThread(thread);
         thread->start();
-        QMetaObject::invokeMethod(worker, [worker, &handlerFactory] { worker->start(handlerFactory); },
-                                  Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            worker,
+            [worker, &handlerFactory, epollLoop] {
+                // The ring that sends its turns' held writes is made with the worker, not at its
+                // first busy turn: a descriptor of the process from the start, as its epoll's is.
+                if (epollLoop)
+                    SendBatch::forThisThread();
+                worker->start(handlerFactory);
+            },
+            Qt::BlockingQueuedConnection);
         m_threads.push_back(thread);
         m_workers.push_back(worker);
     }
