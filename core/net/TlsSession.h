@@ -82,9 +82,9 @@ public:
 
     const QString &error() const { return m_error; }
 
-    // OpenSSL's socket writes come here first (the BIO's write). Kept: the record was taken
-    // (batch writing, or behind waiting records); Send: send it; Wait: records wait that the
-    // socket does not take now; Failed: the connection is broken (errno says how).
+    // OpenSSL's socket writes come here first (the BIO's write). Kept: the record was kept
+    // (inside writeForBatch()); Send: send it, nothing waits before it; Wait: records wait that
+    // the socket does not take now; Failed: the connection is broken (errno says how).
     enum class Record { Kept, Send, Wait, Failed };
     Record beforeRecord(const char *data, int size);
 
