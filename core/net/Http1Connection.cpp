@@ -157,12 +157,7 @@ bool Http1Connection::batchHeld(SendBatch &batch, std::size_t tag)
         return batch.add(m_descriptor, &piece, 1, tag);
     }
     iovec pieces[2];
-    for (int i = 0; i < m_pieces; ++i) {
-        const qsizetype skip = i == 0 ? m_outputSent : 0;
-        pieces[i].iov_base = const_cast<char *>(m_output[i].constData() + skip);
-        pieces[i].iov_len = static_cast<std::size_t>(m_output[i].size() - skip);
-    }
-    return batch.add(m_descriptor, pieces, m_pieces, tag);
+    return batch.add(m_descriptor, pieces, waitingPieces(pieces), tag);
 }
 
 void Http1Connection::heldBatchSent(long sent)
@@ -192,14 +187,9 @@ bool Http1Connection::flush(QString *error)
         return flushTls(error);
     while (m_pieces > 0) {
         iovec pieces[2];
-        for (int i = 0; i < m_pieces; ++i) {
-            const qsizetype skip = i == 0 ? m_outputSent : 0;
-            pieces[i].iov_base = const_cast<char *>(m_output[i].constData() + skip);
-            pieces[i].iov_len = static_cast<std::size_t>(m_output[i].size() - skip);
-        }
         msghdr message{};
         message.msg_iov = pieces;
-        message.msg_iovlen = static_cast<std::size_t>(m_pieces);
+        message.msg_iovlen = static_cast<std::size_t>(waitingPieces(pieces));
         const ssize_t sent = ::sendmsg(m_descriptor, &message, MSG_NOSIGNAL);
         if (sent < 0) {
             if (errno == EINTR)
@@ -215,6 +205,16 @@ bool Http1Connection::flush(QString *error)
     }
     watchWritable(false);
     return true;
+}
+
+int Http1Connection::waitingPieces(iovec pieces[2]) const
+{
+    for (int i = 0; i < m_pieces; ++i) {
+        const qsizetype skip = i == 0 ? m_outputSent : 0;
+        pieces[i].iov_base = const_cast<char *>(m_output[i].constData() + skip);
+        pieces[i].iov_len = static_cast<std::size_t>(m_output[i].size() - skip);
+    }
+    return m_pieces;
 }
 
 void Http1Connection::consumeSent(qsizetype sent)

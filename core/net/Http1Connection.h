@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <chrono>
 #include <cstddef>
@@ -98,6 +99,8 @@ private:
     bool batchHeld(SendBatch &batch, std::size_t tag) override;
     void heldBatchSent(long sent) override;
     void writeHeld() override;
+    // What waits to be sent, as `pieces` (head, then body): how many there are.
+    int waitingPieces(iovec pieces[2]) const;
     // The first `sent` bytes of what waits have left.
     void consumeSent(qsizetype sent);
     void watchWritable(bool on);

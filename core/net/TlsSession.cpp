@@ -35,11 +35,11 @@ void clearStaleErrors()
 // would take the proxy down. This BIO is the socket BIO but for its writes, which it sends with
 // MSG_NOSIGNAL as TcpStream sends plain bytes, so a broken pipe comes back as EPIPE.
 //
-// Before it sends, the session it belongs to may keep the record instead (TlsSession::beforeRecord).
+// Before it sends, the TlsSession it belongs to may keep the record instead (TlsSession::beforeRecord).
 int sendWithoutSignal(BIO *bio, const char *data, int size)
 {
-    if (auto *session = static_cast<TlsSession *>(BIO_get_data(bio))) {
-        switch (session->beforeRecord(data, size)) {
+    if (auto *owner = static_cast<TlsSession *>(BIO_get_data(bio))) {
+        switch (owner->beforeRecord(data, size)) {
         case TlsSession::Record::Kept:
             BIO_clear_retry_flags(bio);
             return size;
