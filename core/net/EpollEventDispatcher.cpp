@@ -4,6 +4,7 @@
 #include <QSocketNotifier>
 #include <QTimerEvent>
 
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -116,9 +117,7 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     int timeout = 0;
     if (canWait)
         timeout = includeTimers ? timeUntilNextTimer() : -1;
-    int ready = ::epoll_wait(m_epoll, m_ready.data(), int(m_ready.size()), timeout);
-    if (ready < 0)
-        ready = 0; // EINTR: a signal; the next turn waits again
+    const int ready = waitForEvents(timeout);
 
     int events = 0;
     if (ready > 0)
@@ -126,6 +125,35 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     if (includeTimers)
         events += activateTimers();
     return events > 0;
+}
+
+int EpollEventDispatcher::waitForEvents(int timeoutMs)
+{
+    const auto wait = [this](int timeout) {
+        const int ready = ::epoll_wait(m_epoll, m_ready.data(), int(m_ready.size()), timeout);
+        return ready < 0 ? 0 : ready; // EINTR: a signal; the next turn waits again
+    };
+    if (timeoutMs == 0 || !m_idlePolling)
+        return wait(timeoutMs);
+
+    const qint64 start = nowMicros();
+    if (const qint64 window = m_pollWindow.window().count(); window > 0) {
+        ++m_idlePollStats.polled;
+        do {
+            if (const int ready = wait(0); ready > 0) {
+                ++m_idlePollStats.caught;
+                m_pollWindow.waitEnded(true, {}, true);
+                return ready;
+            }
+            // A peer this thread woke may be waiting for this CPU (two cores, three processes
+            // in a benchmark): polling must not keep it from running.
+            ::sched_yield();
+        } while (nowMicros() - start < window);
+    }
+    ++m_idlePollStats.slept;
+    const int ready = wait(timeoutMs);
+    m_pollWindow.waitEnded(false, IdlePollWindow::Duration(nowMicros() - start), ready > 0);
+    return ready;
 }
 
 void EpollEventDispatcher::wakeUp()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/CallbackDispatcher.h"
+#include "net/IdlePollWindow.h"
 #include "net/TurnEndWrites.h"
 
 #include <atomic>
@@ -36,6 +37,9 @@ namespace sb {
 // Qt's timers, with the same rules, and callback socket watches (SocketWatch) beside the
 // notifiers, delivered in the same order.
 //
+// A turn that would sleep first polls its sockets for a while, as long as IdlePollWindow finds it
+// worth it (unless SWITCHBOARD_IDLE_POLL=0 is set).
+//
 // Install it on a thread before the thread starts: `thread->setEventDispatcher(new EpollEventDispatcher)`.
 // Linux only. One difference to Qt's loops: processEvents(ExcludeSocketNotifiers | WaitForMoreEvents)
 // does not sleep while a socket is ready (epoll still reports it); nothing in the proxy asks for that.
@@ -70,6 +74,18 @@ public:
     void interrupt() override;
 
     void startingUp() override;
+
+    // Whether a wait polls before it sleeps (on unless SWITCHBOARD_IDLE_POLL=0). Set before the
+    // loop runs.
+    void setIdlePolling(bool on) { m_idlePolling = on; }
+    // What the waits did: how many polled first, how many of those an event ended while polling,
+    // and how many slept. Read on the loop's thread, or once it has stopped.
+    struct IdlePollStats {
+        unsigned long long polled = 0;
+        unsigned long long caught = 0;
+        unsigned long long slept = 0;
+    };
+    const IdlePollStats &idlePollStats() const { return m_idlePollStats; }
 
 private:
     // The notifiers and enabled callback watches of one descriptor, indexed by its number.
@@ -128,6 +144,8 @@ private:
     bool isLive(const Due &due) const;
     static bool laterDeadline(const Due &a, const Due &b) { return a.deadlineUs > b.deadlineUs; } // min-heap order
 
+    // epoll_wait for up to `timeoutMs` (-1: no limit), polling first when idle polling is on.
+    int waitForEvents(int timeoutMs);
     void updateWatch(int descriptor);
     void drainWakeUps();
     // Milliseconds the loop may sleep (rounded up): -1 when no timer waits, 0 when one is due.
@@ -157,6 +175,9 @@ private:
     std::vector<std::vector<Due>> m_firingByDepth;
     int m_depth = -1; // nesting level of processEvents(); -1 outside it
     TurnEndWrites m_turnEndWrites;
+    bool m_idlePolling = IdlePollWindow::enabledByEnvironment();
+    IdlePollWindow m_pollWindow;
+    IdlePollStats m_idlePollStats;
 
     std::vector<Timer> m_timers;
     std::vector<CallbackTimer> m_callbackTimers;

@@ -1,7 +1,11 @@
 // The worker threads' event loop: timers (order, never early, repeating, killed from a handler),
 // socket notifiers (level-triggered, switched off and on, crossed out when deleted mid-turn),
 // wake-ups from other threads, quit(), and the claim it exists for: a 0 ms timer started by a
-// socket handler fires in the same turn, not one poll later.
+// socket handler fires in the same turn, not one poll later; and idle polling, which catches the
+// events that come soon after the loop ran out of work and stops once the loop is idle.
+//
+// The suite runs twice: as the workers run by default (idle polling on) and with
+// SWITCHBOARD_IDLE_POLL=0 (tests/CMakeLists.txt).
 #include "LoopThread.h"
 #include "net/EpollEventDispatcher.h"
 
@@ -11,6 +15,7 @@
 #include <QTimer>
 #include <QtTest>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -294,6 +299,61 @@ private slots:
             }
             QVERIFY2(ended, qPrintable(QStringLiteral("quit lost in round %1").arg(round)));
         }
+    }
+
+    // Counted from the loop's own tally, not timed: a ping-pong whose next byte follows the loop's
+    // echo at once is met by polling, and a loop that then only waits for a 20 ms timer stops
+    // polling within a few waits and sleeps at once from then on.
+    void idlePollingCatchesWhatComesSoonAndStopsWhenIdle()
+    {
+        LoopThread loop;
+        auto *dispatcher = static_cast<EpollEventDispatcher *>(loop.dispatcher());
+        const auto stats = [&] {
+            EpollEventDispatcher::IdlePollStats now;
+            loop.run([&] { now = dispatcher->idlePollStats(); });
+            return now;
+        };
+        SocketPair pair;
+        loop.run([&] {
+            dispatcher->setIdlePolling(true);
+            auto *echo = new QSocketNotifier(qintptr(pair.ends[0]), QSocketNotifier::Read, loop.context());
+            connect(echo, &QSocketNotifier::activated, echo, [fd = pair.ends[0]] {
+                char byte = 0;
+                while (::read(fd, &byte, 1) == 1)
+                    QCOMPARE(::write(fd, &byte, 1), ssize_t(1));
+            });
+        });
+        for (int i = 0; i < 2000; ++i) {
+            pair.send();
+            pollfd reply{pair.ends[1], POLLIN, 0};
+            QCOMPARE(::poll(&reply, 1, 5000), 1);
+            char byte = 0;
+            QCOMPARE(::read(pair.ends[1], &byte, 1), ssize_t(1));
+        }
+        const EpollEventDispatcher::IdlePollStats busy = stats();
+        QVERIFY2(busy.caught > 0, qPrintable(QStringLiteral("%1 waits polled, none caught its event; %2 slept")
+                                                 .arg(busy.polled).arg(busy.slept)));
+
+        QSemaphore tenTicks;
+        EpollEventDispatcher::IdlePollStats afterFive, afterTen;
+        loop.run([&] {
+            auto *timer = new QTimer(loop.context());
+            timer->setInterval(20);
+            connect(timer, &QTimer::timeout, timer, [&, timer, ticks = 0]() mutable {
+                if (++ticks == 5)
+                    afterFive = dispatcher->idlePollStats();
+                if (ticks == 10) {
+                    afterTen = dispatcher->idlePollStats();
+                    timer->stop();
+                    tenTicks.release();
+                }
+            });
+            timer->start();
+        });
+        QVERIFY(tenTicks.tryAcquire(1, 5000));
+        QCOMPARE(afterTen.polled, afterFive.polled);
+        QCOMPARE(afterTen.caught, afterFive.caught);
+        QVERIFY(afterTen.slept >= afterFive.slept + 5);
     }
 
     void deleteLaterRunsOnTheLoop()

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <chrono>
+
+namespace sb {
+
+// How long a worker's loop keeps polling its sockets before it goes to sleep in epoll_wait: an
+// adaptive window, the policy of the kernel's own guest halt-polling (cpuidle-haltpoll).
+//
+// On a VM a thread that sleeps is woken by an interrupt the hypervisor delivers, and its CPU may
+// have halted meanwhile: the wake-up costs tens of microseconds, twice a request (the client's
+// bytes, the upstream's answer). A loop whose next event comes a few microseconds after it ran
+// out of work loses less by polling for it than by sleeping; one whose next event is milliseconds
+// away (a real provider's answer, an idle console) must not burn a CPU waiting. So the window
+// follows what the waits turned out to be: a wait that had to sleep but whose event came within
+// kLongest doubles the window (a longer poll would have caught it); a wait longer than kLongest
+// halves it, down to nothing; a wait the poll caught leaves it as it is. An idle loop polls for
+// a few waits after its last busy moment and then not at all.
+class IdlePollWindow {
+public:
+    using Duration = std::chrono::microseconds;
+    static constexpr Duration kFirst{10};   // the window a first short wait opens
+    static constexpr Duration kLongest{100}; // the longest poll; a wait beyond it is not short
+
+    // How long the next wait polls before it sleeps (zero: it sleeps at once).
+    Duration window() const { return m_window; }
+
+    // A wait ended. `caughtWhilePolling`: an event came before the window ran out. Otherwise
+    // `idle` is how long the loop waited in all (polling, then sleeping) and `byEvent` whether a
+    // socket or a wake-up ended the sleep rather than its timeout (a timer's own deadline).
+    void waitEnded(bool caughtWhilePolling, Duration idle, bool byEvent);
+
+    // True when SWITCHBOARD_IDLE_POLL is not set to 0: the workers poll before they sleep.
+    static bool enabledByEnvironment();
+
+private:
+    Duration m_window{0};
+};
+
+} // namespace sb

@@ -1,0 +1,77 @@
+// The window a worker's loop polls for before it sleeps: opened by a short wait that had to sleep,
+// doubled up to its longest, kept while polls catch their events, halved by each long wait and
+// closed below its first size; a timer's own deadline does not open it; SWITCHBOARD_IDLE_POLL=0
+// turns polling off.
+#include "net/IdlePollWindow.h"
+
+#include <QtTest>
+
+using namespace sb;
+using Window = IdlePollWindow;
+using std::chrono::microseconds;
+
+class tst_IdlePollWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void aShortWaitOpensTheWindowAndEachOneMoreDoublesIt()
+    {
+        Window window;
+        QCOMPARE(window.window(), microseconds(0));
+        window.waitEnded(false, microseconds(40), true);
+        QCOMPARE(window.window(), Window::kFirst);
+        window.waitEnded(false, microseconds(40), true);
+        QCOMPARE(window.window(), 2 * Window::kFirst);
+        for (int i = 0; i < 10; ++i)
+            window.waitEnded(false, Window::kLongest, true);
+        QCOMPARE(window.window(), Window::kLongest);
+    }
+
+    void aCaughtEventKeepsTheWindow()
+    {
+        Window window;
+        window.waitEnded(false, microseconds(5), true);
+        window.waitEnded(false, microseconds(5), true);
+        const microseconds open = window.window();
+        for (int i = 0; i < 5; ++i)
+            window.waitEnded(true, {}, true);
+        QCOMPARE(window.window(), open);
+    }
+
+    void longWaitsHalveTheWindowAndCloseIt()
+    {
+        Window window;
+        for (int i = 0; i < 10; ++i)
+            window.waitEnded(false, microseconds(50), true);
+        QCOMPARE(window.window(), Window::kLongest);
+        window.waitEnded(false, Window::kLongest + microseconds(1), true);
+        QCOMPARE(window.window(), Window::kLongest / 2);
+        int longWaits = 1;
+        while (window.window() > microseconds(0) && longWaits < 100) {
+            window.waitEnded(false, std::chrono::milliseconds(20), false);
+            ++longWaits;
+        }
+        QCOMPARE(window.window(), microseconds(0));
+        QVERIFY(longWaits <= 5); // 100 -> 50 -> 25 -> 12 -> closed (6 is under the first size)
+    }
+
+    void aTimersDeadlineDoesNotOpenTheWindow()
+    {
+        Window window;
+        window.waitEnded(false, microseconds(30), false);
+        QCOMPARE(window.window(), microseconds(0));
+    }
+
+    void theEnvironmentTurnsPollingOff()
+    {
+        qunsetenv("SWITCHBOARD_IDLE_POLL");
+        QVERIFY(Window::enabledByEnvironment());
+        qputenv("SWITCHBOARD_IDLE_POLL", "1");
+        QVERIFY(Window::enabledByEnvironment());
+        qputenv("SWITCHBOARD_IDLE_POLL", "0");
+        QVERIFY(!Window::enabledByEnvironment());
+        qunsetenv("SWITCHBOARD_IDLE_POLL");
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_IdlePollWindow)
+#include "tst_IdlePollWindow.moc"
