@@ -8,6 +8,10 @@ namespace sb {
 
 void IdlePollWindow::waitEnded(bool caughtWhilePolling, Duration idle, bool byEvent)
 {
+    // A timer's deadline comes when it comes: polling longer would not have brought it sooner.
+    const bool shortWait = caughtWhilePolling || (byEvent && idle <= kLongest);
+    const bool followsAShortWait = m_lastWaitShort;
+    m_lastWaitShort = shortWait;
     if (caughtWhilePolling)
         return;
     if (idle > kLongest) {
@@ -16,8 +20,7 @@ void IdlePollWindow::waitEnded(bool caughtWhilePolling, Duration idle, bool byEv
             m_window = Duration{0};
         return;
     }
-    // A timer's deadline comes when it comes: polling longer would not have brought it sooner.
-    if (byEvent)
+    if (shortWait && followsAShortWait)
         m_window = std::min(kLongest, std::max(kFirst, m_window * 2));
 }
 

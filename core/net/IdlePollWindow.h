@@ -13,9 +13,13 @@ namespace sb {
 // out of work loses less by polling for it than by sleeping; one whose next event is milliseconds
 // away (a real provider's answer, an idle console) must not burn a CPU waiting. So the window
 // follows what the waits turned out to be: a wait that had to sleep but whose event came within
-// kLongest doubles the window (a longer poll would have caught it); a wait longer than kLongest
-// halves it, down to nothing; a wait the poll caught leaves it as it is. An idle loop polls for
-// a few waits after its last busy moment and then not at all.
+// kLongest, right after another short wait, doubles the window (a longer poll would have caught
+// it); a wait longer than kLongest halves it, down to nothing; a wait the poll caught leaves it as
+// it is. An idle loop polls for a few waits after its last busy moment and then not at all.
+//
+// One short wait is not enough to open the window: at a modest rate each request brings a short
+// wait (its upstream's answer from a fast server) and a long one (the next client), and a window
+// opened by the first would only be spent, in vain, on the second.
 class IdlePollWindow {
 public:
     using Duration = std::chrono::microseconds;
@@ -35,6 +39,7 @@ public:
 
 private:
     Duration m_window{0};
+    bool m_lastWaitShort = false;
 };
 
 } // namespace sb

@@ -1,5 +1,5 @@
-// The window a worker's loop polls for before it sleeps: opened by a short wait that had to sleep,
-// doubled up to its longest, kept while polls catch their events, halved by each long wait and
+// The window a worker's loop polls for before it sleeps: opened by the second of two short waits
+// that had to sleep, doubled up to its longest, never opened by short and long waits in turn, kept while polls catch their events, halved by each long wait and
 // closed below its first size; a timer's own deadline does not open it; SWITCHBOARD_IDLE_POLL=0
 // turns polling off.
 #include "net/IdlePollWindow.h"
@@ -13,9 +13,11 @@ using std::chrono::microseconds;
 class tst_IdlePollWindow : public QObject {
     Q_OBJECT
 private slots:
-    void aShortWaitOpensTheWindowAndEachOneMoreDoublesIt()
+    void aSecondShortWaitOpensTheWindowAndEachOneMoreDoublesIt()
     {
         Window window;
+        QCOMPARE(window.window(), microseconds(0));
+        window.waitEnded(false, microseconds(40), true);
         QCOMPARE(window.window(), microseconds(0));
         window.waitEnded(false, microseconds(40), true);
         QCOMPARE(window.window(), Window::kFirst);
@@ -26,12 +28,23 @@ private slots:
         QCOMPARE(window.window(), Window::kLongest);
     }
 
+    void shortAndLongWaitsInTurnNeverOpenIt()
+    {
+        Window window;
+        for (int i = 0; i < 50; ++i) {
+            window.waitEnded(false, microseconds(30), true);          // a fast upstream's answer
+            window.waitEnded(false, std::chrono::milliseconds(2), true); // the next client's request
+            QCOMPARE(window.window(), microseconds(0));
+        }
+    }
+
     void aCaughtEventKeepsTheWindow()
     {
         Window window;
-        window.waitEnded(false, microseconds(5), true);
-        window.waitEnded(false, microseconds(5), true);
+        for (int i = 0; i < 3; ++i)
+            window.waitEnded(false, microseconds(5), true);
         const microseconds open = window.window();
+        QVERIFY(open > microseconds(0));
         for (int i = 0; i < 5; ++i)
             window.waitEnded(true, {}, true);
         QCOMPARE(window.window(), open);
@@ -57,7 +70,8 @@ private slots:
     void aTimersDeadlineDoesNotOpenTheWindow()
     {
         Window window;
-        window.waitEnded(false, microseconds(30), false);
+        for (int i = 0; i < 5; ++i)
+            window.waitEnded(false, microseconds(30), false);
         QCOMPARE(window.window(), microseconds(0));
     }
 
