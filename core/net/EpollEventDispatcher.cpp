@@ -145,8 +145,8 @@ int EpollEventDispatcher::waitForEvents(int timeoutMs)
                 m_pollWindow.waitEnded(true, {}, true);
                 return ready;
             }
-            // A peer this thread woke may be waiting for this CPU (two cores, three processes
-            // in a benchmark): polling must not keep it from running.
+            // The thread whose answer is awaited (an upstream on this machine, woken by this
+            // loop's write) may be queued for this very CPU: polling must not keep it off.
             ::sched_yield();
         } while (nowMicros() - start < window);
     }
