@@ -319,8 +319,10 @@ private slots:
             auto *echo = new QSocketNotifier(qintptr(pair.ends[0]), QSocketNotifier::Read, loop.context());
             connect(echo, &QSocketNotifier::activated, echo, [fd = pair.ends[0]] {
                 char byte = 0;
-                while (::read(fd, &byte, 1) == 1)
-                    QCOMPARE(::write(fd, &byte, 1), ssize_t(1));
+                while (::read(fd, &byte, 1) == 1) {
+                    if (::write(fd, &byte, 1) != 1)
+                        return; // the test's poll for the echo then fails
+                }
             });
         });
         for (int i = 0; i < 2000; ++i) {

@@ -1,7 +1,7 @@
 // The window a worker's loop polls for before it sleeps: opened by the second of two short waits
-// that had to sleep, doubled up to its longest, never opened by short and long waits in turn, kept while polls catch their events, halved by each long wait and
-// closed below its first size; a timer's own deadline does not open it; SWITCHBOARD_IDLE_POLL=0
-// turns polling off.
+// that had to sleep, doubled up to its longest, never opened by short and long waits in turn,
+// kept while polls catch their events, halved by each long wait and closed below its first size;
+// a timer's own deadline does not open it; SWITCHBOARD_IDLE_POLL=0 turns polling off.
 #include "net/IdlePollWindow.h"
 
 #include <QtTest>
