@@ -142,7 +142,7 @@ int EpollEventDispatcher::waitForEvents(int timeoutMs)
         do {
             if (const int ready = wait(0); ready > 0) {
                 ++m_idlePollStats.caught;
-                m_pollWindow.waitEnded(true, {}, true);
+                m_pollWindow.caught();
                 return ready;
             }
             // The thread whose answer is awaited (an upstream on this machine, woken by this
@@ -152,7 +152,7 @@ int EpollEventDispatcher::waitForEvents(int timeoutMs)
     }
     ++m_idlePollStats.slept;
     const int ready = wait(timeoutMs);
-    m_pollWindow.waitEnded(false, IdlePollWindow::Duration(nowMicros() - start), ready > 0);
+    m_pollWindow.slept(IdlePollWindow::Duration(nowMicros() - start), ready > 0);
     return ready;
 }
 

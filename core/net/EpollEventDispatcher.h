@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/CallbackDispatcher.h"
+#include "common/EnvironmentSwitch.h"
 #include "net/IdlePollWindow.h"
 #include "net/TurnEndWrites.h"
 
@@ -78,6 +79,7 @@ public:
     // Whether a wait polls before it sleeps (on unless SWITCHBOARD_IDLE_POLL=0). Set before the
     // loop runs.
     void setIdlePolling(bool on) { m_idlePolling = on; }
+    bool idlePolling() const { return m_idlePolling; }
     // What the waits did: how many polled first, how many of those an event ended while polling,
     // and how many slept. Read on the loop's thread, or once it has stopped.
     struct IdlePollStats {
@@ -175,7 +177,7 @@ private:
     std::vector<std::vector<Due>> m_firingByDepth;
     int m_depth = -1; // nesting level of processEvents(); -1 outside it
     TurnEndWrites m_turnEndWrites;
-    bool m_idlePolling = IdlePollWindow::enabledByEnvironment();
+    bool m_idlePolling = !switchedOffInEnvironment("SWITCHBOARD_IDLE_POLL");
     IdlePollWindow m_pollWindow;
     IdlePollStats m_idlePollStats;
 

@@ -5,11 +5,13 @@
 namespace sb {
 
 // How long a worker's loop keeps polling its sockets before it goes to sleep in epoll_wait: an
-// adaptive window, the policy of the kernel's own guest halt-polling (cpuidle-haltpoll).
+// adaptive window after the kernel's own guest halt-polling (cpuidle-haltpoll: doubled and halved
+// the same way; its longest is 200 µs).
 //
-// On a VM a thread that sleeps is woken by an interrupt the hypervisor delivers, and its CPU may
-// have halted meanwhile: the wake-up costs tens of microseconds, twice a request (the client's
-// bytes, the upstream's answer). A loop whose next event comes a few microseconds after it ran
+// On a VM whose idle vCPU halts, a thread that sleeps is woken through the hypervisor (a VM exit
+// and an interrupt), twice a request at one connection (the client's bytes, the upstream's
+// answer); polling through those two gaps took about 16 µs off a request's p50 on the machine the
+// benchmarks run on (tests/bench/RESULTS.md, "workers poll before they sleep"). A loop whose next event comes a few microseconds after it ran
 // out of work loses less by polling for it than by sleeping; one whose next event is milliseconds
 // away (a real provider's answer, an idle console) must not burn a CPU waiting. So the window
 // follows what the waits turned out to be: a wait that had to sleep but whose event came within
@@ -29,13 +31,12 @@ public:
     // How long the next wait polls before it sleeps (zero: it sleeps at once).
     Duration window() const { return m_window; }
 
-    // A wait ended. `caughtWhilePolling`: an event came before the window ran out. Otherwise
-    // `idle` is how long the loop waited in all (polling, then sleeping) and `byEvent` whether a
-    // socket or a wake-up ended the sleep rather than its timeout (a timer's own deadline).
-    void waitEnded(bool caughtWhilePolling, Duration idle, bool byEvent);
-
-    // True when SWITCHBOARD_IDLE_POLL is not set to 0: the workers poll before they sleep.
-    static bool enabledByEnvironment();
+    // A wait's poll caught its event.
+    void caught();
+    // A wait slept: `idle` is how long the loop waited in all (polling, then sleeping), and
+    // `byEvent` whether a socket or a wake-up ended it rather than its timeout (a timer's own
+    // deadline).
+    void slept(Duration idle, bool byEvent);
 
 private:
     Duration m_window{0};

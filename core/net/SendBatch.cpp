@@ -1,5 +1,7 @@
 #include "net/SendBatch.h"
 
+#include "common/EnvironmentSwitch.h"
+
 #include <liburing.h>
 #include <spdlog/spdlog.h>
 
@@ -8,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -19,12 +20,6 @@ namespace {
 // A turn rarely holds more writes than this; the rest are sent one by one.
 constexpr unsigned kEntries = 256;
 constexpr int kMostPieces = 2; // an upstream request's head and body
-
-bool turnedOff()
-{
-    const char *setting = std::getenv("SWITCHBOARD_IO_URING");
-    return setting && std::strcmp(setting, "0") == 0;
-}
 
 } // namespace
 
@@ -42,7 +37,7 @@ SendBatch &SendBatch::forThisThread()
 
 SendBatch::SendBatch()
 {
-    if (turnedOff())
+    if (switchedOffInEnvironment("SWITCHBOARD_IO_URING"))
         return;
     auto ring = std::make_unique<Ring>();
     // One thread submits and reaps, and nothing else needs the kernel's attention between its

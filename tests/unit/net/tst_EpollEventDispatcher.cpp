@@ -301,6 +301,13 @@ private slots:
         }
     }
 
+    // Both runs of the suite: polling unless SWITCHBOARD_IDLE_POLL=0.
+    void idlePollingFollowsTheEnvironment()
+    {
+        const EpollEventDispatcher dispatcher;
+        QCOMPARE(dispatcher.idlePolling(), qgetenv("SWITCHBOARD_IDLE_POLL") != "0");
+    }
+
     // Counted from the loop's own tally, not timed: a ping-pong whose next byte follows the loop's
     // echo at once is met by polling, and a loop that then only waits for a 20 ms timer stops
     // polling within a few waits and sleeps at once from then on.

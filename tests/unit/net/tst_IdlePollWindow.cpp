@@ -1,7 +1,7 @@
 // The window a worker's loop polls for before it sleeps: opened by the second of two short waits
 // that had to sleep, doubled up to its longest, never opened by short and long waits in turn,
 // kept while polls catch their events, halved by each long wait and closed below its first size;
-// a timer's own deadline does not open it; SWITCHBOARD_IDLE_POLL=0 turns polling off.
+// a timer's own deadline does not open it.
 #include "net/IdlePollWindow.h"
 
 #include <QtTest>
@@ -17,14 +17,14 @@ private slots:
     {
         Window window;
         QCOMPARE(window.window(), microseconds(0));
-        window.waitEnded(false, microseconds(40), true);
+        window.slept(microseconds(40), true);
         QCOMPARE(window.window(), microseconds(0));
-        window.waitEnded(false, microseconds(40), true);
+        window.slept(microseconds(40), true);
         QCOMPARE(window.window(), Window::kFirst);
-        window.waitEnded(false, microseconds(40), true);
+        window.slept(microseconds(40), true);
         QCOMPARE(window.window(), 2 * Window::kFirst);
         for (int i = 0; i < 10; ++i)
-            window.waitEnded(false, Window::kLongest, true);
+            window.slept(Window::kLongest, true);
         QCOMPARE(window.window(), Window::kLongest);
     }
 
@@ -32,8 +32,8 @@ private slots:
     {
         Window window;
         for (int i = 0; i < 50; ++i) {
-            window.waitEnded(false, microseconds(30), true);          // a fast upstream's answer
-            window.waitEnded(false, std::chrono::milliseconds(2), true); // the next client's request
+            window.slept(microseconds(30), true);          // a fast upstream's answer
+            window.slept(std::chrono::milliseconds(2), true); // the next client's request
             QCOMPARE(window.window(), microseconds(0));
         }
     }
@@ -42,11 +42,11 @@ private slots:
     {
         Window window;
         for (int i = 0; i < 3; ++i)
-            window.waitEnded(false, microseconds(5), true);
+            window.slept(microseconds(5), true);
         const microseconds open = window.window();
         QVERIFY(open > microseconds(0));
         for (int i = 0; i < 5; ++i)
-            window.waitEnded(true, {}, true);
+            window.caught();
         QCOMPARE(window.window(), open);
     }
 
@@ -54,13 +54,13 @@ private slots:
     {
         Window window;
         for (int i = 0; i < 10; ++i)
-            window.waitEnded(false, microseconds(50), true);
+            window.slept(microseconds(50), true);
         QCOMPARE(window.window(), Window::kLongest);
-        window.waitEnded(false, Window::kLongest + microseconds(1), true);
+        window.slept(Window::kLongest + microseconds(1), true);
         QCOMPARE(window.window(), Window::kLongest / 2);
         int longWaits = 1;
         while (window.window() > microseconds(0) && longWaits < 100) {
-            window.waitEnded(false, std::chrono::milliseconds(20), false);
+            window.slept(std::chrono::milliseconds(20), false);
             ++longWaits;
         }
         QCOMPARE(window.window(), microseconds(0));
@@ -71,19 +71,8 @@ private slots:
     {
         Window window;
         for (int i = 0; i < 5; ++i)
-            window.waitEnded(false, microseconds(30), false);
+            window.slept(microseconds(30), false);
         QCOMPARE(window.window(), microseconds(0));
-    }
-
-    void theEnvironmentTurnsPollingOff()
-    {
-        qunsetenv("SWITCHBOARD_IDLE_POLL");
-        QVERIFY(Window::enabledByEnvironment());
-        qputenv("SWITCHBOARD_IDLE_POLL", "1");
-        QVERIFY(Window::enabledByEnvironment());
-        qputenv("SWITCHBOARD_IDLE_POLL", "0");
-        QVERIFY(!Window::enabledByEnvironment());
-        qunsetenv("SWITCHBOARD_IDLE_POLL");
     }
 };
 
