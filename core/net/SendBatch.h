@@ -14,9 +14,9 @@ namespace sb {
 // A turn of a worker's loop ends with a dozen or more held writes to different sockets (requests
 // to upstreams, answers to clients). On a VM a system call's entry and exit are dear (a microsecond
 // for getppid on the machine the benchmarks run on), and the sends were two of a request's four or
-// five system calls; batched, the proxy served 15-37 % more requests a second in alternating
-// rounds against the same build sending one by one (tests/bench/RESULTS.md, "sends batched in one
-// system call").
+// five system calls; batched, the proxy served 12-37 % more requests a second (medians of
+// alternating rounds) than the same build sending one by one (tests/bench/RESULTS.md, "sends
+// batched in one system call").
 //
 // Each send is tried once without waiting: what the socket cannot take now comes back as a short
 // count or -EAGAIN, and the caller goes on from there as after a short send(2). Where io_uring is
