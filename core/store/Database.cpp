@@ -203,6 +203,11 @@ const std::vector<Migration> &Database::migrations()
         // speak HTTP/1.1 to their upstream, as new ones do unless asked.
         {15, QStringLiteral("providers that multiplex over HTTP/2"),
          {QStringLiteral("ALTER TABLE providers ADD COLUMN http2 INTEGER NOT NULL DEFAULT 0")}},
+        // The key a request's last attempt used, so that a request served by its first attempt
+        // stores no attempts array: the row's own columns and this one say all of it
+        // (HistoryCodec::storedAttempts). Rows from before keep their arrays.
+        {16, QStringLiteral("the key of each request's last attempt"),
+         {QStringLiteral("ALTER TABLE requests ADD COLUMN key_id INTEGER NOT NULL DEFAULT 0")}},
     };
     return list;
 }

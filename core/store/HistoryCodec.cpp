@@ -8,6 +8,33 @@
 
 namespace sb {
 
+namespace {
+
+// The one attempt the row's columns describe: what a row whose attempts column is empty had.
+AttemptRecord attemptOfRow(const RequestRecord &row, int keyId)
+{
+    AttemptRecord a;
+    a.channelId = row.channelId;
+    a.channelName = row.channelName;
+    a.keyId = keyId;
+    a.outcome = row.outcome;
+    a.phase = OutcomePhase::BeforeFirstByte;
+    a.httpStatus = row.httpStatus;
+    a.startedMs = row.timeMs;
+    a.latencyMs = row.latencyMs;
+    a.ttftMs = row.ttftMs;
+    return a;
+}
+
+bool sameAttempt(const AttemptRecord &a, const AttemptRecord &b)
+{
+    return a.channelId == b.channelId && a.channelName == b.channelName && a.keyId == b.keyId && a.outcome == b.outcome
+        && a.phase == b.phase && a.httpStatus == b.httpStatus && a.startedMs == b.startedMs && a.latencyMs == b.latencyMs
+        && a.ttftMs == b.ttftMs && a.message == b.message;
+}
+
+} // namespace
+
 QString HistoryCodec::statusName(RequestStatus status)
 {
     switch (status) {
@@ -77,6 +104,25 @@ QByteArray HistoryCodec::encodeAttempts(const std::vector<AttemptRecord> &attemp
     }
     out += ']';
     return QByteArray(out.data(), qsizetype(out.size()));
+}
+
+QByteArray HistoryCodec::storedAttempts(const RequestRecord &row)
+{
+    if (row.attempts.size() == 1 && sameAttempt(row.attempts.front(), attemptOfRow(row, lastKeyId(row))))
+        return QByteArray("");
+    return encodeAttempts(row.attempts);
+}
+
+int HistoryCodec::lastKeyId(const RequestRecord &row)
+{
+    return row.attempts.empty() ? 0 : row.attempts.back().keyId;
+}
+
+std::vector<AttemptRecord> HistoryCodec::attemptsFromStored(const QString &stored, const RequestRecord &row, int keyId)
+{
+    if (stored.isEmpty())
+        return {attemptOfRow(row, keyId)};
+    return decodeAttempts(stored);
 }
 
 std::vector<AttemptRecord> HistoryCodec::decodeAttempts(const QString &json)

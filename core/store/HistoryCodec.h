@@ -21,6 +21,15 @@ public:
     // Encoded as UTF-8, the bytes SQLite stores.
     static QByteArray encodeAttempts(const std::vector<AttemptRecord> &attempts);
     static std::vector<AttemptRecord> decodeAttempts(const QString &json);
+
+    // What a request row stores in its attempts column: nothing ("") when its one attempt says
+    // only what the row's own columns and key_id say (most requests: one channel, one try, no
+    // message), else the JSON array. The array was more than half of such a row's bytes.
+    static QByteArray storedAttempts(const RequestRecord &row);
+    // The key the row's last attempt used (its key_id column); 0 when none did.
+    static int lastKeyId(const RequestRecord &row);
+    // The attempts back from what storedAttempts() wrote, `row` being the rest of the row as read.
+    static std::vector<AttemptRecord> attemptsFromStored(const QString &stored, const RequestRecord &row, int keyId);
 };
 
 } // namespace sb

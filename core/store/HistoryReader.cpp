@@ -80,7 +80,7 @@ bool execWith(QSqlQuery &q, const QString &sql, const QVariantList &values, QStr
 const QString kRequestColumns = QStringLiteral(
     "id, time_ms, request_id, logical_model, channel_id, channel_name, status, outcome, http_status,"
     " ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover, cache_hit, streamed, error, attempts,"
-    " cost_known, auto_tier, client_api, cache_read_tokens, cache_write_tokens");
+    " cost_known, auto_tier, client_api, cache_read_tokens, cache_write_tokens, key_id");
 
 RequestRecord requestFrom(const QSqlQuery &q)
 {
@@ -103,12 +103,12 @@ RequestRecord requestFrom(const QSqlQuery &q)
     r.cacheHit = q.value(15).toBool();
     r.streamed = q.value(16).toBool();
     r.error = q.value(17).toString();
-    r.attempts = HistoryCodec::decodeAttempts(q.value(18).toString());
     r.costKnown = q.value(19).toBool();
     r.autoTier = q.value(20).toString();
     r.clientApi = q.value(21).toString();
     r.cacheReadTokens = q.value(22).toInt();
     r.cacheWriteTokens = q.value(23).toInt();
+    r.attempts = HistoryCodec::attemptsFromStored(q.value(18).toString(), r, q.value(24).toInt()); // after the columns it may repeat
     return r;
 }
 

@@ -58,8 +58,10 @@ void take(RowQueue<T> &from, std::vector<T> &to, std::size_t *budget)
 // batch (3.5-4.6 ms of CPU) sharing a core with the proxy's workers or its clients was the
 // requests' p99 (tests/bench, one connection: p90 0.19 ms, p99 2.7-3.1 ms); transactions of
 // maxBatchRows with a yield between them bring that to 1.2 ms (nice alone did not: the batch kept
-// its core for its whole slice). Nice +5 lowers its share of a contended core; whether it keeps
-// up at saturation (~12,000 rows/s) is not measured yet. Linux applies nice per thread.
+// its core for its whole slice). Rows have become cheaper since (under 3 us of CPU each at 50
+// connections), and 250 to a transaction spend about a sixth less on the history than 100 did (a
+// commit writes every page its rows touched, the last part-filled ones again each time, with a
+// system call or two a page), each still well under a millisecond. Nice +5 lowers its share of a contended core. Linux applies nice per thread.
 void runInBackground()
 {
     pthread_setname_np(pthread_self(), "sb-history");
@@ -76,7 +78,8 @@ public:
         if (!m_db.open(error))
             return false;
         const QSqlDatabase c = m_db.connection();
-        return m_request.prepare(c, requestInsert(1).constData(), error)
+        return m_begin.prepare(c, "BEGIN IMMEDIATE", error) && m_commit.prepare(c, "COMMIT", error)
+            && m_request.prepare(c, requestInsert(1).constData(), error)
             && m_requestGroup.prepare(c, requestInsert(kRowsPerInsert).constData(), error)
             && m_event.prepare(c,
                                "INSERT INTO events (time_ms, kind, channel_id, provider_id, key_id, from_state, to_state, message)"
@@ -94,7 +97,7 @@ public:
 
     bool write(const Batch &batch, QString *error)
     {
-        if (!m_db.exec(QStringLiteral("BEGIN IMMEDIATE"), error))
+        if (!m_begin.exec(error))
             return false;
         bool ok = true;
         for (const auto &e : batch.events) {
@@ -136,7 +139,7 @@ public:
             m_db.exec(QStringLiteral("ROLLBACK"));
             return false;
         }
-        if (!m_db.exec(QStringLiteral("COMMIT"), error)) {
+        if (!m_commit.exec(error)) {
             m_db.exec(QStringLiteral("ROLLBACK"));
             return false;
         }
@@ -209,14 +212,14 @@ private:
     // instructions beside its rows' (opening the table's and both indexes' cursors, halting), a
     // third as much again as a row; in groups of 16 it is spread thin.
     static constexpr std::size_t kRowsPerInsert = 16;
-    static constexpr int kRequestColumns = 23;
+    static constexpr int kRequestColumns = 24;
 
     static QByteArray requestInsert(std::size_t rows)
     {
         QByteArray sql = "INSERT INTO requests (time_ms, request_id, logical_model, channel_id, channel_name, status,"
                          " outcome, http_status, ttft_ms, latency_ms, input_tokens, output_tokens, cost_usd, failover,"
                          " cache_hit, streamed, error, attempts, cost_known, auto_tier, client_api, cache_read_tokens,"
-                         " cache_write_tokens) VALUES ";
+                         " cache_write_tokens, key_id) VALUES ";
         QByteArray row = "(?";
         for (int column = 1; column < kRequestColumns; ++column)
             row += ",?";
@@ -245,7 +248,7 @@ private:
         return true;
     }
 
-    // The row's 23 values, from parameter `first` on.
+    // The row's 24 values, from parameter `first` on.
     static void bindRequest(SqliteStatement &insert, int first, const RequestRecord &r)
     {
         insert.bind(first + 0, r.timeMs);
@@ -265,16 +268,20 @@ private:
         insert.bind(first + 14, r.cacheHit);
         insert.bind(first + 15, r.streamed);
         insert.bind(first + 16, r.error);
-        insert.bind(first + 17, HistoryCodec::encodeAttempts(r.attempts));
+        insert.bind(first + 17, HistoryCodec::storedAttempts(r));
         insert.bind(first + 18, r.costKnown);
         insert.bind(first + 19, r.autoTier);
         insert.bind(first + 20, r.clientApi);
         insert.bind(first + 21, r.cacheReadTokens);
         insert.bind(first + 22, r.cacheWriteTokens);
+        insert.bind(first + 23, HistoryCodec::lastKeyId(r));
     }
 
     Database m_db;
-    // After m_db: finalized before its connection closes.
+    // After m_db: finalized before its connection closes. A batch's BEGIN and COMMIT are prepared
+    // too: through QSqlQuery each was some 39,000 instructions, 800 a row in transactions of 100.
+    SqliteStatement m_begin;
+    SqliteStatement m_commit;
     SqliteStatement m_request;
     SqliteStatement m_requestGroup;
     SqliteStatement m_event;

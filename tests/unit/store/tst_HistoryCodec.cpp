@@ -57,6 +57,88 @@ private slots:
     {
         QCOMPARE(HistoryCodec::encodeAttempts({}), QByteArray("[]"));
         QVERIFY(HistoryCodec::decodeAttempts(QStringLiteral("[]")).empty());
+        RequestRecord refused = servedByItsFirstAttempt();
+        refused.attempts.clear();
+        QCOMPARE(HistoryCodec::storedAttempts(refused), QByteArray("[]"));
+        QCOMPARE(HistoryCodec::lastKeyId(refused), 0);
+        QVERIFY(HistoryCodec::attemptsFromStored(QStringLiteral("[]"), refused, 0).empty());
+    }
+
+    // A request served by its one attempt stores no array: the row and its key_id say it all, and
+    // it reads back the same.
+    void anAttemptTheRowSaysIsNotStoredTwice()
+    {
+        const RequestRecord row = servedByItsFirstAttempt();
+        QCOMPARE(HistoryCodec::storedAttempts(row), QByteArray(""));
+        QCOMPARE(HistoryCodec::lastKeyId(row), 7);
+        const std::vector<AttemptRecord> back = HistoryCodec::attemptsFromStored(QString(), withoutAttempts(row), 7);
+        QCOMPARE(back.size(), std::size_t(1));
+        QVERIFY(same(back[0], row.attempts[0]));
+    }
+
+    // Anything the row does not say keeps the whole array, and that reads back as it was.
+    void anAttemptTheRowDoesNotSayIsStoredWhole_data()
+    {
+        QTest::addColumn<int>("field");
+        const char *names[] = {"channel", "channel name", "outcome", "phase", "HTTP status", "start", "latency", "TTFT", "message",
+                               "a second attempt"};
+        for (int i = 0; i < int(std::size(names)); ++i)
+            QTest::newRow(names[i]) << i;
+    }
+
+    void anAttemptTheRowDoesNotSayIsStoredWhole()
+    {
+        QFETCH(int, field);
+        RequestRecord row = servedByItsFirstAttempt();
+        AttemptRecord &a = row.attempts[0];
+        switch (field) {
+        case 0: a.channelId += 1; break;
+        case 1: a.channelName += QLatin1Char('x'); break;
+        case 2: a.outcome = OutcomeKind::ProviderDown; break;
+        case 3: a.phase = OutcomePhase::MidStream; break;
+        case 4: a.httpStatus = 201; break;
+        case 5: a.startedMs += 1; break;
+        case 6: a.latencyMs += 1; break;
+        case 7: a.ttftMs += 1; break;
+        case 8: a.message = QStringLiteral("continued the answer"); break;
+        case 9: row.attempts.insert(row.attempts.begin(), AttemptRecord{3, QStringLiteral("c"), 2, OutcomeKind::RetryableRateLimit,
+                                                                         OutcomePhase::BeforeFirstByte, 429, row.timeMs, 5, -1, {}}); break;
+        }
+        const QByteArray stored = HistoryCodec::storedAttempts(row);
+        QCOMPARE(stored, HistoryCodec::encodeAttempts(row.attempts));
+        const std::vector<AttemptRecord> back =
+            HistoryCodec::attemptsFromStored(QString::fromUtf8(stored), withoutAttempts(row), HistoryCodec::lastKeyId(row));
+        QCOMPARE(back.size(), row.attempts.size());
+        for (std::size_t i = 0; i < back.size(); ++i)
+            QVERIFY(same(back[i], row.attempts[i]));
+    }
+
+private:
+    static RequestRecord servedByItsFirstAttempt()
+    {
+        RequestRecord r;
+        r.timeMs = 1764460800123;
+        r.channelId = 4;
+        r.channelName = QStringLiteral("gpt-4o/A");
+        r.outcome = OutcomeKind::Success;
+        r.httpStatus = 200;
+        r.latencyMs = 812;
+        r.ttftMs = 240;
+        r.attempts = {AttemptRecord{4, r.channelName, 7, OutcomeKind::Success, OutcomePhase::BeforeFirstByte, 200, r.timeMs, 812, 240, {}}};
+        return r;
+    }
+
+    static RequestRecord withoutAttempts(RequestRecord r) // as the reader has it before the column is decoded
+    {
+        r.attempts.clear();
+        return r;
+    }
+
+    static bool same(const AttemptRecord &a, const AttemptRecord &b)
+    {
+        return a.channelId == b.channelId && a.channelName == b.channelName && a.keyId == b.keyId && a.outcome == b.outcome
+            && a.phase == b.phase && a.httpStatus == b.httpStatus && a.startedMs == b.startedMs && a.latencyMs == b.latencyMs
+            && a.ttftMs == b.ttftMs && a.message == b.message;
     }
 };
 

@@ -1,8 +1,10 @@
+#include "store/Database.h"
 #include "store/HistoryReader.h"
 #include "store/HistoryWriter.h"
 
 #include "FakeClock.h"
 
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -232,6 +234,66 @@ private slots:
             QCOMPARE(g.attempts[0].keyId, s.attempts[0].keyId);
             QCOMPARE(g.attempts[0].message, s.attempts[0].message);
         }
+    }
+
+    // A request its first attempt served (most of them) is written without an attempts array: the
+    // row's columns and its key_id say it. It reads back with that attempt, and a search for the
+    // requests a channel was tried on finds it.
+    void aRequestServedByItsFirstAttemptStoresNoArray()
+    {
+        Fixture f;
+        HistoryWriter writer(f.path, f.clock);
+        QVERIFY(writer.start());
+        const qint64 t = f.clock.wallMillis();
+        RequestRecord plain = request(t);
+        plain.channelId = 3;
+        plain.latencyMs = 812;
+        plain.ttftMs = 240;
+        plain.attempts = {AttemptRecord{3, plain.channelName, 9, OutcomeKind::Success, OutcomePhase::BeforeFirstByte, 200, t, 812, 240, {}}};
+        RequestRecord retried = plain;
+        retried.requestId = QStringLiteral("retried");
+        retried.failover = true;
+        retried.attempts.insert(retried.attempts.begin(), AttemptRecord{4, QStringLiteral("gpt-4o/B"), 2, OutcomeKind::RetryableRateLimit,
+                                                                        OutcomePhase::BeforeFirstByte, 429, t, 5, -1, {}});
+        QVERIFY(writer.enqueue(plain));
+        QVERIFY(writer.enqueue(retried));
+        writer.flush();
+
+        Database db(f.path, QStringLiteral("test"));
+        QVERIFY(db.open());
+        QSqlQuery raw(db.connection());
+        QVERIFY(raw.exec(QStringLiteral("SELECT attempts, key_id FROM requests ORDER BY id")));
+        QVERIFY(raw.next());
+        QCOMPARE(raw.value(0).toString(), QString());
+        QCOMPARE(raw.value(1).toInt(), 9);
+        QVERIFY(raw.next());
+        QVERIFY(raw.value(0).toString().startsWith(QLatin1String("[{")));
+        QCOMPARE(raw.value(1).toInt(), 9); // the last attempt's
+
+        HistoryReader reader(f.path);
+        QVERIFY(reader.open());
+        HistoryReader::RequestQuery onChannel3;
+        onChannel3.attemptChannelId = 3;
+        const std::vector<RequestRecord> got = reader.requests(onChannel3);
+        QCOMPARE(got.size(), std::size_t(2));
+        const RequestRecord &back = got[0].requestId == plain.requestId ? got[0] : got[1];
+        QCOMPARE(back.requestId, plain.requestId);
+        QCOMPARE(back.attempts.size(), std::size_t(1));
+        const AttemptRecord &a = back.attempts[0];
+        QCOMPARE(a.channelId, 3);
+        QCOMPARE(a.channelName, plain.channelName);
+        QCOMPARE(a.keyId, 9);
+        QCOMPARE(a.outcome, OutcomeKind::Success);
+        QCOMPARE(a.phase, OutcomePhase::BeforeFirstByte);
+        QCOMPARE(a.httpStatus, 200);
+        QCOMPARE(a.startedMs, t);
+        QCOMPARE(a.latencyMs, 812);
+        QCOMPARE(a.ttftMs, 240);
+        QVERIFY(a.message.isEmpty());
+        const RequestRecord &twice = got[0].requestId == plain.requestId ? got[1] : got[0];
+        QCOMPARE(twice.attempts.size(), std::size_t(2));
+        QCOMPARE(twice.attempts[0].keyId, 2);
+        QCOMPARE(twice.attempts[1].keyId, 9);
     }
 
     void requestsCanBeFilteredAndPaged()
