@@ -58,10 +58,10 @@ void take(RowQueue<T> &from, std::vector<T> &to, std::size_t *budget)
 // batch (3.5-4.6 ms of CPU) sharing a core with the proxy's workers or its clients was the
 // requests' p99 (tests/bench, one connection: p90 0.19 ms, p99 2.7-3.1 ms); transactions of
 // maxBatchRows with a yield between them bring that to 1.2 ms (nice alone did not: the batch kept
-// its core for its whole slice). Rows have become cheaper since (under 3 us of CPU each at 50
-// connections), and 250 to a transaction spend about a sixth less on the history than 100 did (a
-// commit writes every page its rows touched, the last part-filled ones again each time, with a
-// system call or two a page), each still well under a millisecond. Nice +5 lowers its share of a contended core. Linux applies nice per thread.
+// its core for its whole slice). Larger transactions cost less CPU a row (250 rows: about a sixth
+// less on this thread, each commit writing every page its rows touched once) but lost requests a
+// second and tail at 50 connections on 2 cores (tests/bench/ab.sh, 6 rounds against 100: 0.92x,
+// p99 1.19x). Nice +5 lowers its share of a contended core. Linux applies nice per thread.
 void runInBackground()
 {
     pthread_setname_np(pthread_self(), "sb-history");

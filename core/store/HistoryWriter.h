@@ -31,7 +31,7 @@ public:
         int flushRows = 500;                                // written as soon as this many wait, else every flushInterval
         std::chrono::milliseconds flushInterval{250};
         std::size_t capacity = 100'000;                     // rows waiting, all kinds together
-        int maxBatchRows = 250;                             // per transaction: under 1 ms of CPU, short for readers
+        int maxBatchRows = 100;                             // per transaction: under 1 ms of CPU, short for readers
                                                             // and for a request thread sharing the core
         int retentionDays = 30;                             // a month of incidents to look back on
         std::chrono::hours rollupAfter{24};                 // per-minute after 24 h: a day at full detail
