@@ -59,9 +59,8 @@ void take(RowQueue<T> &from, std::vector<T> &to, std::size_t *budget)
 // requests' p99 (tests/bench, one connection: p90 0.19 ms, p99 2.7-3.1 ms); transactions of
 // maxBatchRows with a yield between them bring that to 1.2 ms (nice alone did not: the batch kept
 // its core for its whole slice). Larger transactions cost less CPU a row (250 rows: about a sixth
-// less on this thread, each commit writing every page its rows touched once) but lost requests a
-// second and tail at 50 connections on 2 cores (tests/bench/ab.sh, 6 rounds against 100: 0.92x,
-// p99 1.19x). Nice +5 lowers its share of a contended core, and it keeps up: 20 s at about 35,000
+// less on this thread, in fewer commits) but lost requests a second and tail at 50 connections
+// on 2 cores (tests/bench/ab.sh, 6 rounds against 100: 0.92x, p99 1.19x). Nice +5 lowers its share of a contended core, and it keeps up: 20 s at about 35,000
 // requests a second left every row written within a second of the last. Linux applies nice per
 // thread.
 void runInBackground()
