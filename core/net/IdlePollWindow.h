@@ -11,13 +11,13 @@ namespace sb {
 // On a VM whose idle vCPU halts, a thread that sleeps is woken through the hypervisor (a VM exit
 // and an interrupt), twice a request at one connection (the client's bytes, the upstream's
 // answer); polling through those two gaps took about 16 µs off a request's p50 on the machine the
-// benchmarks run on (tests/bench/RESULTS.md, "workers poll before they sleep"). A loop whose next event comes a few microseconds after it ran
-// out of work loses less by polling for it than by sleeping; one whose next event is milliseconds
-// away (a real provider's answer, an idle console) must not burn a CPU waiting. So the window
-// follows what the waits turned out to be: a wait that had to sleep but whose event came within
-// kLongest, right after another short wait, doubles the window (a longer poll would have caught
-// it); a wait longer than kLongest halves it, down to nothing; a wait the poll caught leaves it as
-// it is. An idle loop polls for a few waits after its last busy moment and then not at all.
+// benchmarks run on (tests/bench/RESULTS.md, "workers poll before they sleep"). A loop whose next
+// event comes a few microseconds after it ran out of work loses less by polling for it than by
+// sleeping; one whose next event is milliseconds away (a real provider's answer, an idle console)
+// must not burn a CPU waiting. So the window follows what the waits turned out to be: a wait that
+// had to sleep but whose event came within kLongest, right after another short wait, doubles the
+// window (a longer poll would have caught it); a wait longer than kLongest halves it, down to
+// nothing; a wait the poll caught leaves it as it is. An idle loop polls for a few waits after its last busy moment and then not at all.
 //
 // One short wait is not enough to open the window: at a modest rate each request brings a short
 // wait (its upstream's answer from a fast server) and a long one (the next client), and a window

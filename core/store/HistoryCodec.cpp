@@ -26,13 +26,6 @@ AttemptRecord attemptOfRow(const RequestRecord &row, int keyId)
     return a;
 }
 
-bool sameAttempt(const AttemptRecord &a, const AttemptRecord &b)
-{
-    return a.channelId == b.channelId && a.channelName == b.channelName && a.keyId == b.keyId && a.outcome == b.outcome
-        && a.phase == b.phase && a.httpStatus == b.httpStatus && a.startedMs == b.startedMs && a.latencyMs == b.latencyMs
-        && a.ttftMs == b.ttftMs && a.message == b.message;
-}
-
 } // namespace
 
 QString HistoryCodec::statusName(RequestStatus status)
@@ -108,7 +101,7 @@ QByteArray HistoryCodec::encodeAttempts(const std::vector<AttemptRecord> &attemp
 
 QByteArray HistoryCodec::storedAttempts(const RequestRecord &row)
 {
-    if (row.attempts.size() == 1 && sameAttempt(row.attempts.front(), attemptOfRow(row, lastKeyId(row))))
+    if (row.attempts.size() == 1 && row.attempts.front() == attemptOfRow(row, lastKeyId(row)))
         return QByteArray("");
     return encodeAttempts(row.attempts);
 }

@@ -27,6 +27,8 @@ struct AttemptRecord {
     int latencyMs = -1;
     int ttftMs = -1;
     QString message;                      // already free of secrets
+
+    bool operator==(const AttemptRecord &) const = default;
 };
 
 enum class RequestStatus : std::uint8_t {

@@ -73,7 +73,7 @@ private slots:
         QCOMPARE(HistoryCodec::lastKeyId(row), 7);
         const std::vector<AttemptRecord> back = HistoryCodec::attemptsFromStored(QString(), withoutAttempts(row), 7);
         QCOMPARE(back.size(), std::size_t(1));
-        QVERIFY(same(back[0], row.attempts[0]));
+        QVERIFY(back[0] == row.attempts[0]);
     }
 
     // Anything the row does not say keeps the whole array, and that reads back as it was.
@@ -110,7 +110,7 @@ private slots:
             HistoryCodec::attemptsFromStored(QString::fromUtf8(stored), withoutAttempts(row), HistoryCodec::lastKeyId(row));
         QCOMPARE(back.size(), row.attempts.size());
         for (std::size_t i = 0; i < back.size(); ++i)
-            QVERIFY(same(back[i], row.attempts[i]));
+            QVERIFY(back[i] == row.attempts[i]);
     }
 
 private:
@@ -132,13 +132,6 @@ private:
     {
         r.attempts.clear();
         return r;
-    }
-
-    static bool same(const AttemptRecord &a, const AttemptRecord &b)
-    {
-        return a.channelId == b.channelId && a.channelName == b.channelName && a.keyId == b.keyId && a.outcome == b.outcome
-            && a.phase == b.phase && a.httpStatus == b.httpStatus && a.startedMs == b.startedMs && a.latencyMs == b.latencyMs
-            && a.ttftMs == b.ttftMs && a.message == b.message;
     }
 };
 
