@@ -3,6 +3,7 @@
 #include <QAbstractEventDispatcher>
 
 #include <chrono>
+#include <cstddef>
 
 namespace sb {
 
@@ -30,12 +31,31 @@ public:
     // What a socket watch calls when its descriptor is ready: readable, or writable, as it was
     // added for (an error or a hang-up wakes both). From there it may disable or remove any watch,
     // its own included.
+    class ReadAheadClient;
     class SocketClient {
     public:
         virtual void socketReady() = 0;
+        // A read watch's reader that takes bytes read for it before its event, or nullptr.
+        virtual ReadAheadClient *readAheadClient() { return nullptr; }
 
     protected:
         ~SocketClient() = default;
+    };
+    // Who takes the bytes a loop reads from a readable socket for its reader, before the turn's
+    // events are delivered: a loop may read several sockets of a turn in one system call
+    // (EpollEventDispatcher, ReadAhead).
+    class ReadAheadClient {
+    public:
+        // How many bytes it takes now; 0: none (it reads for itself, as it does over TLS).
+        virtual std::size_t readAheadRoom() const = 0;
+        // What was read for it when `asked` bytes were asked: `result` bytes at `data`, 0 at the
+        // end of the stream, or -errno (-EAGAIN: nothing waited after all). Called as the turn
+        // starts, before any handler of the turn runs; the socket's readable event follows in
+        // the same turn unless a handler before it disables or removes the watch.
+        virtual void readAheadDone(const char *data, long result, std::size_t asked) = 0;
+
+    protected:
+        ~ReadAheadClient() = default;
     };
     using SocketHandle = int;
     enum class SocketDirection { Read, Write };

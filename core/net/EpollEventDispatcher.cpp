@@ -281,6 +281,8 @@ int EpollEventDispatcher::activateNotifiers(int readyCount, bool deliver)
         if (watch.exception && (what & EPOLLPRI))
             pending.push_back({watch.exception, -1, 0});
     }
+    if (m_readingAhead)
+        readAhead(pending);
     // By index, re-reading the list each time: a handler may cross out later entries, and a nested
     // loop uses its own list, but the outer vector of lists may grow meanwhile.
     for (std::size_t i = 0; i < pendingNotifiers().size(); ++i) {
@@ -303,6 +305,20 @@ int EpollEventDispatcher::activateNotifiers(int readyCount, bool deliver)
     pendingNotifiers().clear();
     m_turnEndWrites.endTurn();
     return events;
+}
+
+void EpollEventDispatcher::readAhead(const std::vector<Pending> &pending)
+{
+    for (const Pending &entry : pending) {
+        if (entry.socket < 0)
+            continue;
+        const CallbackSocket &socket = m_callbackSockets[std::size_t(entry.socket)];
+        if (!socket.write) {
+            if (ReadAheadClient *reader = socket.client->readAheadClient())
+                m_readAhead.offer(socket.descriptor, reader);
+        }
+    }
+    m_readAhead.run();
 }
 
 // ---- callback socket watches -------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include "common/CallbackDispatcher.h"
 #include "common/EnvironmentSwitch.h"
 #include "net/IdlePollWindow.h"
+#include "net/ReadAhead.h"
 #include "net/TurnEndWrites.h"
 
 #include <atomic>
@@ -25,8 +26,10 @@ namespace sb {
 // with one epoll_ctl, and fires the timers that are due in the same turn as the sockets that made
 // them due, so a request costs about two turns: its client's bytes and its upstream's answer.
 //
-// The sockets' writes made while a turn delivers its ready sockets leave together at the end of the
-// delivery, except the last event's (TurnEndWrites, which says why).
+// The readable sockets whose readers take it are read together before the turn's events are
+// delivered (ReadAhead, unless SWITCHBOARD_READ_AHEAD=0 is set), and the writes made while the
+// turn delivers leave together at the end of the delivery, except the last event's (TurnEndWrites);
+// each says why.
 //
 // Semantics follow Qt's own Unix dispatcher: posted events, then the ready notifiers, then the due
 // timers; a repeating timer keeps its phase (next = last deadline + interval, or now + interval
@@ -88,6 +91,11 @@ public:
         unsigned long long slept = 0;
     };
     const IdlePollStats &idlePollStats() const { return m_idlePollStats; }
+    // Whether readable sockets are read ahead (on unless SWITCHBOARD_READ_AHEAD=0 is set), and
+    // what that did. Set before the loop runs; read on the loop's thread, or once it has stopped.
+    void setReadingAhead(bool on) { m_readingAhead = on; }
+    bool readingAhead() const { return m_readingAhead; }
+    const ReadAhead::Stats &readAheadStats() const { return m_readAhead.stats(); }
 
 private:
     // The notifiers and enabled callback watches of one descriptor, indexed by its number.
@@ -153,6 +161,7 @@ private:
     // Milliseconds the loop may sleep (rounded up): -1 when no timer waits, 0 when one is due.
     int timeUntilNextTimer();
     int activateNotifiers(int readyCount, bool deliver);
+    void readAhead(const std::vector<Pending> &pending);
     int activateTimers();
     bool fireQtTimer(const Due &entry, qint64 now);
     bool fireCallbackTimer(const Due &entry, qint64 now);
@@ -177,6 +186,8 @@ private:
     std::vector<std::vector<Due>> m_firingByDepth;
     int m_depth = -1; // nesting level of processEvents(); -1 outside it
     TurnEndWrites m_turnEndWrites;
+    ReadAhead m_readAhead;
+    bool m_readingAhead = !switchedOffInEnvironment("SWITCHBOARD_READ_AHEAD");
     bool m_idlePolling = !switchedOffInEnvironment("SWITCHBOARD_IDLE_POLL");
     IdlePollWindow m_pollWindow;
     IdlePollStats m_idlePollStats;

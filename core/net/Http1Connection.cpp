@@ -1,6 +1,6 @@
 #include "net/Http1Connection.h"
 
-#include "net/SendBatch.h"
+#include "net/SocketBatch.h"
 
 #include <QObject>
 
@@ -9,8 +9,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace sb {
@@ -64,6 +66,7 @@ bool Http1Connection::open(const SocketAddress &address, QString *error)
     // caller has one path.
     m_connecting = true;
     m_read = std::make_unique<SocketWatch>(m_descriptor, SocketWatch::Direction::Read, [this] { m_owner.connectionReadable(*this); });
+    m_read->setReadAhead(this);
     m_write = std::make_unique<SocketWatch>(m_descriptor, SocketWatch::Direction::Write, [this] { m_owner.connectionWritable(*this); });
     m_write->setEnabled(true);
     return true;
@@ -137,7 +140,7 @@ bool Http1Connection::send(QByteArray head, QByteArray body, QString *error)
     return flush(error);
 }
 
-bool Http1Connection::batchHeld(SendBatch &batch, std::size_t tag)
+bool Http1Connection::batchHeld(SocketBatch &batch, std::size_t tag)
 {
     if (m_pieces == 0 || !isOpen())
         return false;
@@ -272,6 +275,8 @@ bool Http1Connection::flushTls(QString *error)
 Http1Connection::Receive Http1Connection::receive(char *buffer, std::size_t capacity, std::size_t *size,
                                                   QString *error)
 {
+    if (m_readAheadEnd != ReadAheadEnd::None)
+        return takeReadAhead(buffer, capacity, size, error);
     if (m_tls) {
         switch (m_tls->read(buffer, capacity, size)) {
         case TlsSession::Step::Done:
@@ -302,6 +307,83 @@ Http1Connection::Receive Http1Connection::receive(char *buffer, std::size_t capa
         *error = errnoText(errno);
         return Receive::Failed;
     }
+}
+
+std::size_t Http1Connection::readAheadRoom() const
+{
+    // Over TLS the records are read and decrypted by TLS itself; an idle connection's readable
+    // event is the server closing it, and one still connecting has nothing to read.
+    if (m_tls || m_connecting || transferId == 0 || m_readAheadEnd != ReadAheadEnd::None)
+        return 0;
+    return std::numeric_limits<std::size_t>::max(); // as much as the loop reads at once
+}
+
+void Http1Connection::readAheadDone(const char *data, long result, std::size_t asked)
+{
+    if (result > 0)
+        m_readAheadBytes = QByteArray(data, static_cast<qsizetype>(result));
+    if (result == 0) {
+        m_readAheadEnd = ReadAheadEnd::EndOfStream;
+    } else if (result == -EAGAIN || result == -EWOULDBLOCK || (result > 0 && std::size_t(result) < asked)) {
+        m_readAheadEnd = ReadAheadEnd::Drained;
+    } else if (result > 0) {
+        m_readAheadEnd = ReadAheadEnd::MayHoldMore;
+    } else if (result != -EINTR) { // interrupted: nothing is known, and receive() reads for itself
+        m_readAheadEnd = ReadAheadEnd::Failed;
+        m_readAheadError = errnoText(int(-result));
+    }
+}
+
+Http1Connection::Receive Http1Connection::takeReadAhead(char *buffer, std::size_t capacity, std::size_t *size,
+                                                        QString *error)
+{
+    if (m_readAheadBytes.isEmpty()) {
+        switch (std::exchange(m_readAheadEnd, ReadAheadEnd::None)) {
+        case ReadAheadEnd::EndOfStream:
+            return Receive::EndOfStream;
+        case ReadAheadEnd::Failed:
+            *error = std::exchange(m_readAheadError, {});
+            return Receive::Failed;
+        case ReadAheadEnd::Drained:
+            return Receive::WouldBlock;
+        case ReadAheadEnd::MayHoldMore:
+        case ReadAheadEnd::None:
+            break;
+        }
+        return receive(buffer, capacity, size, error);
+    }
+    const std::size_t taken = std::min(capacity, static_cast<std::size_t>(m_readAheadBytes.size()));
+    std::memcpy(buffer, m_readAheadBytes.constData(), taken);
+    *size = taken;
+    if (taken < static_cast<std::size_t>(m_readAheadBytes.size())) {
+        m_readAheadBytes.remove(0, static_cast<qsizetype>(taken));
+        return Receive::Data; // a buffer smaller than a slot: the rest comes with the next call
+    }
+    m_readAheadBytes = QByteArray();
+    // Drained: the caller sees a short read and waits for the next event, as after a recv that
+    // drained the socket.
+    if (std::exchange(m_readAheadEnd, ReadAheadEnd::None) != ReadAheadEnd::MayHoldMore || taken == capacity)
+        return Receive::Data;
+    // The slot filled and the kernel may hold more: read on into the rest of the buffer, so one
+    // call takes as much as one recv of the whole buffer would have. An end or an error met there
+    // is the next call's.
+    std::size_t more = 0;
+    QString failure;
+    switch (receive(buffer + taken, capacity - taken, &more, &failure)) {
+    case Receive::Data:
+        *size += more;
+        break;
+    case Receive::EndOfStream:
+        m_readAheadEnd = ReadAheadEnd::EndOfStream;
+        break;
+    case Receive::Failed:
+        m_readAheadEnd = ReadAheadEnd::Failed;
+        m_readAheadError = failure;
+        break;
+    case Receive::WouldBlock:
+        break;
+    }
+    return Receive::Data;
 }
 
 bool Http1Connection::idleReadableIsHousekeeping(char *buffer, std::size_t capacity)
@@ -343,6 +425,9 @@ void Http1Connection::close()
     m_output[0].clear();
     m_output[1].clear();
     m_pieces = 0;
+    m_readAheadEnd = ReadAheadEnd::None;
+    m_readAheadBytes.clear();
+    m_readAheadError.clear();
 }
 
 } // namespace sb

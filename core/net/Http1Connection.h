@@ -28,8 +28,9 @@ struct SocketAddress {
 // socket watched by two SocketWatches, sending one request at a time and kept alive between
 // them. It knows nothing of transfers; what its socket does goes to its Owner. A request sent
 // while the loop's turn holds writes leaves at the turn's end (TurnEndWrites), through the same
-// connectionWritable() a socket that became writable gets.
-class Http1Connection final : private TurnEndWrites::Writer {
+// connectionWritable() a socket that became writable gets. While it carries a plain transfer, its
+// loop may read for it before its readable event (ReadAhead); receive() hands those bytes on first.
+class Http1Connection final : private TurnEndWrites::Writer, private CallbackDispatcher::ReadAheadClient {
 public:
     class Owner {
     public:
@@ -78,8 +79,9 @@ public:
     // One recv() into `buffer` (over TLS: what is decrypted, up to `capacity`); `*size` gets the
     // byte count, `*error` the reason on Failed.
     Receive receive(char *buffer, std::size_t capacity, std::size_t *size, QString *error);
-    // Received bytes TLS holds that no readable event will announce: the owner reads them itself.
-    bool hasBufferedInput() const { return m_tls && m_tls->hasBufferedInput(); }
+    // Received bytes that no readable event will announce (TLS holds them, or they were read
+    // ahead for an event that did not come): the owner reads them itself.
+    bool hasBufferedInput() const { return (m_tls && m_tls->hasBufferedInput()) || m_readAheadEnd != ReadAheadEnd::None; }
     // An idle connection turned readable: true when that was only TLS's own housekeeping (a session
     // ticket) and it can carry the next request, false when the server closed it or sent bytes
     // nobody asked for.
@@ -96,9 +98,13 @@ public:
     int requestsSent = 0;
 
 private:
-    bool batchHeld(SendBatch &batch, std::size_t tag) override;
+    bool batchHeld(SocketBatch &batch, std::size_t tag) override;
     void heldBatchSent(long sent) override;
     void writeHeld() override;
+    std::size_t readAheadRoom() const override;
+    void readAheadDone(const char *data, long result, std::size_t asked) override;
+    // receive() for what was read ahead.
+    Receive takeReadAhead(char *buffer, std::size_t capacity, std::size_t *size, QString *error);
     // What waits to be sent, as `pieces` (head, then body): how many there are.
     int waitingPieces(iovec pieces[2]) const;
     // The first `sent` bytes of what waits have left.
@@ -118,6 +124,11 @@ private:
     bool m_writeHeld = false;   // the request waits for the end of the turn
     HttpResponseParser m_parser;
     std::unique_ptr<TlsSession> m_tls;
+    // What the loop read ahead, for the next receive(): its bytes, and how it ended.
+    enum class ReadAheadEnd { None, Drained, MayHoldMore, EndOfStream, Failed };
+    ReadAheadEnd m_readAheadEnd = ReadAheadEnd::None;
+    QByteArray m_readAheadBytes;
+    QString m_readAheadError;
 };
 
 } // namespace sb

@@ -1,7 +1,7 @@
 #include "net/HttpServer.h"
 
 #include "net/EpollEventDispatcher.h"
-#include "net/SendBatch.h"
+#include "net/SocketBatch.h"
 #include "net/ServerCounters.h"
 #include "net/ServerWorker.h"
 
@@ -57,7 +57,7 @@ HttpServer::HttpServer(const Clock &clock, const HttpServerLimits &limits, HttpH
                 // The ring that sends its turns' held writes is made with the worker, not at its
                 // first busy turn: a descriptor of the process from the start, as its epoll's is.
                 if (epollLoop)
-                    SendBatch::forThisThread();
+                    SocketBatch::forThisThread();
                 worker->start(handlerFactory);
             },
             Qt::BlockingQueuedConnection);

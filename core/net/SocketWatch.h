@@ -28,15 +28,20 @@ public:
 
     void setEnabled(bool enabled);
     bool isEnabled() const { return m_enabled; }
+    // A read watch's reader that takes what the loop reads for it before its event (only a loop
+    // that offers callback sockets reads ahead); nullptr: it reads for itself.
+    void setReadAhead(CallbackDispatcher::ReadAheadClient *client) { m_readAhead = client; }
 
 private:
     void socketReady() override;
+    CallbackDispatcher::ReadAheadClient *readAheadClient() override { return m_readAhead; }
 
     // Shared with a call in progress, so that the call may destroy its own watch.
     std::shared_ptr<const std::function<void()>> m_ready;
     bool m_enabled = false;
     QPointer<CallbackDispatcher> m_loop; // gone once its thread has ended
     CallbackDispatcher::SocketHandle m_handle = -1;
+    CallbackDispatcher::ReadAheadClient *m_readAhead = nullptr;
     std::unique_ptr<QSocketNotifier> m_notifier; // on any other loop
 };
 

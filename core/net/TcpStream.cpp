@@ -1,6 +1,6 @@
 #include "net/TcpStream.h"
 
-#include "net/SendBatch.h"
+#include "net/SocketBatch.h"
 #include "net/TlsServerContext.h"
 #include "net/TlsSession.h"
 
@@ -44,6 +44,7 @@ TcpStream::TcpStream(int descriptor, qsizetype readBufferSize, QObject *parent)
     ::setsockopt(m_descriptor, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
 
     m_readWatch = std::make_unique<SocketWatch>(m_descriptor, SocketWatch::Direction::Read, [this] { onReadable(); });
+    m_readWatch->setReadAhead(this);
     m_readWatch->setEnabled(true);
     m_writeWatch = std::make_unique<SocketWatch>(m_descriptor, SocketWatch::Direction::Write, [this] { onWritable(); });
 }
@@ -77,6 +78,8 @@ QByteArray TcpStream::read(qsizetype max)
         taken = m_input.left(max);
         m_input.remove(0, max);
     }
+    if (!taken.isEmpty())
+        m_readAheadUnheard = false; // the reader has seen the input
     updateReadWatch();
     return taken;
 }
@@ -173,6 +176,8 @@ void TcpStream::abort()
     m_tls.reset();
     ::close(m_descriptor);
     m_descriptor = -1;
+    m_readAheadEnd = ReadAheadEnd::None;
+    m_readAheadUnheard = false;
     m_input.clear();
     m_output.clear();
     m_outputSent = 0;
@@ -207,6 +212,18 @@ bool TcpStream::fill()
         }
         m_tlsMayHoldInput = true;
         return true;
+    }
+    switch (std::exchange(m_readAheadEnd, ReadAheadEnd::None)) {
+    case ReadAheadEnd::Drained:
+        return true; // asking again would only cost a call that says so
+    case ReadAheadEnd::EndOfStream:
+        m_endOfInput = true;
+        return false;
+    case ReadAheadEnd::Failed:
+        return false;
+    case ReadAheadEnd::MayHoldMore:
+    case ReadAheadEnd::None:
+        break;
     }
     while (m_input.size() < m_readBufferSize) {
         const qsizetype wanted = std::min(kReadSlice, m_readBufferSize - m_input.size());
@@ -291,7 +308,7 @@ void TcpStream::onReadable()
     if (!open)
         m_disconnectReported = true;
     updateReadWatch();
-    if (m_input.size() > before)
+    if (m_input.size() > before || std::exchange(m_readAheadUnheard, false))
         heard(&Listener::streamReadable); // may abort or delete-later the stream; it stays a valid object here
     if (!open && isOpen())
         heard(&Listener::streamClosed);
@@ -325,7 +342,7 @@ void TcpStream::sendBuffered()
     heard(&Listener::streamWritten);
 }
 
-bool TcpStream::batchHeld(SendBatch &batch, std::size_t tag)
+bool TcpStream::batchHeld(SocketBatch &batch, std::size_t tag)
 {
     // Through TLS the bytes are encrypted on their way out: those go by writeHeld().
     if (!isOpen() || usesTls() || bytesToWrite() == 0)
@@ -350,6 +367,30 @@ void TcpStream::writeHeld()
     m_writeHeld = false;
     if (isOpen())
         sendBuffered();
+}
+
+std::size_t TcpStream::readAheadRoom() const
+{
+    // Over TLS (or before it is settled) the records are read and decrypted by TLS itself.
+    if (m_tlsState != TlsState::None || !isOpen() || m_disconnectReported || m_readAheadEnd != ReadAheadEnd::None)
+        return 0;
+    return static_cast<std::size_t>(std::max<qsizetype>(0, std::min(kReadSlice, m_readBufferSize - m_input.size())));
+}
+
+void TcpStream::readAheadDone(const char *data, long result, std::size_t asked)
+{
+    if (result > 0) {
+        m_input.append(data, static_cast<qsizetype>(result));
+        m_readAheadUnheard = true;
+    }
+    if (result == 0)
+        m_readAheadEnd = ReadAheadEnd::EndOfStream;
+    else if (result == -EAGAIN || result == -EWOULDBLOCK || (result > 0 && std::size_t(result) < asked))
+        m_readAheadEnd = ReadAheadEnd::Drained;
+    else if (result > 0)
+        m_readAheadEnd = ReadAheadEnd::MayHoldMore;
+    else if (result != -EINTR) // interrupted: nothing is known, and the stream reads for itself
+        m_readAheadEnd = ReadAheadEnd::Failed;
 }
 
 void TcpStream::reportFailedStart()
@@ -386,8 +427,11 @@ void TcpStream::updateReadWatch()
             m_readWatch->setEnabled(true);
         return;
     }
-    // Off while the buffer is full (flow control) and once the end of the stream was reported.
-    const bool wanted = !m_disconnectReported && m_input.size() < m_readBufferSize;
+    // Off while the buffer is full (flow control) and once the end of the stream was reported; on
+    // while what was read ahead is still to be heard, whose event must come (the kernel, drained,
+    // would not announce it again).
+    const bool readAheadWaits = m_readAheadUnheard || m_readAheadEnd != ReadAheadEnd::None;
+    const bool wanted = readAheadWaits || (!m_disconnectReported && m_input.size() < m_readBufferSize);
     m_readWatch->setEnabled(wanted);
     // Records TLS read ahead while the buffer was full are in its own buffer, and no socket event
     // will announce them: they are read on the next pass of the loop.

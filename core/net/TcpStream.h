@@ -25,6 +25,7 @@ class TlsSession;
 //
 // Reads are buffered up to a bound, as QTcpSocket::setReadBufferSize does: past it the descriptor
 // is no longer read, so TCP flow control holds a client back that sends faster than it is served.
+// A plain stream's loop may read for it before its readable event (ReadAhead).
 // Writes go to the kernel at once, or at the end of the event-loop turn that made them when the
 // turn holds them (TurnEndWrites); what the kernel does not take waits and leaves when the socket
 // is writable. Lives on one thread; not thread-safe.
@@ -33,7 +34,7 @@ class TlsSession;
 // is answered first, and read() and write() then carry the decrypted bytes. A client that speaks
 // plain HTTP there is told apart by its first byte and passed up as it is, marked
 // (plainTextOnTlsPort()), so the server can answer it in words instead of a failed handshake.
-class TcpStream : public QObject, private TurnEndWrites::Writer {
+class TcpStream : public QObject, private TurnEndWrites::Writer, private CallbackDispatcher::ReadAheadClient {
     Q_OBJECT
 public:
     // Who hears what the stream does: called directly (a signal's hop cost ~350 instructions a
@@ -99,9 +100,11 @@ private:
 
     void onReadable();
     void onWritable();
-    bool batchHeld(SendBatch &batch, std::size_t tag) override;
+    bool batchHeld(SocketBatch &batch, std::size_t tag) override;
     void heldBatchSent(long sent) override;
     void writeHeld() override;
+    std::size_t readAheadRoom() const override;
+    void readAheadDone(const char *data, long result, std::size_t asked) override;
     // Sends what is buffered; the listener hears that bytes left, or that the connection broke.
     void sendBuffered();
     // Looks at the first byte a client sent and starts TLS when it opens a handshake.
@@ -134,6 +137,11 @@ private:
     qsizetype m_outputSent = 0; // bytes at the front of m_output already sent
     bool m_writeHeld = false;   // m_output waits for the end of the turn
     bool m_endOfInput = false;         // the client's FIN was read
+    // What the loop's read ahead found, for the next fill(): whether the kernel held more, the end
+    // or an error; and whether its bytes, already in m_input, are still to be announced.
+    enum class ReadAheadEnd { None, Drained, MayHoldMore, EndOfStream, Failed };
+    ReadAheadEnd m_readAheadEnd = ReadAheadEnd::None;
+    bool m_readAheadUnheard = false;
     bool m_disconnectReported = false; // the end was read (or the start failed): nothing more to read
 
     std::shared_ptr<const TlsServerContext> m_tlsContext;

@@ -64,7 +64,7 @@ public:
     ssl_session_st *resumableSession() const;
 
     // Encrypts all `size` bytes into records kept here rather than sent, so that a batch of the
-    // turn's sends (SendBatch) can hand them to the kernel with the others. Done when all were
+    // turn's sends (SocketBatch) can hand them to the kernel with the others. Done when all were
     // taken (`*taken` says how many); the records are then recordsWaiting().
     Step writeForBatch(const char *data, std::size_t size, std::size_t *taken);
     // Records written but not sent yet: kept by writeForBatch(), or the part a batch's send left.

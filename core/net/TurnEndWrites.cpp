@@ -1,6 +1,6 @@
 #include "net/TurnEndWrites.h"
 
-#include "net/SendBatch.h"
+#include "net/SocketBatch.h"
 
 #include <algorithm>
 #include <utility>
@@ -44,17 +44,17 @@ void TurnEndWrites::endTurn()
         return;
     // Nothing runs between adding and sending, so every added writer's bytes are still there when
     // the batch goes; what its results set off may make other writers go (crossed out: skipped).
-    SendBatch &batch = SendBatch::forThisThread();
+    SocketBatch &batch = SocketBatch::forThisThread();
     if (batch.available() && m_held.size() > 1) {
         bool added = false;
         for (std::size_t i = 0; i < m_held.size(); ++i)
             added = (m_held[i] && m_held[i]->batchHeld(batch, i)) || added;
         if (added) {
             // A copy: what a result sets off may run a nested loop whose turn uses the batch again.
-            const std::vector<SendBatch::Result> results = batch.run();
-            for (const SendBatch::Result &result : results) {
+            const std::vector<SocketBatch::Result> results = batch.run();
+            for (const SocketBatch::Result &result : results) {
                 if (Writer *writer = std::exchange(m_held[result.tag], nullptr))
-                    writer->heldBatchSent(result.sent);
+                    writer->heldBatchSent(result.bytes);
             }
         }
     }

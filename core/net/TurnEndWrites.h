@@ -5,7 +5,7 @@
 
 namespace sb {
 
-class SendBatch;
+class SocketBatch;
 
 // Socket writes held to the end of the event-loop turn whose events made them, so that the peers
 // they wake are woken once for the turn instead of once for each event.
@@ -23,7 +23,7 @@ class SendBatch;
 // Writes made outside a turn of a loop that holds them (timers, posted events, other loops, the
 // held writes themselves) go out at once.
 //
-// The turn's held writes leave together, in one system call (SendBatch): plain bytes as they are,
+// The turn's held writes leave together, in one system call (SocketBatch): plain bytes as they are,
 // an upstream request over TLS as the records it was encrypted into. The rest (answers on the
 // proxy's own HTTPS port, or all of them where io_uring is off) are sent one by one after them.
 class TurnEndWrites {
@@ -32,7 +32,7 @@ public:
     public:
         // The turn ended: add what was held to `batch` (tagged with `tag`), or return false when it
         // cannot go that way; writeHeld() follows then.
-        virtual bool batchHeld(SendBatch &batch, std::size_t tag) = 0;
+        virtual bool batchHeld(SocketBatch &batch, std::size_t tag) = 0;
         // The batch went: `sent` bytes of what was added left (or -errno). Carries on from there as
         // writeHeld() would, and hears of the rest the same way.
         virtual void heldBatchSent(long sent) = 0;

@@ -1,9 +1,9 @@
 // A client connection resumes from a ticket object of its own: what OpenSSL marks on the ticket a
 // connection uses stays off the one the engine keeps for the next connections. Records written for
-// a batch are kept until sent, sent by a SendBatch they read as the plaintext at the other end, and
+// a batch are kept until sent, sent by a SocketBatch they read as the plaintext at the other end, and
 // what part of them a send left goes before any later record.
 #include "TestCertificate.h"
-#include "net/SendBatch.h"
+#include "net/SocketBatch.h"
 #include "net/TlsServerContext.h"
 #include "net/TlsSession.h"
 
@@ -127,16 +127,16 @@ private slots:
         QVERIFY(tls.client->recordsWaiting().size() > request.size()); // encrypted, framed
         QCOMPARE(tls.serverReads(), QByteArray()); // nothing went out yet
 
-        SendBatch &batch = SendBatch::forThisThread();
+        SocketBatch &batch = SocketBatch::forThisThread();
         if (!batch.available())
             QSKIP("io_uring is not available to this process");
         const QByteArrayView records = tls.client->recordsWaiting();
         const iovec piece{const_cast<char *>(records.data()), std::size_t(records.size())};
         QVERIFY(batch.add(tls.ends[0], &piece, 1, 7));
-        const std::vector<SendBatch::Result> results = batch.run();
+        const std::vector<SocketBatch::Result> results = batch.run();
         QCOMPARE(results.size(), std::size_t(1));
-        QCOMPARE(results[0].sent, long(records.size()));
-        tls.client->recordsSent(std::size_t(results[0].sent));
+        QCOMPARE(results[0].bytes, long(records.size()));
+        tls.client->recordsSent(std::size_t(results[0].bytes));
         QVERIFY(tls.client->recordsWaiting().isEmpty());
         QCOMPARE(tls.serverReads(), request);
     }

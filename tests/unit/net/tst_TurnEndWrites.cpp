@@ -3,10 +3,10 @@
 // last one's leaves at once, a write made outside a turn is not held, a stream that goes before the
 // turn ends sends what it held as it goes and is not called, and a held write that finds its
 // connection gone is heard as closed. The held writes to plain sockets leave in one batch
-// (SendBatch), or one by one where io_uring is off (the test runs both ways).
+// (SocketBatch), or one by one where io_uring is off (the test runs both ways).
 // Counted by what the peers can read at each step, not timed.
 #include "LoopThread.h"
-#include "net/SendBatch.h"
+#include "net/SocketBatch.h"
 #include "net/TcpStream.h"
 
 #include <QSemaphore>
@@ -151,11 +151,11 @@ private slots:
     {
         Rig rig(3);
         QCOMPARE(rig.connections.size(), std::size_t(3));
-        SendBatch::Stats before, after;
+        SocketBatch::Stats before, after;
         bool batched = false;
         rig.loop.run([&] {
-            before = SendBatch::forThisThread().stats();
-            batched = SendBatch::forThisThread().available();
+            before = SocketBatch::forThisThread().stats();
+            batched = SocketBatch::forThisThread().available();
         });
         // Off when asked; on otherwise, unless this machine refuses io_uring (then the replies go
         // one by one, as the run with it off shows).
@@ -165,7 +165,7 @@ private slots:
             qWarning("io_uring is refused here: the held replies go one by one");
         AnsweredTurn turn;
         turn.run(rig.loop, rig.connections);
-        rig.loop.run([&] { after = SendBatch::forThisThread().stats(); });
+        rig.loop.run([&] { after = SocketBatch::forThisThread().stats(); });
         QCOMPARE(turn.order.size(), std::size_t(3)); // one turn answered all three
         // The two held replies went in one system call; the last event's was sent at once.
         QCOMPARE(after.batches - before.batches, batched ? 1ull : 0ull);

@@ -1,4 +1,4 @@
-#include "net/SendBatch.h"
+#include "net/SocketBatch.h"
 
 #include "common/EnvironmentSwitch.h"
 
@@ -17,25 +17,25 @@ namespace sb {
 
 namespace {
 
-// A turn rarely holds more writes than this; the rest are sent one by one.
+// A turn rarely holds more writes (or readable sockets) than this; the rest go one by one.
 constexpr unsigned kEntries = 256;
 constexpr int kMostPieces = 2; // an upstream request's head and body
 
 } // namespace
 
-struct SendBatch::Ring {
+struct SocketBatch::Ring {
     io_uring ring{};
     std::array<msghdr, kEntries> messages{};
     std::array<iovec, kEntries * kMostPieces> pieces{};
 };
 
-SendBatch &SendBatch::forThisThread()
+SocketBatch &SocketBatch::forThisThread()
 {
-    thread_local SendBatch batch;
+    thread_local SocketBatch batch;
     return batch;
 }
 
-SendBatch::SendBatch()
+SocketBatch::SocketBatch()
 {
     if (switchedOffInEnvironment("SWITCHBOARD_IO_URING"))
         return;
@@ -53,20 +53,30 @@ SendBatch::SendBatch()
     m_results.reserve(kEntries);
 }
 
-SendBatch::~SendBatch()
+SocketBatch::~SocketBatch()
 {
     if (m_ring)
         io_uring_queue_exit(&m_ring->ring);
 }
 
-bool SendBatch::hasRoom() const
+bool SocketBatch::hasRoom() const
 {
     return m_ring && m_added < kEntries;
 }
 
-bool SendBatch::add(int descriptor, const iovec *pieces, int count, std::size_t tag)
+bool SocketBatch::reserve(std::size_t tag)
 {
-    if (!m_ring || m_added == kEntries || count < 1 || count > kMostPieces)
+    if (!m_ring || m_added == kEntries)
+        return false;
+    if (m_results.size() <= m_added)
+        m_results.resize(m_added + 1);
+    m_results[m_added] = {tag, -EAGAIN}; // nothing done, until its completion says otherwise
+    return true;
+}
+
+bool SocketBatch::add(int descriptor, const iovec *pieces, int count, std::size_t tag)
+{
+    if (count < 1 || count > kMostPieces || !reserve(tag))
         return false;
     io_uring_sqe *entry = io_uring_get_sqe(&m_ring->ring);
     if (!entry)
@@ -81,16 +91,30 @@ bool SendBatch::add(int descriptor, const iovec *pieces, int count, std::size_t 
     // non-blocking socket would, rather than have the ring wait for it to become writable.
     io_uring_prep_sendmsg(entry, descriptor, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
     io_uring_sqe_set_data64(entry, m_added);
-    if (m_results.size() <= m_added)
-        m_results.resize(m_added + 1);
-    m_results[m_added] = {tag, 0};
     ++m_added;
     return true;
 }
 
-const std::vector<SendBatch::Result> &SendBatch::run()
+bool SocketBatch::addReceive(int descriptor, char *buffer, std::size_t size, std::size_t tag)
+{
+    if (!reserve(tag))
+        return false;
+    io_uring_sqe *entry = io_uring_get_sqe(&m_ring->ring);
+    if (!entry)
+        return false;
+    // MSG_DONTWAIT: a socket with nothing to read answers -EAGAIN at once instead of the ring
+    // waiting for bytes.
+    io_uring_prep_recv(entry, descriptor, buffer, size, MSG_DONTWAIT);
+    io_uring_sqe_set_data64(entry, m_added);
+    ++m_added;
+    ++m_receivesAdded;
+    return true;
+}
+
+const std::vector<SocketBatch::Result> &SocketBatch::run()
 {
     const std::size_t added = std::exchange(m_added, 0);
+    const std::size_t receives = std::exchange(m_receivesAdded, 0);
     m_results.resize(added);
     if (added == 0)
         return m_results;
@@ -98,31 +122,32 @@ const std::vector<SendBatch::Result> &SendBatch::run()
     while (submitted == -EINTR)
         submitted = io_uring_submit_and_wait(&m_ring->ring, 0);
     if (submitted < 0) {
-        // Entries the kernel did not take would go out with a later batch, their buffers long
-        // gone: the ring goes instead, and this thread sends one by one from now on.
-        spdlog::warn("io_uring submission failed ({}): sends go one by one", std::strerror(-submitted));
+        // Entries the kernel did not take would run with a later batch, their buffers long gone:
+        // the ring goes instead, and this thread sends and receives one by one from now on.
+        spdlog::warn("io_uring submission failed ({}): sends and receives go one by one", std::strerror(-submitted));
         io_uring_queue_exit(&m_ring->ring);
         m_ring.reset();
         m_results.clear();
         return m_results;
     }
-    // Sends that do not wait complete as they are submitted; the wait is for the rare one the
-    // kernel finishes a moment later.
+    // Sends and receives that do not wait complete as they are submitted; the wait is for the rare
+    // one the kernel finishes a moment later.
     for (std::size_t reaped = 0; reaped < added;) {
         io_uring_cqe *completion = nullptr;
         const int status = io_uring_wait_cqe(&m_ring->ring, &completion);
         if (status == -EINTR)
             continue;
         if (status < 0)
-            break; // cannot happen with entries in flight; their results stay 0 (nothing sent)
+            break; // cannot happen with entries in flight; their results stay -EAGAIN
         const std::uint64_t index = io_uring_cqe_get_data64(completion);
         if (index < added)
-            m_results[index].sent = completion->res;
+            m_results[index].bytes = completion->res;
         io_uring_cqe_seen(&m_ring->ring, completion);
         ++reaped;
     }
     m_stats.batches += 1;
-    m_stats.sends += added;
+    m_stats.sends += added - receives;
+    m_stats.receives += receives;
     return m_results;
 }
 

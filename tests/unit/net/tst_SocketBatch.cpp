@@ -1,9 +1,10 @@
-// SendBatch on real loopback TCP connections: several sockets' sends in one batch each arrive
+// SocketBatch on real loopback TCP connections: several sockets' sends in one batch each arrive
 // whole and in order (two pieces as one), each send's result comes back under its own tag, a
 // socket that cannot take everything answers at once with what it took instead of holding the
-// batch up, a connection the peer reset answers with an error, and SWITCHBOARD_IO_URING=0 turns
+// batch up, a connection the peer reset answers with an error; receives take what waits, the end
+// of a stream, a reset, or answer at once that nothing waits; and SWITCHBOARD_IO_URING=0 turns
 // the ring off for threads that start after it is set.
-#include "net/SendBatch.h"
+#include "net/SocketBatch.h"
 
 #include <QtTest>
 
@@ -68,12 +69,12 @@ iovec piece(const QByteArray &bytes)
 
 } // namespace
 
-class tst_SendBatch : public QObject {
+class tst_SocketBatch : public QObject {
     Q_OBJECT
 private slots:
     void init()
     {
-        if (!SendBatch::forThisThread().available())
+        if (!SocketBatch::forThisThread().available())
             QSKIP("io_uring is not available to this process (see tst_TurnEndWrites_without_io_uring)");
     }
 
@@ -83,8 +84,8 @@ private slots:
         for (const TcpPair &p : pairs)
             QVERIFY(p.connected());
         const QByteArray head = "POST / HTTP/1.1\r\n\r\n", body = "{\"model\":\"m\"}", reply = "reply";
-        SendBatch &batch = SendBatch::forThisThread();
-        const SendBatch::Stats before = batch.stats();
+        SocketBatch &batch = SocketBatch::forThisThread();
+        const SocketBatch::Stats before = batch.stats();
         const iovec request[2] = {piece(head), piece(body)};
         const iovec answer[1] = {piece(reply)};
         // Tags out of order: results are matched by tag, not by position.
@@ -92,13 +93,13 @@ private slots:
         QVERIFY(batch.add(pairs[1].client, answer, 1, 10));
         QVERIFY(batch.add(pairs[2].client, request, 2, 20));
         QVERIFY(batch.add(pairs[3].client, answer, 1, 0));
-        const std::vector<SendBatch::Result> results = batch.run();
+        const std::vector<SocketBatch::Result> results = batch.run();
         QCOMPARE(results.size(), std::size_t(4));
         const std::size_t tags[] = {30, 10, 20, 0};
         const long sizes[] = {head.size() + body.size(), reply.size(), head.size() + body.size(), reply.size()};
         for (std::size_t i = 0; i < 4; ++i) {
             QCOMPARE(results[i].tag, tags[i]);
-            QCOMPARE(results[i].sent, sizes[i]);
+            QCOMPARE(results[i].bytes, sizes[i]);
         }
         QCOMPARE(pairs[0].received(), head + body);
         QCOMPARE(pairs[1].received(), reply);
@@ -120,16 +121,16 @@ private slots:
         ::setsockopt(full.client, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
         ::setsockopt(full.server, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
         const QByteArray large(8 * 1024 * 1024, 'x'), reply = "reply";
-        SendBatch &batch = SendBatch::forThisThread();
+        SocketBatch &batch = SocketBatch::forThisThread();
         const iovec big[1] = {piece(large)};
         const iovec answer[1] = {piece(reply)};
         QVERIFY(batch.add(full.client, big, 1, 1));
         QVERIFY(batch.add(free.client, answer, 1, 2));
-        const std::vector<SendBatch::Result> results = batch.run();
+        const std::vector<SocketBatch::Result> results = batch.run();
         QCOMPARE(results.size(), std::size_t(2));
-        QVERIFY2(results[0].sent == -EAGAIN || (results[0].sent > 0 && results[0].sent < large.size()),
-                 qPrintable(QString::number(results[0].sent)));
-        QCOMPARE(results[1].sent, long(reply.size()));
+        QVERIFY2(results[0].bytes == -EAGAIN || (results[0].bytes > 0 && results[0].bytes < large.size()),
+                 qPrintable(QString::number(results[0].bytes)));
+        QCOMPARE(results[1].bytes, long(reply.size()));
         QCOMPARE(free.received(), reply);
     }
 
@@ -144,13 +145,53 @@ private slots:
         gone.server = -1;
         const QByteArray reply = "reply";
         const iovec answer[1] = {piece(reply)};
-        SendBatch &batch = SendBatch::forThisThread();
+        SocketBatch &batch = SocketBatch::forThisThread();
         QVERIFY(batch.add(gone.client, answer, 1, 1));
         QVERIFY(batch.add(fine.client, answer, 1, 2));
-        const std::vector<SendBatch::Result> results = batch.run();
+        const std::vector<SocketBatch::Result> results = batch.run();
         QCOMPARE(results.size(), std::size_t(2));
-        QVERIFY2(results[0].sent == -EPIPE || results[0].sent == -ECONNRESET, qPrintable(QString::number(results[0].sent)));
-        QCOMPARE(results[1].sent, long(reply.size()));
+        QVERIFY2(results[0].bytes == -EPIPE || results[0].bytes == -ECONNRESET, qPrintable(QString::number(results[0].bytes)));
+        QCOMPARE(results[1].bytes, long(reply.size()));
+    }
+
+    void receivesTakeWhatWaitsTheEndOrNothingAtOnce()
+    {
+        // Receives are made on the server's ends here: bytes waiting, a peer that sent its FIN,
+        // a reset, one socket with nothing to read (answered at once, not waited for), and a send
+        // in the same batch.
+        TcpPair talking, finished, reset, silent, sending;
+        QVERIFY(talking.connected() && finished.connected() && reset.connected() && silent.connected() && sending.connected());
+        const QByteArray words = "a request";
+        QCOMPARE(::send(talking.client, words.constData(), std::size_t(words.size()), 0), ssize_t(words.size()));
+        ::shutdown(finished.client, SHUT_WR);
+        const linger abortive{1, 0};
+        QCOMPARE(::setsockopt(reset.client, SOL_SOCKET, SO_LINGER, &abortive, sizeof abortive), 0);
+        ::close(reset.client);
+        reset.client = -1;
+        char buffers[4][64];
+        SocketBatch &batch = SocketBatch::forThisThread();
+        const SocketBatch::Stats before = batch.stats();
+        QVERIFY(batch.addReceive(talking.server, buffers[0], sizeof buffers[0], 0));
+        QVERIFY(batch.addReceive(finished.server, buffers[1], sizeof buffers[1], 1));
+        QVERIFY(batch.addReceive(reset.server, buffers[2], sizeof buffers[2], 2));
+        QVERIFY(batch.addReceive(silent.server, buffers[3], 4, 3));
+        const QByteArray reply = "reply";
+        const iovec answer[1] = {piece(reply)};
+        QVERIFY(batch.add(sending.server, answer, 1, 4));
+        const std::vector<SocketBatch::Result> results = batch.run();
+        QCOMPARE(results.size(), std::size_t(5));
+        for (std::size_t i = 0; i < results.size(); ++i)
+            QCOMPARE(results[i].tag, i);
+        QCOMPARE(results[0].bytes, long(words.size()));
+        QCOMPARE(QByteArray(buffers[0], words.size()), words);
+        QCOMPARE(results[1].bytes, 0L);
+        QCOMPARE(results[2].bytes, long(-ECONNRESET));
+        QCOMPARE(results[3].bytes, long(-EAGAIN));
+        QCOMPARE(results[4].bytes, long(reply.size()));
+        char got[16];
+        QCOMPARE(::recv(sending.client, got, sizeof got, MSG_DONTWAIT), ssize_t(reply.size()));
+        QCOMPARE(batch.stats().receives - before.receives, 4ull);
+        QCOMPARE(batch.stats().sends - before.sends, 1ull);
     }
 
     void turnedOffByTheEnvironmentForThreadsStartedAfter()
@@ -158,7 +199,7 @@ private slots:
         qputenv("SWITCHBOARD_IO_URING", "0");
         bool available = true, added = true;
         std::thread([&] {
-            SendBatch &batch = SendBatch::forThisThread();
+            SocketBatch &batch = SocketBatch::forThisThread();
             available = batch.available();
             const QByteArray reply = "reply";
             const iovec answer[1] = {piece(reply)};
@@ -167,9 +208,9 @@ private slots:
         qunsetenv("SWITCHBOARD_IO_URING");
         QVERIFY(!available);
         QVERIFY(!added); // the caller sends it itself
-        QVERIFY(SendBatch::forThisThread().available()); // made before: unchanged
+        QVERIFY(SocketBatch::forThisThread().available()); // made before: unchanged
     }
 };
 
-QTEST_GUILESS_MAIN(tst_SendBatch)
-#include "tst_SendBatch.moc"
+QTEST_GUILESS_MAIN(tst_SocketBatch)
+#include "tst_SocketBatch.moc"
