@@ -41,14 +41,20 @@ constexpr int kWait = 5000;
 // found by the loop's next wait, together.
 void whileTheLoopIsHeld(LoopThread &loop, const std::function<void()> &write)
 {
-    QSemaphore busy, release;
-    QMetaObject::invokeMethod(loop.context(), [&] {
-        busy.release();
-        release.acquire();
+    // Shared: the loop may still be on its way into the wait when this returns.
+    struct Gate {
+        QSemaphore busy, release;
+    };
+    const auto gate = std::make_shared<Gate>();
+    QMetaObject::invokeMethod(loop.context(), [gate] {
+        gate->busy.release();
+        gate->release.acquire();
     });
-    QVERIFY(busy.tryAcquire(1, kWait));
-    write();
-    release.release();
+    const bool held = gate->busy.tryAcquire(1, kWait);
+    if (held)
+        write();
+    gate->release.release();
+    QVERIFY(held);
 }
 
 // Bytes waiting in the kernel at `descriptor`, taken.
@@ -167,6 +173,18 @@ struct Stream final : TcpStream::Listener {
     {
         if (peer >= 0)
             ::close(peer);
+    }
+};
+
+// What lives on `loop`'s thread (its sockets' watches belong to that loop's dispatcher), dropped
+// there however a test ends.
+template <typename Owned>
+struct DroppedOnLoop {
+    LoopThread &loop;
+    Owned owned;
+    ~DroppedOnLoop()
+    {
+        loop.run([this] { owned = Owned{}; });
     }
 };
 
@@ -420,7 +438,8 @@ private slots:
     {
         LoopThread loop;
         QSemaphore heard;
-        auto streams = streamsOn(loop, 6, 1024 * 1024, &heard);
+        DroppedOnLoop<std::vector<std::unique_ptr<Stream>>> held{loop, streamsOn(loop, 6, 1024 * 1024, &heard)};
+        auto &streams = held.owned;
         // A message larger than a slot arrives whole; a peer that closes after its words is heard
         // closing after them.
         std::vector<QByteArray> payloads;
@@ -458,7 +477,8 @@ private slots:
         // it of the bytes the kernel no longer holds.
         LoopThread loop;
         QSemaphore heard;
-        auto streams = streamsOn(loop, 2, 4, &heard);
+        DroppedOnLoop<std::vector<std::unique_ptr<Stream>>> held{loop, streamsOn(loop, 2, 4, &heard)};
+        auto &streams = held.owned;
         for (std::size_t i = 0; i < 2; ++i) {
             Stream *other = streams[1 - i].get();
             streams[i]->beforeReading = [other] {
@@ -490,7 +510,8 @@ private slots:
         HoldingServer server([&](const QByteArray &path) { return path == "/large" ? large : "answer to " + path; });
         QVERIFY(server.listening);
         LoopThread loop;
-        std::unique_ptr<UpstreamClient> client;
+        DroppedOnLoop<std::unique_ptr<UpstreamClient>> held{loop, nullptr};
+        std::unique_ptr<UpstreamClient> &client = held.owned;
         const QStringList paths = {"/a", "/b", "/large", "/c"};
         std::vector<Delivered> delivered(std::size_t(paths.size()));
         loop.run([&] {
@@ -539,7 +560,8 @@ private slots:
         HoldingServer server([](const QByteArray &path) { return "answer to " + path; });
         QVERIFY(server.listening);
         LoopThread loop;
-        std::unique_ptr<UpstreamClient> client;
+        DroppedOnLoop<std::unique_ptr<UpstreamClient>> held{loop, nullptr};
+        std::unique_ptr<UpstreamClient> &client = held.owned;
         Delivered delivered[2];
         quint64 ids[2] = {0, 0};
         int pausedIndex = -1;
