@@ -275,7 +275,7 @@ bool Http1Connection::flushTls(QString *error)
 Http1Connection::Receive Http1Connection::receive(char *buffer, std::size_t capacity, std::size_t *size,
                                                   QString *error)
 {
-    if (m_readAheadEnd != ReadAheadEnd::None)
+    if (m_readAheadOutcome != ReadAhead::Outcome::Unknown)
         return takeReadAhead(buffer, capacity, size, error);
     if (m_tls) {
         switch (m_tls->read(buffer, capacity, size)) {
@@ -311,43 +311,42 @@ Http1Connection::Receive Http1Connection::receive(char *buffer, std::size_t capa
 
 std::size_t Http1Connection::readAheadRoom() const
 {
-    // Over TLS the records are read and decrypted by TLS itself; an idle connection's readable
-    // event is the server closing it, and one still connecting has nothing to read.
-    if (m_tls || m_connecting || transferId == 0 || m_readAheadEnd != ReadAheadEnd::None)
+    // An idle connection's readable event is the server closing it (or TLS's own housekeeping),
+    // one still connecting or shaking hands reads for itself, and what was read before is taken
+    // first.
+    if (isConnecting() || transferId == 0 || m_readAheadOutcome != ReadAhead::Outcome::Unknown
+        || (m_tls && m_tls->holdsReceived()))
         return 0;
     return std::numeric_limits<std::size_t>::max(); // as much as the loop reads at once
 }
 
 void Http1Connection::readAheadDone(const char *data, long result, std::size_t asked)
 {
+    if (m_tls) {
+        m_tls->received(data, result, asked); // records, which OpenSSL takes before the socket
+        return;
+    }
     if (result > 0)
         m_readAheadBytes = QByteArray(data, static_cast<qsizetype>(result));
-    if (result == 0) {
-        m_readAheadEnd = ReadAheadEnd::EndOfStream;
-    } else if (result == -EAGAIN || result == -EWOULDBLOCK || (result > 0 && std::size_t(result) < asked)) {
-        m_readAheadEnd = ReadAheadEnd::Drained;
-    } else if (result > 0) {
-        m_readAheadEnd = ReadAheadEnd::MayHoldMore;
-    } else if (result != -EINTR) { // interrupted: nothing is known, and receive() reads for itself
-        m_readAheadEnd = ReadAheadEnd::Failed;
+    m_readAheadOutcome = ReadAhead::outcome(result, asked);
+    if (m_readAheadOutcome == ReadAhead::Outcome::Failed)
         m_readAheadError = errnoText(int(-result));
-    }
 }
 
 Http1Connection::Receive Http1Connection::takeReadAhead(char *buffer, std::size_t capacity, std::size_t *size,
                                                         QString *error)
 {
     if (m_readAheadBytes.isEmpty()) {
-        switch (std::exchange(m_readAheadEnd, ReadAheadEnd::None)) {
-        case ReadAheadEnd::EndOfStream:
+        switch (std::exchange(m_readAheadOutcome, ReadAhead::Outcome::Unknown)) {
+        case ReadAhead::Outcome::EndOfStream:
             return Receive::EndOfStream;
-        case ReadAheadEnd::Failed:
+        case ReadAhead::Outcome::Failed:
             *error = std::exchange(m_readAheadError, {});
             return Receive::Failed;
-        case ReadAheadEnd::Drained:
+        case ReadAhead::Outcome::Drained:
             return Receive::WouldBlock;
-        case ReadAheadEnd::MayHoldMore:
-        case ReadAheadEnd::None:
+        case ReadAhead::Outcome::MayHoldMore:
+        case ReadAhead::Outcome::Unknown:
             break;
         }
         return receive(buffer, capacity, size, error);
@@ -362,7 +361,7 @@ Http1Connection::Receive Http1Connection::takeReadAhead(char *buffer, std::size_
     m_readAheadBytes = QByteArray();
     // Drained: the caller sees a short read and waits for the next event, as after a recv that
     // drained the socket.
-    if (std::exchange(m_readAheadEnd, ReadAheadEnd::None) != ReadAheadEnd::MayHoldMore || taken == capacity)
+    if (std::exchange(m_readAheadOutcome, ReadAhead::Outcome::Unknown) != ReadAhead::Outcome::MayHoldMore || taken == capacity)
         return Receive::Data;
     // The slot filled and the kernel may hold more: read on into the rest of the buffer, so one
     // call takes as much as one recv of the whole buffer would have. An end or an error met there
@@ -374,10 +373,10 @@ Http1Connection::Receive Http1Connection::takeReadAhead(char *buffer, std::size_
         *size += more;
         break;
     case Receive::EndOfStream:
-        m_readAheadEnd = ReadAheadEnd::EndOfStream;
+        m_readAheadOutcome = ReadAhead::Outcome::EndOfStream;
         break;
     case Receive::Failed:
-        m_readAheadEnd = ReadAheadEnd::Failed;
+        m_readAheadOutcome = ReadAhead::Outcome::Failed;
         m_readAheadError = failure;
         break;
     case Receive::WouldBlock:
@@ -425,7 +424,7 @@ void Http1Connection::close()
     m_output[0].clear();
     m_output[1].clear();
     m_pieces = 0;
-    m_readAheadEnd = ReadAheadEnd::None;
+    m_readAheadOutcome = ReadAhead::Outcome::Unknown;
     m_readAheadBytes.clear();
     m_readAheadError.clear();
 }

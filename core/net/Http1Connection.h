@@ -1,6 +1,7 @@
 #pragma once
 
 #include "net/HttpResponseParser.h"
+#include "net/ReadAhead.h"
 #include "net/SocketWatch.h"
 #include "net/TlsSession.h"
 #include "net/TurnEndWrites.h"
@@ -28,8 +29,9 @@ struct SocketAddress {
 // socket watched by two SocketWatches, sending one request at a time and kept alive between
 // them. It knows nothing of transfers; what its socket does goes to its Owner. A request sent
 // while the loop's turn holds writes leaves at the turn's end (TurnEndWrites), through the same
-// connectionWritable() a socket that became writable gets. While it carries a plain transfer, its
-// loop may read for it before its readable event (ReadAhead); receive() hands those bytes on first.
+// connectionWritable() a socket that became writable gets. While it carries a transfer, its loop
+// may read for it before its readable event (ReadAhead); receive() hands those bytes on first
+// (over TLS, as the records OpenSSL decrypts first).
 class Http1Connection final : private TurnEndWrites::Writer, private CallbackDispatcher::ReadAheadClient {
 public:
     class Owner {
@@ -81,7 +83,7 @@ public:
     Receive receive(char *buffer, std::size_t capacity, std::size_t *size, QString *error);
     // Received bytes that no readable event will announce (TLS holds them, or they were read
     // ahead for an event that did not come): the owner reads them itself.
-    bool hasBufferedInput() const { return (m_tls && m_tls->hasBufferedInput()) || m_readAheadEnd != ReadAheadEnd::None; }
+    bool hasBufferedInput() const { return (m_tls && m_tls->hasBufferedInput()) || m_readAheadOutcome != ReadAhead::Outcome::Unknown; }
     // An idle connection turned readable: true when that was only TLS's own housekeeping (a session
     // ticket) and it can carry the next request, false when the server closed it or sent bytes
     // nobody asked for.
@@ -124,9 +126,9 @@ private:
     bool m_writeHeld = false;   // the request waits for the end of the turn
     HttpResponseParser m_parser;
     std::unique_ptr<TlsSession> m_tls;
-    // What the loop read ahead, for the next receive(): its bytes, and how it ended.
-    enum class ReadAheadEnd { None, Drained, MayHoldMore, EndOfStream, Failed };
-    ReadAheadEnd m_readAheadEnd = ReadAheadEnd::None;
+    // What the loop read ahead over plain TCP, for the next receive(): its bytes, and what it
+    // found beyond them (TLS keeps its own: TlsSession::received).
+    ReadAhead::Outcome m_readAheadOutcome = ReadAhead::Outcome::Unknown;
     QByteArray m_readAheadBytes;
     QString m_readAheadError;
 };

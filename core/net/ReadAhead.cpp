@@ -3,6 +3,7 @@
 #include "net/SocketBatch.h"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace sb {
 
@@ -20,6 +21,17 @@ ReadAhead::ReadAhead()
 }
 
 ReadAhead::~ReadAhead() = default;
+
+ReadAhead::Outcome ReadAhead::outcome(long result, std::size_t asked)
+{
+    if (result > 0)
+        return static_cast<std::size_t>(result) < asked ? Outcome::Drained : Outcome::MayHoldMore;
+    if (result == 0)
+        return Outcome::EndOfStream;
+    if (result == -EAGAIN || result == -EWOULDBLOCK)
+        return Outcome::Drained;
+    return result == -EINTR ? Outcome::Unknown : Outcome::Failed;
+}
 
 void ReadAhead::offer(int descriptor, CallbackDispatcher::ReadAheadClient *client)
 {

@@ -176,7 +176,7 @@ void TcpStream::abort()
     m_tls.reset();
     ::close(m_descriptor);
     m_descriptor = -1;
-    m_readAheadEnd = ReadAheadEnd::None;
+    m_readAheadOutcome = ReadAhead::Outcome::Unknown;
     m_readAheadUnheard = false;
     m_input.clear();
     m_output.clear();
@@ -213,16 +213,16 @@ bool TcpStream::fill()
         m_tlsMayHoldInput = true;
         return true;
     }
-    switch (std::exchange(m_readAheadEnd, ReadAheadEnd::None)) {
-    case ReadAheadEnd::Drained:
+    switch (std::exchange(m_readAheadOutcome, ReadAhead::Outcome::Unknown)) {
+    case ReadAhead::Outcome::Drained:
         return true; // asking again would only cost a call that says so
-    case ReadAheadEnd::EndOfStream:
+    case ReadAhead::Outcome::EndOfStream:
         m_endOfInput = true;
         return false;
-    case ReadAheadEnd::Failed:
+    case ReadAhead::Outcome::Failed:
         return false;
-    case ReadAheadEnd::MayHoldMore:
-    case ReadAheadEnd::None:
+    case ReadAhead::Outcome::MayHoldMore:
+    case ReadAhead::Outcome::Unknown:
         break;
     }
     while (m_input.size() < m_readBufferSize) {
@@ -372,7 +372,7 @@ void TcpStream::writeHeld()
 std::size_t TcpStream::readAheadRoom() const
 {
     // Over TLS (or before it is settled) the records are read and decrypted by TLS itself.
-    if (m_tlsState != TlsState::None || !isOpen() || m_disconnectReported || m_readAheadEnd != ReadAheadEnd::None)
+    if (m_tlsState != TlsState::None || !isOpen() || m_disconnectReported || m_readAheadOutcome != ReadAhead::Outcome::Unknown)
         return 0;
     return static_cast<std::size_t>(std::max<qsizetype>(0, std::min(kReadSlice, m_readBufferSize - m_input.size())));
 }
@@ -383,14 +383,7 @@ void TcpStream::readAheadDone(const char *data, long result, std::size_t asked)
         m_input.append(data, static_cast<qsizetype>(result));
         m_readAheadUnheard = true;
     }
-    if (result == 0)
-        m_readAheadEnd = ReadAheadEnd::EndOfStream;
-    else if (result == -EAGAIN || result == -EWOULDBLOCK || (result > 0 && std::size_t(result) < asked))
-        m_readAheadEnd = ReadAheadEnd::Drained;
-    else if (result > 0)
-        m_readAheadEnd = ReadAheadEnd::MayHoldMore;
-    else if (result != -EINTR) // interrupted: nothing is known, and the stream reads for itself
-        m_readAheadEnd = ReadAheadEnd::Failed;
+    m_readAheadOutcome = ReadAhead::outcome(result, asked);
 }
 
 void TcpStream::reportFailedStart()
@@ -430,7 +423,7 @@ void TcpStream::updateReadWatch()
     // Off while the buffer is full (flow control) and once the end of the stream was reported; on
     // while what was read ahead is still to be heard, whose event must come (the kernel, drained,
     // would not announce it again).
-    const bool readAheadWaits = m_readAheadUnheard || m_readAheadEnd != ReadAheadEnd::None;
+    const bool readAheadWaits = m_readAheadUnheard || m_readAheadOutcome != ReadAhead::Outcome::Unknown;
     const bool wanted = readAheadWaits || (!m_disconnectReported && m_input.size() < m_readBufferSize);
     m_readWatch->setEnabled(wanted);
     // Records TLS read ahead while the buffer was full are in its own buffer, and no socket event

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "net/ReadAhead.h"
 #include "net/SocketWatch.h"
 #include "net/TurnEndWrites.h"
 
@@ -139,8 +140,7 @@ private:
     bool m_endOfInput = false;         // the client's FIN was read
     // What the loop's read ahead found, for the next fill(): whether the kernel held more, the end
     // or an error; and whether its bytes, already in m_input, are still to be announced.
-    enum class ReadAheadEnd { None, Drained, MayHoldMore, EndOfStream, Failed };
-    ReadAheadEnd m_readAheadEnd = ReadAheadEnd::None;
+    ReadAhead::Outcome m_readAheadOutcome = ReadAhead::Outcome::Unknown;
     bool m_readAheadUnheard = false;
     bool m_disconnectReported = false; // the end was read (or the start failed): nothing more to read
 

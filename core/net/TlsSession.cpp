@@ -1,6 +1,7 @@
 #include "net/TlsSession.h"
 
 #include "net/OpenSslErrors.h"
+#include "net/ReadAhead.h"
 
 #include <QHostAddress>
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <sys/socket.h>
 
@@ -64,6 +66,31 @@ int sendWithoutSignal(BIO *bio, const char *data, int size)
     return static_cast<int>(sent);
 }
 
+// The socket BIO's read, but for bytes already read for the session (TlsSession::received),
+// which come first.
+int readReceivedFirst(BIO *bio, char *data, int size)
+{
+    if (auto *owner = static_cast<TlsSession *>(BIO_get_data(bio))) {
+        int taken = 0;
+        switch (owner->takeReceived(data, size, &taken)) {
+        case TlsSession::Received::Taken:
+            BIO_clear_retry_flags(bio);
+            return taken;
+        case TlsSession::Received::WouldBlock:
+            BIO_clear_retry_flags(bio);
+            BIO_set_retry_read(bio);
+            return -1;
+        case TlsSession::Received::Failed:
+            BIO_clear_retry_flags(bio);
+            return -1;
+        case TlsSession::Received::ReadSocket:
+            break;
+        }
+    }
+    static const auto readSocket = BIO_meth_get_read(BIO_s_socket());
+    return readSocket(bio, data, size);
+}
+
 BIO_METHOD *socketWithoutSignals()
 {
     static BIO_METHOD *const method = [] {
@@ -71,7 +98,7 @@ BIO_METHOD *socketWithoutSignals()
         BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR, "socket without SIGPIPE");
         if (m) {
             BIO_meth_set_write(m, sendWithoutSignal);
-            BIO_meth_set_read(m, BIO_meth_get_read(socket));
+            BIO_meth_set_read(m, readReceivedFirst);
             BIO_meth_set_puts(m, BIO_meth_get_puts(socket));
             BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(socket));
             BIO_meth_set_create(m, BIO_meth_get_create(socket));
@@ -259,10 +286,13 @@ TlsSession::Step TlsSession::read(char *buffer, std::size_t capacity, std::size_
             *got += taken;
             // Nothing more read ahead: the socket is asked again only when epoll (level-triggered)
             // says it has bytes, not at once to learn it has none (a recv() a request, EAGAIN).
-            if (!SSL_has_pending(m_ssl))
+            if (!hasBufferedInput()) {
+                m_socketKnownDrained = false;
                 return Step::Done;
+            }
             continue;
         }
+        m_socketKnownDrained = false;
         const Step step = failure(0);
         if (*got > 0 && step != Step::Failed)
             return Step::Done; // the end, or the wait, is reported by the next call
@@ -273,7 +303,43 @@ TlsSession::Step TlsSession::read(char *buffer, std::size_t capacity, std::size_
 
 bool TlsSession::hasBufferedInput() const
 {
-    return m_ssl && SSL_has_pending(m_ssl) == 1;
+    return holdsReceived() || (m_ssl && SSL_has_pending(m_ssl) == 1);
+}
+
+void TlsSession::received(const char *data, long result, std::size_t asked)
+{
+    const ReadAhead::Outcome outcome = ReadAhead::outcome(result, asked);
+    if (result > 0) {
+        m_received.append(data, static_cast<qsizetype>(result));
+        m_receivedDrained = outcome == ReadAhead::Outcome::Drained;
+    } else if (outcome == ReadAhead::Outcome::Failed) {
+        m_receiveError = static_cast<int>(-result);
+    }
+}
+
+TlsSession::Received TlsSession::takeReceived(char *data, int size, int *taken)
+{
+    if (m_receivedTaken < m_received.size()) {
+        const qsizetype count = std::min<qsizetype>(size, m_received.size() - m_receivedTaken);
+        std::memcpy(data, m_received.constData() + m_receivedTaken, static_cast<std::size_t>(count));
+        m_receivedTaken += count;
+        *taken = static_cast<int>(count);
+        if (m_receivedTaken == m_received.size()) {
+            m_received.clear();
+            m_receivedTaken = 0;
+            m_socketKnownDrained = std::exchange(m_receivedDrained, false);
+        }
+        return Received::Taken;
+    }
+    if (m_receiveError != 0) {
+        errno = std::exchange(m_receiveError, 0);
+        return Received::Failed;
+    }
+    // Asked again in the same read() for more than was read ahead, which had found the socket
+    // empty: it still is, as far as anyone knows, and epoll says when it is not.
+    if (std::exchange(m_socketKnownDrained, false))
+        return Received::WouldBlock;
+    return Received::ReadSocket;
 }
 
 ssl_session_st *TlsSession::resumableSession() const

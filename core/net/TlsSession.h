@@ -56,8 +56,18 @@ public:
     // Fills `buffer` with what is decrypted and waiting, up to `capacity`: Done with `*got` > 0,
     // or why nothing came.
     Step read(char *buffer, std::size_t capacity, std::size_t *got);
-    // Decrypted or received bytes OpenSSL holds that no socket event will announce.
+    // Decrypted or received bytes OpenSSL holds (or bytes read for it, below) that no socket event
+    // will announce.
     bool hasBufferedInput() const;
+
+    // Bytes of the socket's read for this session by someone else (the loop's read ahead:
+    // ReadAhead), `asked` having been asked: OpenSSL takes them before it reads the socket again.
+    // `result` is as recv(2) would have returned it, negated errno on failure; the end of the
+    // stream is left for the socket to say again. A read that came short says the socket held no
+    // more: the read() that takes the last of them does not ask it at once.
+    void received(const char *data, long result, std::size_t asked);
+    // Whether bytes read for it wait to be taken.
+    bool holdsReceived() const { return !m_received.isEmpty() || m_receiveError != 0; }
 
     // A new reference to the TLS session the server issued, when it can resume (the caller frees it
     // with SSL_SESSION_free), else null. Client side.
@@ -87,6 +97,11 @@ public:
     // the socket does not take now; Failed: the connection is broken (errno says how).
     enum class Record { Kept, Send, Wait, Failed };
     Record beforeRecord(const char *data, int size);
+    // OpenSSL's socket reads come here first (the BIO's read). Taken: `*taken` bytes read for it
+    // (received()); ReadSocket: read the socket; WouldBlock: the socket held no more when they were
+    // read; Failed: the read ahead failed (errno says how).
+    enum class Received { Taken, ReadSocket, WouldBlock, Failed };
+    Received takeReceived(char *data, int size, int *taken);
 
 private:
     bool adopt(ssl_ctx_st *context, int descriptor);
@@ -100,6 +115,11 @@ private:
     QByteArray m_recordsWaiting;
     qsizetype m_recordsSent = 0;
     bool m_keepingRecords = false; // inside writeForBatch()
+    QByteArray m_received;           // read for it, not yet taken by OpenSSL
+    qsizetype m_receivedTaken = 0;   // of m_received
+    bool m_receivedDrained = false;  // m_received came short: the socket held no more
+    bool m_socketKnownDrained = false; // within read(): the last of m_received was taken, and drained
+    int m_receiveError = 0;          // the read ahead failed: errno, reported once
 };
 
 } // namespace sb

@@ -5,10 +5,11 @@
 // watch switched off before its event keeps what was read and is not called. Through the two
 // readers the proxy has: client streams (TcpStream) hear exactly their bytes, a message larger
 // than a slot whole, a closed peer after its bytes, and a stream another handler looked at first
-// still hears its own; upstream answers (Http1Engine) arrive whole, and one paused before its
-// event gets its bytes only once resumed. Each turn is made by holding the loop while every peer
-// writes, and counted, not timed.
+// still hears its own; upstream answers (Http1Engine) arrive whole, over TLS too (the records read
+// ahead, decrypted by OpenSSL first), and one paused before its event gets its bytes only once
+// resumed. Each turn is made by holding the loop while every peer writes, and counted, not timed.
 #include "LoopThread.h"
+#include "TlsTestServer.h"
 #include "net/SocketBatch.h"
 #include "net/SocketWatch.h"
 #include "net/TcpStream.h"
@@ -553,6 +554,77 @@ private slots:
         }
         QCOMPARE(engineTransfers, quint64(paths.size()));
         QVERIFY(statsOf(loop).reads >= 2);
+    }
+
+    void upstreamAnswersOverTlsReadAheadArriveWhole()
+    {
+        // HTTP/1.1 only: each of the two transfers has a connection (and a handshake) of its own.
+        test::TlsTestServer server(/*http2=*/false);
+        QString why;
+        if (!server.start(&why))
+            QSKIP(qPrintable(why));
+        QByteArray large;
+        for (int i = 0; large.size() < 40000; ++i)
+            large += "line " + QByteArray::number(i) + " of an answer larger than a slot\n";
+        QVERIFY(server.writeFile(QStringLiteral("large"), large));
+        LoopThread loop;
+        DroppedOnLoop<std::unique_ptr<UpstreamClient>> held{loop, nullptr};
+        std::unique_ptr<UpstreamClient> &client = held.owned;
+        TransferOptions options;
+        options.caBundlePath = server.caFile();
+        const QStringList paths = {QStringLiteral("/small"), QStringLiteral("/files/large")};
+        std::vector<Delivered> delivered(std::size_t(paths.size()));
+        const auto startBoth = [&] {
+            for (Delivered &d : delivered)
+                d = Delivered{};
+            for (qsizetype i = 0; i < paths.size(); ++i) {
+                Delivered &d = delivered[std::size_t(i)];
+                TransferCallbacks callbacks;
+                callbacks.onData = [&d](QByteArrayView data) {
+                    ++d.dataCalls;
+                    d.body += data.toByteArray();
+                };
+                callbacks.onComplete = [&d](TransferError error, const QString &) {
+                    ++d.completes;
+                    d.error = error;
+                };
+                client->start(get(server.url(paths[i])), options, callbacks);
+            }
+        };
+        const auto bothComplete = [&] {
+            int complete = 0;
+            loop.run([&] {
+                for (const Delivered &d : delivered)
+                    complete += d.completes;
+            });
+            return complete == int(paths.size());
+        };
+        // The first pair opens and keeps the two connections, handshakes done.
+        loop.run([&] {
+            client = std::make_unique<UpstreamClient>();
+            startBoth();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(bothComplete(), kWait);
+        // The second pair's requests leave in the turn that starts them; the loop is then held
+        // while the server answers both, so that one turn finds both answers.
+        const ReadAhead::Stats before = statsOf(loop);
+        loop.run(startBoth);
+        whileTheLoopIsHeld(loop, [] { QThread::msleep(200); });
+        QTRY_VERIFY_WITH_TIMEOUT(bothComplete(), kWait);
+        const ReadAhead::Stats after = statsOf(loop);
+        std::vector<Delivered> got;
+        quint64 handshakes = 0;
+        loop.run([&] {
+            got = delivered;
+            handshakes = client->stats().tlsHandshakes;
+            client.reset();
+        });
+        for (qsizetype i = 0; i < paths.size(); ++i) {
+            QCOMPARE(got[std::size_t(i)].error, TransferError::None);
+            QCOMPARE(got[std::size_t(i)].body, i == 0 ? QByteArray(R"({"ok":true})") : large);
+        }
+        QCOMPARE(handshakes, 2ull); // the second pair reused the connections
+        QVERIFY2(after.reads - before.reads >= 2, qPrintable(QString::number(after.reads - before.reads)));
     }
 
     void anUpstreamPausedBeforeItsEventGetsItsBytesOnlyOnceResumed()
