@@ -46,7 +46,7 @@ public:
     // (EpollEventDispatcher, ReadAhead).
     class ReadAheadClient {
     public:
-        // How many bytes it takes now; 0: none (it reads for itself, as it does over TLS).
+        // How many bytes it takes now; 0: none (it reads for itself, as a client's TLS stream does).
         virtual std::size_t readAheadRoom() const = 0;
         // What was read for it when `asked` bytes were asked: `result` bytes at `data`, 0 at the
         // end of the stream, or -errno (-EAGAIN: nothing waited after all). Called as the turn

@@ -22,10 +22,10 @@ struct TlsPeer {
 };
 
 // One TLS connection over a connected non-blocking socket, either side of it: OpenSSL reading and
-// writing the descriptor itself (read-ahead on, so a record costs one recv()), every call
-// returning what the socket must wait for instead of blocking. Renegotiation is refused, so
-// writes never need the socket readable; a read may need it writable on the server side, where
-// TLS 1.3 answers a client's key update.
+// writing the descriptor itself (read-ahead on, so a record costs one recv(); bytes the loop read
+// for it, received(), come first), every call returning what the socket must wait for instead of
+// blocking. Renegotiation is refused, so writes never need the socket readable; a read may need it
+// writable on the server side, where TLS 1.3 answers a client's key update.
 class TlsSession {
 public:
     enum class Step {

@@ -2,6 +2,7 @@
 
 #include "net/EpollEventDispatcher.h"
 
+#include <QSemaphore>
 #include <QThread>
 #include <QtTest>
 
@@ -10,6 +11,7 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 
 namespace sb::test {
 
@@ -40,6 +42,25 @@ public:
     QAbstractEventDispatcher *dispatcher() { return m_thread.eventDispatcher(); }
     // Runs `work` on the loop's thread and waits for it.
     void run(const std::function<void()> &work) { QMetaObject::invokeMethod(&m_context, work, Qt::BlockingQueuedConnection); }
+    // Runs `work` on the calling thread while the loop is held in the middle of a turn: whatever
+    // it makes readable, the loop's next wait finds together.
+    void whileHeld(const std::function<void()> &work)
+    {
+        // Shared: the loop may still be on its way into the wait when this returns.
+        struct Gate {
+            QSemaphore busy, release;
+        };
+        const auto gate = std::make_shared<Gate>();
+        QMetaObject::invokeMethod(&m_context, [gate] {
+            gate->busy.release();
+            gate->release.acquire();
+        });
+        const bool held = gate->busy.tryAcquire(1, 5000);
+        if (held)
+            work();
+        gate->release.release();
+        QVERIFY(held);
+    }
     QThread &thread() { return m_thread; }
 
 private:

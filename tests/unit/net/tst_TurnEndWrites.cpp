@@ -95,21 +95,11 @@ struct Rig {
 // Makes every connection readable while the loop is busy, so that one turn delivers them all.
 void requestAllInOneTurn(LoopThread &loop, const std::vector<std::unique_ptr<Connection>> &connections)
 {
-    // Shared: the loop may still be on its way into the wait when this returns.
-    struct Gate {
-        QSemaphore busy, release;
-    };
-    const auto gate = std::make_shared<Gate>();
-    QMetaObject::invokeMethod(loop.context(), [gate] {
-        gate->busy.release();
-        gate->release.acquire();
-    });
-    const bool held = gate->busy.tryAcquire(1, kWait);
     int sent = 0;
-    for (const auto &c : connections)
-        sent += held && ::send(c->peer, "q", 1, MSG_NOSIGNAL) == 1 ? 1 : 0;
-    gate->release.release();
-    QVERIFY(held);
+    loop.whileHeld([&] {
+        for (const auto &c : connections)
+            sent += ::send(c->peer, "q", 1, MSG_NOSIGNAL) == 1 ? 1 : 0;
+    });
     QCOMPARE(sent, int(connections.size()));
 }
 
