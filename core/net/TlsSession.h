@@ -60,7 +60,7 @@ public:
     // will announce.
     bool hasBufferedInput() const;
 
-    // Bytes of the socket's read for this session by someone else (the loop's read ahead:
+    // Bytes of the socket read for this TLS connection by someone else (the loop's read ahead:
     // ReadAhead), `asked` having been asked: OpenSSL takes them before it reads the socket again.
     // `result` is as recv(2) would have returned it, negated errno on failure; the end of the
     // stream is left for the socket to say again. A read that came short says the socket held no
