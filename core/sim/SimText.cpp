@@ -89,6 +89,19 @@ std::vector<QByteArray> SimText::tokens(Language language, int count, quint64 se
 
 std::optional<std::vector<QByteArray>> SimText::continuation(Language language, int count, const QByteArray &partial, int overlap)
 {
+    // A model asked to go on with an answer goes on in that answer's language, whatever it would
+    // have answered in itself: its own passage first, then the others.
+    if (std::optional<std::vector<QByteArray>> rest = continuationIn(language, count, partial, overlap))
+        return rest;
+    for (const Language other : {Language::English, Language::Chinese, Language::Vietnamese, Language::Mixed})
+        if (other != language)
+            if (std::optional<std::vector<QByteArray>> rest = continuationIn(other, count, partial, overlap))
+                return rest;
+    return std::nullopt;
+}
+
+std::optional<std::vector<QByteArray>> SimText::continuationIn(Language language, int count, const QByteArray &partial, int overlap)
+{
     // Every answer starts somewhere in the passage (its seed); the one that starts with `partial`
     // is the answer being continued. Seeds repeat within a few passage lengths.
     for (quint64 seed = 0; seed < kDistinctSeeds; ++seed) {

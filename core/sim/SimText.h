@@ -20,9 +20,14 @@ public:
     static QByteArray join(const std::vector<QByteArray> &tokens);
     // The rest of an answer of `count` tokens that begins with `partial`, as tokens (the first one
     // may be the end of a token `partial` stops inside), preceded by the last `overlap`
-    // characters of `partial`: none when `partial` is the whole answer and `overlap` 0;
-    // std::nullopt when no answer of this passage begins with it.
+    // characters of `partial`: none when `partial` is the whole answer and `overlap` 0. The
+    // answer is looked for in `language`'s passage first, then in every other one (a provider
+    // continues another's answer in that answer's language); std::nullopt when none begins with it.
     static std::optional<std::vector<QByteArray>> continuation(Language language, int count, const QByteArray &partial, int overlap);
+
+private:
+    // The same, in `language`'s passage alone.
+    static std::optional<std::vector<QByteArray>> continuationIn(Language language, int count, const QByteArray &partial, int overlap);
 };
 
 } // namespace sb::sim

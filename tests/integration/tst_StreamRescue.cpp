@@ -50,13 +50,14 @@ private:
     ProxyClient m_client;
     RequestRecords m_records;
 
+    // The fallback answers in `language` too unless `fallbackLanguage` says otherwise.
     void start(const QString &dialect, FaultSpec primaryFault, ProviderSpec fallback, Language language = Language::English,
-               std::function<void(EngineConfig &)> tweak = {})
+               std::function<void(EngineConfig &)> tweak = {}, std::optional<Language> fallbackLanguage = std::nullopt)
     {
         ProviderSpec primary = fakeProviderSpec("primary", {primaryFault});
         primary.language = language;
         primary.completionTokens = 24;
-        fallback.language = language;
+        fallback.language = fallbackLanguage.value_or(language);
         fallback.completionTokens = 24;
         QString error;
         QVERIFY2(m_proxy.startInDialect(dialect, std::move(primary), std::move(fallback), tweak, &error), qPrintable(error));
@@ -93,13 +94,22 @@ private slots:
         QTest::addColumn<int>("afterChars");
         QTest::addColumn<int>("language");
         QTest::addColumn<int>("overlap");
+        QTest::addColumn<int>("fallbackLanguage");
+        using enum Language;
         for (const char *dialect : {"openai_compat", "anthropic"}) {
-            QTest::addRow("%s: cut after 20 characters", dialect) << dialect << int(SimError::StreamCut) << 20 << int(Language::English) << 0;
-            QTest::addRow("%s: error event after 20", dialect) << dialect << int(SimError::MidStreamError) << 20 << int(Language::English) << 0;
-            QTest::addRow("%s: cut after the first token", dialect) << dialect << int(SimError::StreamCut) << 1 << int(Language::English) << 0;
-            QTest::addRow("%s: cut inside a Chinese character", dialect) << dialect << int(SimError::StreamCut) << 7 << int(Language::Chinese) << 0;
-            QTest::addRow("%s: the fallback repeats 12 characters", dialect) << dialect << int(SimError::StreamCut) << 30 << int(Language::English) << 12;
-            QTest::addRow("%s: mixed languages, repeat of 9", dialect) << dialect << int(SimError::MidStreamError) << 25 << int(Language::Mixed) << 9;
+            const auto row = [dialect](const char *name, SimError error, int afterChars, Language language, int overlap,
+                                       Language fallbackLanguage) {
+                QTest::addRow("%s: %s", dialect, name)
+                    << QString::fromLatin1(dialect) << int(error) << afterChars << int(language) << overlap << int(fallbackLanguage);
+            };
+            row("cut after 20 characters", SimError::StreamCut, 20, English, 0, English);
+            row("error event after 20", SimError::MidStreamError, 20, English, 0, English);
+            row("cut after the first token", SimError::StreamCut, 1, English, 0, English);
+            row("cut inside a Chinese character", SimError::StreamCut, 7, Chinese, 0, Chinese);
+            row("the fallback repeats 12 characters", SimError::StreamCut, 30, English, 12, English);
+            row("mixed languages, repeat of 9", SimError::MidStreamError, 25, Mixed, 9, Mixed);
+            // The fallback would answer in Vietnamese itself; asked to go on, it goes on in English.
+            row("a fallback of another language", SimError::StreamCut, 30, English, 0, Vietnamese);
         }
     }
 
@@ -110,9 +120,11 @@ private slots:
         QFETCH(int, afterChars);
         QFETCH(int, language);
         QFETCH(int, overlap);
+        QFETCH(int, fallbackLanguage);
         ProviderSpec fallback = fakeProviderSpec("fallback");
         fallback.continuationOverlap = overlap;
-        start(dialect, breakAfter(static_cast<SimError>(error), afterChars), fallback, static_cast<Language>(language));
+        start(dialect, breakAfter(static_cast<SimError>(error), afterChars), fallback, static_cast<Language>(language), {},
+              static_cast<Language>(fallbackLanguage));
 
         const Reply reply = stream();
         QCOMPARE(reply.status, 200);

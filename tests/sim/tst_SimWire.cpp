@@ -314,6 +314,22 @@ private slots:
         QVERIFY(SimText::tokens(Language::English, 3, 0) != SimText::tokens(Language::English, 3, 1));
     }
 
+    void aContinuationGoesOnInTheLanguageOfTheAnswerItContinues()
+    {
+        const QByteArray english = SimText::join(SimText::tokens(Language::English, 24, 7));
+        const QByteArray partial = english.left(30);
+        // A Vietnamese provider asked to go on with an English answer finishes that answer.
+        const auto rest = SimText::continuation(Language::Vietnamese, 24, partial, 0);
+        QVERIFY(rest);
+        QCOMPARE(partial + SimText::join(*rest), english);
+        // With a repeat, the repeat comes from the English text too.
+        const auto repeated = SimText::continuation(Language::Chinese, 24, partial, 5);
+        QVERIFY(repeated);
+        QCOMPARE(SimText::join(*repeated), english.mid(25));
+        // A partial answer no passage begins with gets none.
+        QVERIFY(!SimText::continuation(Language::English, 24, "Nothing the passages say", 0));
+    }
+
     void bytesChunkingSplitsCharactersAndEventsAnywhere()
     {
         sb::test::FakeRandom random(11);
