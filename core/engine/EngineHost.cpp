@@ -196,7 +196,8 @@ bool EngineHost::startParts(const Options &options, QString *error)
     // Semantic cache entries live in the same database so they survive a restart.
     if (QString cacheError; !m_gateway->context().cache().openStore(m_dbPath, &cacheError))
         spdlog::warn("semantic cache kept in memory only: {}", cacheError.toStdString());
-    // Stored Responses API responses too, so that previous_response_id works across a restart.
+    // Stored Responses API responses too, so that previous_response_id works across a restart
+    // (in a file of their own beside the database), under the history's retention.
     if (QString storeError; !m_gateway->context().responses().open(m_dbPath, &storeError))
         spdlog::warn("stored responses kept in memory only: {}", storeError.toStdString());
     restoreSpend(*config);
@@ -206,6 +207,8 @@ bool EngineHost::startParts(const Options &options, QString *error)
         notePortInUse(*config, error);
         return false;
     }
+    ResponseStore *responses = &m_gateway->context().responses();
+    m_history->setRetentionListener([responses](qint64 cutMs) { responses->deleteBefore(cutMs); });
     // Saved edits apply live, the listen address too (the Gateway rebinds, or keeps the old
     // address and says why through Gateway::listenFailed).
     m_configStore->addListener([this](const EngineConfigPtr &saved) {
@@ -391,6 +394,8 @@ void EngineHost::wireKeyRefusals()
 
 void EngineHost::stop(std::chrono::milliseconds drain)
 {
+    if (m_history)
+        m_history->setRetentionListener({}); // the stored responses go with the gateway
     if (m_gateway) {
         m_gateway->stop(drain);
         m_gateway->context().setRequestSink({});

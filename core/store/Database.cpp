@@ -151,8 +151,9 @@ const std::vector<Migration> &Database::migrations()
         {3, QStringLiteral("route cache settings and the semantic cache"), schemaCache()},
         {4, QStringLiteral("the client API of each request"),
          {QStringLiteral("ALTER TABLE requests ADD COLUMN client_api TEXT NOT NULL DEFAULT 'openai_chat'")}},
-        // input: the request's own items (JSON array); response: the response object (JSON). The
-        // history's retention deletes them by created_ms (by rowid order since migration 13).
+        // input: the request's own items (JSON array); response: the response object (JSON). Stored
+        // responses are kept in a file of their own (ResponseStore::layout); what an older build
+        // kept here is moved there when the store opens, and the table stays empty.
         {5, QStringLiteral("stored Responses API responses"),
          {QStringLiteral("CREATE TABLE responses (id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL, previous_id TEXT NOT NULL,"
                          " input BLOB NOT NULL, response BLOB NOT NULL)"),
@@ -185,7 +186,7 @@ const std::vector<Migration> &Database::migrations()
          {QStringLiteral("ALTER TABLE routes ADD COLUMN stream_tool_calls INTEGER NOT NULL DEFAULT 0")}},
         // Stored responses are written in the order they were made, so their rowids run with
         // created_ms and the retention finds its cut by walking the table from its oldest end
-        // (HistoryWriter). The index on created_ms was a third B-tree to update on every stored
+        // (ResponseStore::deleteBefore). The index on created_ms was a third B-tree to update on every stored
         // response, the Responses door's busiest write, for a delete that runs every ten minutes.
         {13, QStringLiteral("stored responses without the created_ms index"),
          {QStringLiteral("DROP INDEX responses_created")}},
@@ -281,6 +282,12 @@ bool Database::open(QString *error)
 
 bool Database::open(const std::vector<Migration> &list, QString *error)
 {
+    return open(DatabaseLayout{list, 0}, error);
+}
+
+bool Database::open(const DatabaseLayout &layout, QString *error)
+{
+    const std::vector<Migration> &list = layout.migrations;
     close();
     if (m_path.isEmpty()) {
         if (error)
@@ -333,6 +340,13 @@ bool Database::open(const std::vector<Migration> &list, QString *error)
     }
 
     QString pragmaError;
+    // Before anything is written: a new file takes its page size from its first write.
+    if (version == 0 && layout.pageSize > 0 && !exec(QStringLiteral("PRAGMA page_size=%1").arg(layout.pageSize), &pragmaError)) {
+        if (error)
+            *error = pragmaError;
+        close();
+        return false;
+    }
     if (!exec(QStringLiteral("PRAGMA journal_mode=WAL"), &pragmaError) || !exec(QStringLiteral("PRAGMA synchronous=NORMAL"), &pragmaError)
         || !exec(QStringLiteral("PRAGMA foreign_keys=ON"), &pragmaError)) {
         if (error)

@@ -17,6 +17,13 @@ struct Migration {
     QStringList statements;
 };
 
+// One kind of database file: the steps that build its schema, and the page size a new file is
+// made with (0: SQLite's default of 4 KiB; an existing file keeps the size it was made with).
+struct DatabaseLayout {
+    std::vector<Migration> migrations;
+    int pageSize = 0;
+};
+
 // One SQLite connection to the Switchboard database. Qt SQL connections belong to the thread that
 // opened them, so every component (config, each reader, the history writer's thread) opens its
 // own Database; SQLite in WAL mode lets the readers run while the one writer writes.
@@ -45,6 +52,8 @@ public:
     bool open(QString *error = nullptr);
     // The same with another list of migrations (tests use this to check failure and rollback).
     bool open(const std::vector<Migration> &migrations, QString *error);
+    // A database file of another kind (ResponseStore's own file).
+    bool open(const DatabaseLayout &layout, QString *error);
     void close();
 
     bool isOpen() const;

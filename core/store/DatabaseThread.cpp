@@ -22,6 +22,11 @@ void DatabaseThread::close()
 
 bool DatabaseThread::open(const QString &path, const QString &purpose, const Job &first, QString *error)
 {
+    return open(path, purpose, DatabaseLayout{Database::migrations(), 0}, first, error);
+}
+
+bool DatabaseThread::open(const QString &path, const QString &purpose, const DatabaseLayout &layout, const Job &first, QString *error)
+{
     if (m_thread.joinable()) {
         if (error)
             *error = QStringLiteral("The %1 store is already open.").arg(purpose);
@@ -29,8 +34,8 @@ bool DatabaseThread::open(const QString &path, const QString &purpose, const Job
     }
     std::promise<QString> result;
     std::future<QString> done = result.get_future();
-    m_thread = std::thread([this, path, purpose, &first, &result] {
-        run(path, purpose, first, [&result](const QString &openError) { result.set_value(openError); });
+    m_thread = std::thread([this, path, purpose, &layout, &first, &result] {
+        run(path, purpose, layout, first, [&result](const QString &openError) { result.set_value(openError); });
     });
     const QString message = done.get();
     if (message.isEmpty())
@@ -41,11 +46,12 @@ bool DatabaseThread::open(const QString &path, const QString &purpose, const Job
     return false;
 }
 
-void DatabaseThread::run(QString path, QString purpose, const Job &first, std::function<void(const QString &)> opened)
+void DatabaseThread::run(QString path, QString purpose, const DatabaseLayout &layout, const Job &first,
+                         std::function<void(const QString &)> opened)
 {
     Database db(path, purpose);
     QString error;
-    if (!db.open(&error)) {
+    if (!db.open(layout, &error)) {
         opened(error.isEmpty() ? QStringLiteral("Cannot open the database \"%1\" for the %2 store.").arg(path, purpose) : error);
         return;
     }

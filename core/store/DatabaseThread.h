@@ -12,6 +12,7 @@
 namespace sb {
 
 class Database;
+struct DatabaseLayout;
 
 // One Database connection on a thread of its own, running jobs in the order they were posted.
 // Qt SQL connections belong to the thread that opened them, and a worker thread must never wait
@@ -29,6 +30,8 @@ public:
     // Opens (and migrates) the database on the new thread and runs `first` there before any posted
     // job (loading what the store keeps in memory). False, with *error, when it cannot be opened.
     bool open(const QString &path, const QString &purpose, const Job &first, QString *error);
+    // The same for a database file of another kind than the Switchboard database.
+    bool open(const QString &path, const QString &purpose, const DatabaseLayout &layout, const Job &first, QString *error);
     bool isOpen() const { return m_thread.joinable(); }
     // Runs what is queued, then stops the thread; open() may be called again.
     void close();
@@ -43,7 +46,7 @@ public:
     void flush();
 
 private:
-    void run(QString path, QString purpose, const Job &first, std::function<void(const QString &)> opened);
+    void run(QString path, QString purpose, const DatabaseLayout &layout, const Job &first, std::function<void(const QString &)> opened);
 
     std::thread m_thread;
     std::mutex m_mutex;

@@ -27,6 +27,11 @@ namespace {
 constexpr qint64 MinuteMs = 60'000;
 constexpr qint64 DayMs = 86'400'000;
 
+qint64 retentionCutAt(qint64 nowMs, int retentionDays)
+{
+    return nowMs - qint64(retentionDays) * DayMs;
+}
+
 struct Batch {
     std::vector<EventRecord> events;
     std::vector<RequestRecord> requests;
@@ -152,7 +157,7 @@ public:
     {
         // Whole minutes only, so a minute is never rolled up from part of its samples.
         const qint64 rollupCut = ((nowMs - rollupAfterMs) / MinuteMs) * MinuteMs;
-        const qint64 retentionCut = nowMs - qint64(retentionDays) * DayMs;
+        const qint64 retentionCut = retentionCutAt(nowMs, retentionDays);
         if (!m_db.exec(QStringLiteral("BEGIN IMMEDIATE"), error))
             return false;
         QSqlQuery q(m_db.connection());
@@ -182,16 +187,9 @@ public:
             ok = ok && del.exec();
             *rolledUp += static_cast<std::uint64_t>(std::max(0, del.numRowsAffected()));
         }
-        // Stored responses have no index on created_ms: rows go in as their answers end, so every
-        // row before the first one inside the retention is outside it, and finding that row reads
-        // only the rows about to be deleted. One that began before the cut but ended after a newer
-        // one (a long stream) waits for a later run.
-        const char *responsesCut = "DELETE FROM responses WHERE rowid < COALESCE("
-                                   " (SELECT rowid FROM responses WHERE created_ms >= ?1 ORDER BY rowid LIMIT 1),"
-                                   " (SELECT max(rowid) + 1 FROM responses))";
         for (const char *sql : {"DELETE FROM requests WHERE time_ms < ?", "DELETE FROM events WHERE time_ms < ?",
                                 "DELETE FROM health_samples WHERE time_ms < ?", "DELETE FROM health_minutes WHERE minute_ms < ?",
-                                "DELETE FROM spend_minutes WHERE minute_ms < ?", responsesCut}) {
+                                "DELETE FROM spend_minutes WHERE minute_ms < ?"}) {
             if (!ok)
                 break;
             ok = del.prepare(QString::fromLatin1(sql));
@@ -394,9 +392,13 @@ bool HistoryWriter::start(QString *error)
                 lock.unlock();
                 std::uint64_t rolled = 0, purged = 0;
                 QString maintenanceError;
-                if (!sink.maintain(m_clock.wallMillis(), std::chrono::duration_cast<std::chrono::milliseconds>(m_options.rollupAfter).count(),
-                                   m_retentionDays.load(), &rolled, &purged, &maintenanceError))
+                const qint64 nowMs = m_clock.wallMillis();
+                const int retentionDays = m_retentionDays.load();
+                if (!sink.maintain(nowMs, std::chrono::duration_cast<std::chrono::milliseconds>(m_options.rollupAfter).count(),
+                                   retentionDays, &rolled, &purged, &maintenanceError))
                     spdlog::error("history: rollup and retention failed: {}", maintenanceError.toStdString());
+                else
+                    tellRetentionListener(retentionCutAt(nowMs, retentionDays));
                 lock.lock();
                 m_stats.samplesRolledUp += rolled;
                 m_stats.rowsPurged += purged;
@@ -527,6 +529,20 @@ void HistoryWriter::runMaintenance()
 void HistoryWriter::setRetentionDays(int days)
 {
     m_retentionDays.store(std::max(1, days));
+}
+
+void HistoryWriter::setRetentionListener(RetentionListener listener)
+{
+    std::lock_guard lock(m_retentionListenerMutex);
+    m_retentionListener = std::move(listener);
+}
+
+void HistoryWriter::tellRetentionListener(qint64 cutMs)
+{
+    // Called under its lock, so that whoever clears it may then free what it points to.
+    std::lock_guard lock(m_retentionListenerMutex);
+    if (m_retentionListener)
+        m_retentionListener(cutMs);
 }
 
 HistoryWriter::Stats HistoryWriter::stats() const

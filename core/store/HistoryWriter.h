@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -81,10 +82,16 @@ public:
     // The console's retention setting applies from the next maintenance pass, without a restart.
     void setRetentionDays(int days);
     int retentionDays() const { return m_retentionDays.load(); }
+    // Called on the writer's thread after each retention run with its cut (wall-clock ms), for
+    // what is kept elsewhere under the same retention (stored responses, in their own file);
+    // once it is replaced or cleared it is not called again.
+    using RetentionListener = std::function<void(qint64 cutMs)>;
+    void setRetentionListener(RetentionListener listener);
 
 private:
     void run(QString dbPath);
     bool makeRoomLocked();
+    void tellRetentionListener(qint64 cutMs);
 
     const Options m_options;
     Clock &m_clock;
@@ -105,6 +112,8 @@ private:
     std::uint64_t m_maintenanceRequested = 0;
     std::uint64_t m_maintenanceCompleted = 0;
     Stats m_stats; // guarded by m_mutex
+    std::mutex m_retentionListenerMutex;
+    RetentionListener m_retentionListener; // guarded by m_retentionListenerMutex
     std::thread m_thread;
 };
 

@@ -44,9 +44,14 @@ struct StoredResponse {
     QByteArray json() const;
 };
 
-// The stored responses (table `responses`, deleted with the history's retention), every one in
-// SQLite on a DatabaseThread, so that a conversation continues across a restart. Thread-safe;
-// lookups answer on the caller's thread through a ReplyChannel and never wait for the disk on it.
+// The stored responses, every one in SQLite on a DatabaseThread, so that a conversation continues
+// across a restart. They have a database file of their own beside the Switchboard database
+// (fileBeside): rows of a kilobyte or more, written as fast as answers end and never updated, cost
+// far fewer system calls in 64 KiB pages than in 4 KiB ones (which the history's small rows and
+// indexes need), and in a write-ahead log of their own the history's thread does not copy them
+// into place at its checkpoints. Deleted with the history's retention (deleteBefore).
+// Thread-safe; lookups answer on the caller's thread through a ReplyChannel and never wait for the
+// disk on it.
 //
 // Memory holds only what SQLite does not have yet: a saved response stays there until the
 // transaction that writes it commits (some 20 ms), so the follow-up that comes at once still
@@ -66,16 +71,24 @@ public:
         std::uint64_t saved = 0;
         std::uint64_t written = 0;   // rows committed to SQLite
         std::uint64_t writeFailures = 0;
+        std::uint64_t purged = 0;    // rows the retention deleted
     };
 
     ResponseStore();
     explicit ResponseStore(Options options);
     ~ResponseStore();
 
-    // Keeps responses in SQLite from now on; without it they live in memory only (tests, a
-    // database that cannot be opened).
-    bool open(const QString &path, QString *error);
+    // Keeps responses in SQLite from now on, in the file beside the Switchboard database at
+    // `databasePath`; responses an older build stored in that database's own table are moved
+    // over. Without it they live in memory only (tests, a database that cannot be opened).
+    bool open(const QString &databasePath, QString *error);
     void close();
+
+    // The stored responses' file for the Switchboard database at `databasePath`:
+    // "switchboard.db" -> "switchboard-responses.db".
+    static QString fileBeside(const QString &databasePath);
+    // Their schema, and the page size their file is made with.
+    static const DatabaseLayout &layout();
 
     void save(StoredResponse response);
 
@@ -87,6 +100,10 @@ public:
     // response it continues is not stored (deleted, past the retention, or never stored).
     void findChain(const QString &id, const std::shared_ptr<ReplyChannel> &reply, ChainFound done);
     void remove(const QString &id, const std::shared_ptr<ReplyChannel> &reply, Removed done);
+
+    // Deletes the responses made before `cutMs` (wall-clock ms): the history's retention, on the
+    // database thread, after what was saved so far.
+    void deleteBefore(qint64 cutMs);
 
     // Waits until what was saved or removed so far is in SQLite (tests, shutdown).
     void flush();
@@ -128,6 +145,7 @@ private:
     std::uint64_t m_saved = 0;
     std::uint64_t m_written = 0;
     std::uint64_t m_writeFailures = 0;
+    std::uint64_t m_purged = 0;
 };
 
 } // namespace sb

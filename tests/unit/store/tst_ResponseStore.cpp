@@ -1,13 +1,17 @@
 // Stored Responses API responses: what previous_response_id continues and GET /v1/responses/{id}
-// returns, in memory for the follow-up that comes a moment later and in a real SQLite file so a
-// conversation survives a restart, deleted with the history's retention.
+// returns, in memory for the follow-up that comes a moment later and in a real SQLite file of their
+// own so a conversation survives a restart, deleted with the history's retention.
 
 #include "common/ReplyChannel.h"
+#include "store/Database.h"
 #include "store/HistoryWriter.h"
 #include "store/ResponseStore.h"
 
 #include "FakeClock.h"
 
+#include <QFileInfo>
+#include <QSqlError>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -238,25 +242,24 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("switchboard.db"));
         test::FakeClock clock;
         const qint64 now = clock.wallMillis();
-        QStringList ids;
-        {
-            ResponseStore store;
-            QVERIFY(store.open(path, nullptr));
-            for (const QString &entry : saved) {
-                const QStringList parts = entry.split(QLatin1Char('@'));
-                ids << parts[0];
-                store.save(response(parts[0], now - qint64(parts[1].toDouble() * DayMs)));
-            }
-        }
         HistoryWriter::Options options;
         options.retentionDays = 2;
         HistoryWriter writer(path, clock, options);
         QVERIFY(writer.start());
-        writer.runMaintenance();
-        writer.stop();
-
         ResponseStore store;
         QVERIFY(store.open(path, nullptr));
+        QStringList ids;
+        for (const QString &entry : saved) {
+            const QStringList parts = entry.split(QLatin1Char('@'));
+            ids << parts[0];
+            store.save(response(parts[0], now - qint64(parts[1].toDouble() * DayMs)));
+        }
+        store.flush(); // in SQLite, out of memory
+        writer.setRetentionListener([&store](qint64 cutMs) { store.deleteBefore(cutMs); });
+        writer.runMaintenance();
+        writer.stop();
+        store.flush();
+
         QStringList found;
         for (const QString &id : ids) {
             Answer<std::optional<StoredResponse>> answer;
@@ -266,6 +269,86 @@ private slots:
                 found << id;
         }
         QCOMPARE(found, kept);
+        QCOMPARE(store.stats().purged, std::uint64_t(saved.size() - kept.size()));
+    }
+
+    // Kilobyte rows written as fast as answers end, never updated: a file of their own, in
+    // 64 KiB pages, beside the database (whose small rows and indexes keep 4 KiB pages).
+    void responsesHaveTheirOwnFileWithLargePages()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("switchboard.db"));
+        QCOMPARE(ResponseStore::fileBeside(path), dir.filePath(QStringLiteral("switchboard-responses.db")));
+        QCOMPARE(ResponseStore::fileBeside(QStringLiteral("/var/lib/sb/state")), QStringLiteral("/var/lib/sb/state-responses.db"));
+        Database database(path);
+        QVERIFY(database.open());
+        test::FakeClock clock;
+        {
+            ResponseStore store;
+            QVERIFY(store.open(path, nullptr));
+            store.save(response(QStringLiteral("resp_1"), clock.wallMillis()));
+            store.flush();
+        }
+        const QString file = ResponseStore::fileBeside(path);
+        QVERIFY(QFileInfo::exists(file));
+        QCOMPARE(QFileInfo(file).permissions() & (QFile::ReadGroup | QFile::ReadOther), QFile::Permissions());
+        Database responses(file);
+        QVERIFY(responses.open(ResponseStore::layout(), nullptr));
+        QSqlQuery q(responses.connection());
+        QVERIFY(q.exec(QStringLiteral("PRAGMA page_size")) && q.next());
+        QCOMPARE(q.value(0).toInt(), 64 * 1024);
+        QVERIFY(q.exec(QStringLiteral("SELECT id FROM responses")) && q.next());
+        QCOMPARE(q.value(0).toString(), QStringLiteral("resp_1"));
+        QSqlQuery main(database.connection());
+        QVERIFY(main.exec(QStringLiteral("SELECT count(*) FROM responses")) && main.next());
+        QCOMPARE(main.value(0).toInt(), 0);
+    }
+
+    // An older build kept them in the database's own table: they move to the file on open, so a
+    // conversation begun before the update goes on after it, and nothing is kept twice.
+    void responsesInTheDatabaseMoveToTheirFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("switchboard.db"));
+        Database database(path);
+        QVERIFY(database.open());
+        {
+            QSqlQuery q(database.connection());
+            QVERIFY(q.prepare(QStringLiteral("INSERT INTO responses (id, created_ms, previous_id, input, response) VALUES (?, ?, ?, ?, ?)")));
+            for (const auto &[id, previous] : {std::pair{"resp_old_a", ""}, std::pair{"resp_old_b", "resp_old_a"}}) {
+                const StoredResponse row = response(QString::fromLatin1(id), 1000, QString::fromLatin1(previous));
+                q.addBindValue(row.id);
+                q.addBindValue(row.createdMs);
+                q.addBindValue(row.previousId);
+                q.addBindValue(row.inputItemsJson());
+                q.addBindValue(row.json());
+                QVERIFY2(q.exec(), qPrintable(q.lastError().text()));
+            }
+        }
+        ResponseStore store;
+        QVERIFY(store.open(path, nullptr));
+        store.save(response(QStringLiteral("resp_new"), 2000, QStringLiteral("resp_old_b")));
+        Answer<std::optional<std::vector<StoredResponse>>> chain;
+        store.findChain(QStringLiteral("resp_new"), m_reply, chain.sink());
+        QVERIFY(chain.wait());
+        QVERIFY(*chain.value);
+        QCOMPARE(idsOf(**chain.value), (QStringList{QStringLiteral("resp_old_a"), QStringLiteral("resp_old_b"), QStringLiteral("resp_new")}));
+        QCOMPARE((**chain.value)[0].inputItems()[0].toObject().value(QStringLiteral("content")).toString(), QStringLiteral("asked in resp_old_a"));
+        QSqlQuery left(database.connection());
+        QVERIFY(left.exec(QStringLiteral("SELECT count(*) FROM responses")) && left.next());
+        QCOMPARE(left.value(0).toInt(), 0);
+
+        // Opened again, with nothing left to move, the file still has them once each.
+        store.close();
+        ResponseStore reopened;
+        QVERIFY(reopened.open(path, nullptr));
+        reopened.close();
+        Database responses(ResponseStore::fileBeside(path));
+        QVERIFY(responses.open(ResponseStore::layout(), nullptr));
+        QSqlQuery q(responses.connection());
+        QVERIFY(q.exec(QStringLiteral("SELECT count(*), count(DISTINCT id) FROM responses")) && q.next());
+        QCOMPARE(q.value(0).toInt(), 3);
+        QCOMPARE(q.value(1).toInt(), 3);
     }
 
     void aClosedReplyChannelDropsTheAnswer()
